@@ -1,0 +1,48 @@
+package fileframe
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Blobs keeps file bytes, content-addressed: a blob's key is the hex SHA-256
+// of its content, so equal files are stored once. Implementations:
+// internal/blob/disk (the embedded default) and internal/blob/s3;
+// internal/blob/blobtest is the conformance suite both pass.
+//
+// Open and Stat return an *Error with code ENOTFOUND for an unknown key.
+type Blobs interface {
+	// Put stores everything read from r and returns its key and size. It
+	// returns only once the bytes are durable (a crash after Put returns
+	// never loses them), so a row referring to the blob may then commit. It
+	// never holds the whole content in memory. On error nothing is left
+	// behind under the key.
+	Put(ctx context.Context, r io.Reader) (BlobInfo, error)
+	// Open returns a reader of the blob. Its Body can seek, so
+	// http.ServeContent can answer ranges; on local disk it is an *os.File,
+	// which lets net/http use sendfile. The caller closes Body.
+	Open(ctx context.Context, key string) (BlobReader, error)
+	// Stat returns the blob's size and modification time.
+	Stat(ctx context.Context, key string) (BlobInfo, error)
+	// Delete removes the blob; deleting a missing blob is not an error.
+	Delete(ctx context.Context, key string) error
+	// Walk calls fn for every stored blob, in no particular order, stopping
+	// at fn's first error (used to collect orphaned blobs).
+	Walk(ctx context.Context, fn func(BlobInfo) error) error
+	// Ping reports whether the blob store is reachable.
+	Ping(ctx context.Context) error
+}
+
+// BlobInfo describes a stored blob.
+type BlobInfo struct {
+	Key     string // hex SHA-256 of the content
+	Size    int64
+	ModTime time.Time
+}
+
+// BlobReader is an open blob.
+type BlobReader struct {
+	Body io.ReadSeekCloser
+	BlobInfo
+}

@@ -1,0 +1,76 @@
+package fileframe
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. Domain codes (ENOTFOUND, ECONFLICT, EINVALID, EINTERNAL) are
+// returned by stores and blob stores; the API codes are the stable snake_case
+// values of the problem+json "code" member (DESIGN.md, "Error body").
+const (
+	ENOTFOUND = "not_found"
+	ECONFLICT = "conflict"
+	EINVALID  = "invalid"
+	EINTERNAL = "internal"
+
+	CodeUnauthorized         = "unauthorized"
+	CodePlanRequired         = "plan_required"
+	CodeRateLimited          = "rate_limited"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeBodyTooLarge         = "body_too_large"
+	CodeInvalidJSON          = "invalid_json"
+	CodeInvalidField         = "invalid_field"
+	CodeFileIDRequired       = "file_id_required"
+	CodeFileIDNotAllowed     = "file_id_not_allowed"
+	CodeFileNotFound         = "file_not_found"
+	CodeHTMLRequired         = "html_required"
+	CodeHTMLTooLarge         = "html_too_large"
+	CodeHTMLInvalid          = "html_invalid"
+	CodeMethodNotAllowed     = "method_not_allowed"
+)
+
+// Error is the one error type of the service: a stable code and a message
+// that is safe to show to the user. Internal causes are never put in Message;
+// wrap them with fmt.Errorf and they are logged, not shown.
+type Error struct {
+	Code    string
+	Message string
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	return fmt.Sprintf("fileframe error: code=%s message=%s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL for
+// any other non-nil error, and "" for nil.
+func ErrorCode(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the user-safe message of the first *Error in err's
+// chain, and a generic message for any other error.
+func ErrorMessage(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Internal error."
+}
+
+// IsNotFound reports whether err carries the ENOTFOUND code.
+func IsNotFound(err error) bool { return ErrorCode(err) == ENOTFOUND }

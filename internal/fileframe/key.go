@@ -1,0 +1,124 @@
+package fileframe
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+)
+
+// KeyID identifies an API key; it is shown in listings and used to revoke.
+type KeyID string
+
+// KeyKind says what a key may act on.
+type KeyKind string
+
+// The two kinds of API key.
+const (
+	KeyGeneral KeyKind = "general" // any file of the account; fileId required
+	KeyPage    KeyKind = "page"    // one file's page; fileId omitted
+)
+
+// Key prefixes say what a key is when it turns up in a log or a repository.
+const (
+	GeneralKeyPrefix = "ffk_"
+	PageKeyPrefix    = "ffp_"
+)
+
+// keyRandomLen is the number of random base62 characters after the prefix
+// (40 × log2(62) ≈ 238 bits).
+const keyRandomLen = 40
+
+// Key is an API key. Only the SHA-256 of the secret is stored; Prefix is a
+// short, non-secret part shown in listings.
+type Key struct {
+	ID         KeyID
+	AccountID  AccountID
+	Kind       KeyKind
+	FileID     FileID // the bound file for KeyPage, empty for KeyGeneral
+	Name       string
+	Prefix     string // display prefix, e.g. "ffk_Ab3dE9"
+	Hash       string // hex SHA-256 of the whole key
+	CreatedAt  time.Time
+	LastUsedAt time.Time // zero when never used
+	ExpiresAt  time.Time // zero when it never expires
+	RevokedAt  time.Time // zero unless revoked
+}
+
+// Usable reports whether the key is neither revoked nor expired at now.
+func (k Key) Usable(now time.Time) bool {
+	if !k.RevokedAt.IsZero() {
+		return false
+	}
+	return k.ExpiresAt.IsZero() || now.Before(k.ExpiresAt)
+}
+
+// NewKeySecret returns a new random key of the given kind, its stored hash and
+// its display prefix. The secret is shown to its owner once and never stored.
+func NewKeySecret(kind KeyKind) (secret, hash, prefix string) {
+	p := GeneralKeyPrefix
+	if kind == KeyPage {
+		p = PageKeyPrefix
+	}
+	secret = p + RandomBase62(keyRandomLen)
+	return secret, HashKey(secret), secret[:len(p)+6]
+}
+
+// HashKey returns the stored form of a key: hex SHA-256.
+func HashKey(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// LooksLikeKey reports whether s has the shape of a Fileframe key, so that
+// obviously malformed tokens are refused without a store lookup.
+func LooksLikeKey(s string) bool {
+	if !strings.HasPrefix(s, GeneralKeyPrefix) && !strings.HasPrefix(s, PageKeyPrefix) {
+		return false
+	}
+	rest := s[len(GeneralKeyPrefix):]
+	if len(rest) < 32 || len(rest) > 128 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if strings.IndexByte(base62, rest[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// RandomBase62 returns n characters drawn uniformly from [0-9A-Za-z] with
+// crypto/rand (rejection sampling, so there is no modulo bias).
+func RandomBase62(n int) string {
+	out := make([]byte, 0, n)
+	var buf [64]byte
+	for len(out) < n {
+		rand.Read(buf[:]) // never returns an error (crypto/rand docs, Go 1.24+)
+		for _, b := range buf {
+			if b < 248 { // 248 = 4 × 62
+				out = append(out, base62[b%62])
+				if len(out) == n {
+					break
+				}
+			}
+		}
+	}
+	return string(out)
+}
+
+// NewAccountID, NewFileID, NewKeyID and NewSlug return fresh random
+// identifiers. Slugs are unguessable: 12 base62 characters (≈71 bits).
+func NewAccountID() AccountID { return AccountID("a_" + RandomBase62(16)) }
+
+// NewFileID returns a fresh random file ID.
+func NewFileID() FileID { return FileID("f_" + RandomBase62(16)) }
+
+// NewKeyID returns a fresh random key ID.
+func NewKeyID() KeyID { return KeyID("k_" + RandomBase62(16)) }
+
+// NewSlug returns a fresh random public slug.
+func NewSlug() string { return RandomBase62(12) }

@@ -1,0 +1,28 @@
+package fileframe
+
+// Plan is an account's subscription level.
+type Plan string
+
+// The plans, in increasing order. Free: upload and share with the neutral
+// default page. Pro: also template appearances and branding. Agency: also
+// custom pages and API keys.
+const (
+	PlanFree   Plan = "free"
+	PlanPro    Plan = "pro"
+	PlanAgency Plan = "agency"
+)
+
+// ParsePlan returns the plan named s, or an EINVALID error.
+func ParsePlan(s string) (Plan, error) {
+	switch p := Plan(s); p {
+	case PlanFree, PlanPro, PlanAgency:
+		return p, nil
+	}
+	return "", Errorf(EINVALID, "Unknown plan %q: use free, pro or agency.", s)
+}
+
+// CustomPages reports whether the plan may use API keys and custom pages.
+func (p Plan) CustomPages() bool { return p == PlanAgency }
+
+// Templates reports whether the plan may use template appearances.
+func (p Plan) Templates() bool { return p == PlanPro || p == PlanAgency }

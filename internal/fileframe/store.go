@@ -1,0 +1,80 @@
+package fileframe
+
+import (
+	"context"
+	"time"
+)
+
+// Store keeps Fileframe's metadata. Implementations: internal/sqlite (the
+// embedded default) and internal/postgres; internal/storetest is the
+// conformance suite both pass.
+//
+// Every method returns an *Error with code ENOTFOUND when the thing asked
+// for does not exist (never a zero value and a nil error), ECONFLICT when a
+// unique value is taken, and EINVALID for a value the store cannot hold. Any
+// other error is internal. Several processes may use one store at once (the
+// server and the admin CLI, or many instances), so no method may rely on
+// state kept in memory.
+type Store interface {
+	// CreateAccount stores a new account. The email is lower-cased; a taken
+	// email is ECONFLICT. ID and CreatedAt are set when empty.
+	CreateAccount(ctx context.Context, a Account) (Account, error)
+	// AccountByID returns the account with that ID.
+	AccountByID(ctx context.Context, id AccountID) (Account, error)
+	// AccountByEmail returns the account with that email (any case).
+	AccountByEmail(ctx context.Context, email string) (Account, error)
+	// SetAccountPlan changes an account's plan.
+	SetAccountPlan(ctx context.Context, id AccountID, p Plan) error
+
+	// CreateFile stores a new file record. Its blob must already be durable.
+	// ID, Slug and CreatedAt are set when empty; a taken slug is ECONFLICT.
+	CreateFile(ctx context.Context, f File) (File, error)
+	// FileByID returns the file with that ID.
+	FileByID(ctx context.Context, id FileID) (File, error)
+	// FileBySlug returns the file whose public link is /f/<slug>.
+	FileBySlug(ctx context.Context, slug string) (File, error)
+	// AddDownloads adds each count to its file's download counter in one
+	// transaction; files that no longer exist are skipped.
+	AddDownloads(ctx context.Context, counts map[FileID]int64) error
+
+	// CreateKey stores a new API key (its hash, never the secret). ID and
+	// CreatedAt are set when empty. A page-bound key's file must exist and
+	// belong to the key's account (else ENOTFOUND).
+	CreateKey(ctx context.Context, k Key) (Key, error)
+	// KeyByHash returns the key whose secret hashes to hash, revoked and
+	// expired keys included (the caller decides with Key.Usable).
+	KeyByHash(ctx context.Context, hash string) (Key, error)
+	// KeysByAccount lists an account's keys, newest first, revoked included.
+	KeysByAccount(ctx context.Context, id AccountID) ([]Key, error)
+	// RevokeKey revokes one of the account's keys at the given time. A key
+	// of another account is ENOTFOUND. Revoking twice keeps the first time.
+	RevokeKey(ctx context.Context, account AccountID, id KeyID, at time.Time) error
+	// TouchKey records that the key was used at the given time.
+	TouchKey(ctx context.Context, id KeyID, at time.Time) error
+
+	// SavePage stores w.HTML as the page's next revision, atomically: the
+	// revision number, the HTML and the page's live/draft state change
+	// together or not at all, and concurrent calls for one file are
+	// serialised (the last to commit wins). With Publish the new revision
+	// becomes live; without it the page becomes a draft (not live), even if
+	// it was published. Identical HTML is stored once. Old revisions beyond
+	// RevisionsKept that were never published are pruned. The file must
+	// exist (else ENOTFOUND).
+	SavePage(ctx context.Context, w PageWrite) (Page, error)
+	// PageByFile returns a file's custom page; ENOTFOUND when it has none.
+	PageByFile(ctx context.Context, id FileID) (Page, error)
+	// Revision returns one revision of a file's page with its HTML.
+	Revision(ctx context.Context, id FileID, number int) (Revision, error)
+	// Revisions lists a page's kept revisions, newest first, without HTML.
+	Revisions(ctx context.Context, id FileID) ([]Revision, error)
+
+	// Secret returns the named server secret (e.g. the key that signs preview
+	// links), creating it with generate on first use. Concurrent first calls
+	// from several processes all get the same value.
+	Secret(ctx context.Context, name string, generate func() []byte) ([]byte, error)
+
+	// Ping reports whether the store is reachable.
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
