@@ -1,0 +1,159 @@
+package disk
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// copyBufferSize is the size of the buffers Put copies through: large enough
+// that the per-call cost of read, write and hashing is amortised.
+const copyBufferSize = 256 << 10
+
+var copyBuffers = sync.Pool{
+	New: func() any {
+		b := make([]byte, copyBufferSize)
+		return &b
+	},
+}
+
+// Put stores everything read from r and returns its key and size. It streams
+// r into a temp file while hashing, fsyncs it, renames it to its
+// content-addressed path and fsyncs that directory, so the blob is durable
+// when Put returns. If the blob already exists the temp file is removed and
+// the existing blob's modification time is set to now, so a collector of
+// orphaned blobs that spares recent blobs does not race with this Put.
+//
+// Put stops with ctx's error once ctx is done, and with r's error if r
+// fails; either way nothing is left behind.
+func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return fileframe.BlobInfo{}, err
+	}
+	f, err := os.CreateTemp(s.tmp, "put-*")
+	if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+		if tmp != "" {
+			os.Remove(tmp)
+		}
+	}()
+
+	h := sha256.New()
+	bufp := copyBuffers.Get().(*[]byte)
+	size, err := io.CopyBuffer(
+		&hashingWriter{w: f, h: h},
+		&ctxReader{ctx: ctx, r: r},
+		*bufp,
+	)
+	copyBuffers.Put(bufp)
+	if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: sync: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+	}
+	modTime := fi.ModTime()
+	err = f.Close()
+	f = nil
+	if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fileframe.BlobInfo{}, err
+	}
+
+	key := hex.EncodeToString(h.Sum(nil))
+	path, _ := s.path(key) // a hex SHA-256 is a valid key
+	dir := filepath.Dir(path)
+	if err := s.makeBlobDir(dir); err != nil {
+		return fileframe.BlobInfo{}, err
+	}
+	// Touching the blob is also how we learn it already exists.
+	now := s.now()
+	switch err := os.Chtimes(path, now, now); {
+	case err == nil:
+		// Already stored: keep it and drop the temp file. Another Put may
+		// have renamed it in an instant ago and not yet synced the
+		// directory, so sync it below all the same.
+		modTime = now
+	case errors.Is(err, fs.ErrNotExist):
+		// Two Puts of the same content may both get here; the second rename
+		// replaces a file with an identical one, which is harmless.
+		if err := os.Rename(tmp, path); err != nil {
+			return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+		}
+		tmp = ""
+	default:
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: sync directory: %w", err)
+	}
+	return fileframe.BlobInfo{Key: key, Size: size, ModTime: modTime}, nil
+}
+
+// makeBlobDir creates dir/ab/cd if missing and then fsyncs the directories
+// that gained an entry, so the new directories survive a crash along with
+// the blob renamed into them.
+func (s *Store) makeBlobDir(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("disk: put: %w", err)
+	}
+	parent := filepath.Dir(dir)
+	for _, d := range []string{parent, s.dir} {
+		if err := syncDir(d); err != nil {
+			return fmt.Errorf("disk: put: sync directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// hashingWriter writes to w and h. It is io.MultiWriter for exactly two
+// writers, minus the allocation and the interface loop.
+type hashingWriter struct {
+	w io.Writer
+	h hash.Hash
+}
+
+func (hw *hashingWriter) Write(p []byte) (int, error) {
+	n, err := hw.w.Write(p)
+	hw.h.Write(p[:n]) // a hash.Hash never returns an error
+	return n, err
+}
+
+// ctxReader is r that fails with ctx's error once ctx is done, so that a
+// Put of a slow or endless stream stops when its request is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

@@ -1,0 +1,165 @@
+// Package disk implements fileframe.Blobs on the local file system: the
+// embedded default blob store of a single instance.
+//
+// Blobs are content-addressed. A blob whose key (hex SHA-256) is abcdef… is
+// the file dir/ab/cd/abcdef…; two levels of 256 directories keep any one
+// directory small. Put writes into dir/tmp/ first and renames into place
+// only once the bytes are on disk, so a blob file, once visible, is always
+// complete; a crash leaves at most a temp file, which a later Open removes
+// once it is an hour old.
+//
+// Open hands out the blob file itself (an *os.File) as the reader, so
+// http.ServeContent and io.Copy to a TCP connection use sendfile(2) and a
+// download costs no user-space copy and constant memory.
+package disk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// staleTempAge is how long a temp file may go unmodified before Open removes
+// it as a crash leftover. A Put in progress writes its temp file all the
+// time, so only a write stalled for this long can lose it.
+const staleTempAge = time.Hour
+
+// Store keeps blobs in a directory. It implements fileframe.Blobs and is
+// safe for concurrent use, also by several processes sharing the directory
+// (such as the server and the admin CLI).
+type Store struct {
+	dir string // absolute
+	tmp string // dir/tmp
+	now func() time.Time
+}
+
+var _ fileframe.Blobs = (*Store)(nil)
+
+// Open returns a Store keeping blobs under dir (created if missing, 0700).
+// It removes temp files left in dir/tmp by a crash more than an hour ago.
+func Open(dir string) (*Store, error) {
+	return open(dir, time.Now)
+}
+
+func open(dir string, now func() time.Time) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("disk: %w", err)
+	}
+	s := &Store{dir: abs, tmp: filepath.Join(abs, "tmp"), now: now}
+	if err := os.MkdirAll(s.tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("disk: create blob directory: %w", err)
+	}
+	if err := s.removeStaleTemps(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// removeStaleTemps removes temp files not modified for staleTempAge.
+func (s *Store) removeStaleTemps() error {
+	entries, err := os.ReadDir(s.tmp)
+	if err != nil {
+		return fmt.Errorf("disk: read temp directory: %w", err)
+	}
+	cutoff := s.now().Add(-staleTempAge)
+	for _, e := range entries {
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // finished or removed meanwhile
+		} else if err != nil {
+			return fmt.Errorf("disk: stat temp file: %w", err)
+		}
+		if info.IsDir() || !info.ModTime().Before(cutoff) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.tmp, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("disk: remove stale temp file: %w", err)
+		}
+	}
+	return nil
+}
+
+// Delete removes the blob; deleting a missing blob is not an error. An
+// invalid key is an EINVALID error. Emptied directories are kept: removing
+// them could race with a Put creating a blob in them.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	path, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("disk: delete blob: %w", err)
+	}
+	return nil
+}
+
+// Ping reports whether the blob directory is there and writable, by
+// creating and removing a probe file in dir/tmp.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := os.Stat(s.dir); err != nil {
+		return fmt.Errorf("disk: ping: %w", err)
+	}
+	f, err := os.CreateTemp(s.tmp, "ping-*")
+	if err != nil {
+		return fmt.Errorf("disk: ping: %w", err)
+	}
+	name := f.Name()
+	closeErr := f.Close()
+	if err := os.Remove(name); err != nil {
+		return fmt.Errorf("disk: ping: %w", err)
+	}
+	if closeErr != nil {
+		return fmt.Errorf("disk: ping: %w", closeErr)
+	}
+	return nil
+}
+
+// path returns the file of the blob with key, or an EINVALID error if key is
+// not 64 lowercase hex digits. Validating here, before any path is built, is
+// what keeps a key from ever naming a file outside the store.
+func (s *Store) path(key string) (string, error) {
+	if !validKey(key) {
+		return "", fileframe.Errorf(fileframe.EINVALID, "Invalid blob key.")
+	}
+	return filepath.Join(s.dir, key[0:2], key[2:4], key), nil
+}
+
+func validKey(key string) bool {
+	if len(key) != 64 {
+		return false
+	}
+	for i := range len(key) {
+		c := key[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// syncDir fsyncs a directory, making the entries created or renamed in it
+// durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
