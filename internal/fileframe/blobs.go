@@ -11,13 +11,17 @@ import (
 // internal/blob/disk (the embedded default) and internal/blob/s3;
 // internal/blob/blobtest is the conformance suite both pass.
 //
-// Open and Stat return an *Error with code ENOTFOUND for an unknown key.
+// Open and Stat return an *Error with code ENOTFOUND for an unknown key; every
+// method returns EINVALID for a string that is not a key (64 lower-case hex
+// digits), before touching storage.
 type Blobs interface {
 	// Put stores everything read from r and returns its key and size. It
 	// returns only once the bytes are durable (a crash after Put returns
 	// never loses them), so a row referring to the blob may then commit. It
 	// never holds the whole content in memory. On error nothing is left
-	// behind under the key.
+	// behind under the key. Putting content that is already stored refreshes
+	// its ModTime, so a collector of orphaned blobs that spares blobs younger
+	// than a grace period never deletes one that a new row is about to use.
 	Put(ctx context.Context, r io.Reader) (BlobInfo, error)
 	// Open returns a reader of the blob. Its Body can seek, so
 	// http.ServeContent can answer ranges; on local disk it is an *os.File,
