@@ -1,0 +1,105 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// CreateAccount stores a new account with its email lower-cased, setting ID
+// and CreatedAt when empty. A taken email is ECONFLICT; an empty email or an
+// unknown plan is EINVALID.
+func (s *Store) CreateAccount(ctx context.Context, a fileframe.Account) (fileframe.Account, error) {
+	a.Email = strings.ToLower(a.Email)
+	if a.Email == "" {
+		return fileframe.Account{}, fileframe.Errorf(fileframe.EINVALID, "An account needs an email address.")
+	}
+	if _, err := fileframe.ParsePlan(string(a.Plan)); err != nil {
+		return fileframe.Account{}, err
+	}
+	if a.ID == "" {
+		a.ID = fileframe.NewAccountID()
+	}
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = now()
+	}
+	a.CreatedAt = stored(a.CreatedAt)
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO accounts (id, email, password_hash, plan, admin, disabled, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, a.Email, a.PasswordHash, a.Plan, a.Admin, a.Disabled, millis(a.CreatedAt))
+		if isUnique(err) {
+			var taken bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM accounts WHERE email = ?)`, a.Email).Scan(&taken); err != nil {
+				return err
+			}
+			if taken {
+				return fileframe.Errorf(fileframe.ECONFLICT, "An account with this email already exists.")
+			}
+			return fileframe.Errorf(fileframe.ECONFLICT, "An account with this ID already exists.")
+		}
+		return err
+	})
+	if err != nil {
+		return fileframe.Account{}, wrap("create account", err)
+	}
+	return a, nil
+}
+
+const accountColumns = `id, email, password_hash, plan, admin, disabled, created_at`
+
+func scanAccount(row *sql.Row) (fileframe.Account, error) {
+	var a fileframe.Account
+	var created sql.NullInt64
+	err := row.Scan(&a.ID, &a.Email, &a.PasswordHash, &a.Plan, &a.Admin, &a.Disabled, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fileframe.Account{}, notFound("Account")
+	} else if err != nil {
+		return fileframe.Account{}, err
+	}
+	a.CreatedAt = fromMillis(created)
+	return a, nil
+}
+
+// AccountByID returns the account with that ID.
+func (s *Store) AccountByID(ctx context.Context, id fileframe.AccountID) (fileframe.Account, error) {
+	a, err := scanAccount(s.read.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = ?`, id))
+	return a, wrap("account by id", err)
+}
+
+// AccountByEmail returns the account with that email, in any case.
+func (s *Store) AccountByEmail(ctx context.Context, email string) (fileframe.Account, error) {
+	a, err := scanAccount(s.read.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE email = ?`, strings.ToLower(email)))
+	return a, wrap("account by email", err)
+}
+
+// SetAccountPlan changes an account's plan; an unknown plan is EINVALID.
+func (s *Store) SetAccountPlan(ctx context.Context, id fileframe.AccountID, p fileframe.Plan) error {
+	if _, err := fileframe.ParsePlan(string(p)); err != nil {
+		return err
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE accounts SET plan = ? WHERE id = ?`, p, id)
+		if err != nil {
+			return err
+		}
+		return mustAffect(res, "Account")
+	})
+	return wrap("set account plan", err)
+}
+
+// mustAffect returns ENOTFOUND (for what) when res changed no row.
+func mustAffect(res sql.Result, what string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return notFound(what)
+	}
+	return nil
+}

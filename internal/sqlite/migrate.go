@@ -1,0 +1,103 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// migrationFiles holds the schema changes, migrations/NNN-name.sql, numbered
+// from 1 without gaps. A migration, once released, is never edited: a change
+// is a new file.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migration is one numbered schema change.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in order, or an error when
+// their names are not NNN-name.sql numbered 1, 2, 3, ...
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, name := range names {
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "-")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("sqlite: migration %s: name is not NNN-name.sql", base)
+		}
+		b, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("sqlite: migration %s: expected number %d", m.name, i+1)
+		}
+	}
+	return ms, nil
+}
+
+// migrate applies the pending migrations, each in its own write transaction
+// that also records it in schema_migrations, and refuses a database whose
+// schema is newer than the newest embedded migration. Several processes may
+// start at once: each transaction holds the write lock and checks the
+// version again, so every migration is applied exactly once.
+//
+// Foreign keys are on for every connection, and PRAGMA foreign_keys cannot
+// change inside a transaction; a future migration that rebuilds a table must
+// keep its references valid as it goes.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	latest := len(ms)
+	for _, m := range ms {
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+				version    INTEGER PRIMARY KEY,
+				applied_at INTEGER NOT NULL -- Unix milliseconds, UTC
+			) STRICT`); err != nil {
+				return err
+			}
+			var current int
+			if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+				return err
+			}
+			if current > latest {
+				return fmt.Errorf("database schema version %d is newer than this binary (%d); upgrade fileframe", current, latest)
+			}
+			if current >= m.version {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, m.version, now().UnixMilli())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("sqlite: migrate: %w", err)
+		}
+	}
+	return nil
+}

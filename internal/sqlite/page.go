@@ -1,0 +1,188 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// SavePage stores w.HTML as the page's next revision in one write
+// transaction: the HTML (once per distinct content), the revision, the
+// page's latest and live revision numbers, and the pruning of revisions
+// beyond fileframe.RevisionsKept that were never published, with the HTML
+// only they referred to. The write lock is taken at BEGIN, so concurrent
+// calls, from this process or another, are serialised and each numbers its
+// revision after the last committed one. The file must exist (else
+// ENOTFOUND); a zero w.At means now.
+func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.Page, error) {
+	if w.At.IsZero() {
+		w.At = now()
+	}
+	at := stored(w.At)
+	sum := sha256.Sum256(w.HTML)
+	hash := hex.EncodeToString(sum[:])
+	html := w.HTML
+	if html == nil {
+		html = []byte{} // an empty page is empty HTML, not NULL
+	}
+	var page fileframe.Page
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		var latest sql.NullInt64 // NULL when the file has no page yet
+		err := tx.QueryRowContext(ctx, `
+			SELECT p.latest_revision FROM files f LEFT JOIN pages p ON p.file_id = f.id
+			WHERE f.id = ?`, w.FileID).Scan(&latest)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("File")
+		} else if err != nil {
+			return err
+		}
+		n := int(latest.Int64) + 1
+		live, published := 0, any(nil)
+		if w.Publish {
+			live, published = n, at.UnixMilli()
+		}
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO page_html (sha256, html) VALUES (?, ?)
+			ON CONFLICT (sha256) DO NOTHING`, hash, html); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO pages (file_id, latest_revision, live_revision, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (file_id) DO UPDATE SET
+				latest_revision = excluded.latest_revision,
+				live_revision = excluded.live_revision,
+				updated_at = excluded.updated_at`,
+			w.FileID, n, live, at.UnixMilli()); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO page_revisions (file_id, number, sha256, size, created_at, published_at)
+			VALUES (?, ?, ?, ?, ?, ?)`,
+			w.FileID, n, hash, len(w.HTML), at.UnixMilli(), published); err != nil {
+			return err
+		}
+		if err := prune(ctx, tx, w.FileID, n-fileframe.RevisionsKept); err != nil {
+			return err
+		}
+		page = fileframe.Page{FileID: w.FileID, LatestRevision: n, LiveRevision: live, UpdatedAt: at}
+		return nil
+	})
+	if err != nil {
+		return fileframe.Page{}, wrap("save page", err)
+	}
+	return page, nil
+}
+
+// prune deletes the file's never-published revisions numbered upTo or less,
+// then the HTML that no revision refers to any more.
+func prune(ctx context.Context, tx *sql.Tx, id fileframe.FileID, upTo int) error {
+	if upTo <= 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `
+		DELETE FROM page_revisions
+		WHERE file_id = ? AND number <= ? AND published_at IS NULL
+		RETURNING sha256`, id, upTo)
+	if err != nil {
+		return err
+	}
+	hashes := map[string]bool{}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			rows.Close()
+			return err
+		}
+		hashes[h] = true
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for h := range hashes {
+		if _, err := tx.ExecContext(ctx, `
+			DELETE FROM page_html
+			WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM page_revisions WHERE sha256 = ?)`, h, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PageByFile returns a file's custom page; ENOTFOUND when it has none.
+func (s *Store) PageByFile(ctx context.Context, id fileframe.FileID) (fileframe.Page, error) {
+	var p fileframe.Page
+	var updated sql.NullInt64
+	err := s.read.QueryRowContext(ctx, `
+		SELECT file_id, latest_revision, live_revision, updated_at FROM pages WHERE file_id = ?`, id).
+		Scan(&p.FileID, &p.LatestRevision, &p.LiveRevision, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fileframe.Page{}, notFound("Page")
+	} else if err != nil {
+		return fileframe.Page{}, wrap("page by file", err)
+	}
+	p.UpdatedAt = fromMillis(updated)
+	return p, nil
+}
+
+// Revision returns one kept revision of a file's page with its HTML.
+func (s *Store) Revision(ctx context.Context, id fileframe.FileID, number int) (fileframe.Revision, error) {
+	var r fileframe.Revision
+	var created, published sql.NullInt64
+	err := s.read.QueryRowContext(ctx, `
+		SELECT r.file_id, r.number, r.sha256, r.size, r.created_at, r.published_at, h.html
+		FROM page_revisions r JOIN page_html h ON h.sha256 = r.sha256
+		WHERE r.file_id = ? AND r.number = ?`, id, number).
+		Scan(&r.FileID, &r.Number, &r.SHA256, &r.Size, &created, &published, &r.HTML)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fileframe.Revision{}, notFound("Revision")
+	} else if err != nil {
+		return fileframe.Revision{}, wrap("revision", err)
+	}
+	r.CreatedAt = fromMillis(created)
+	r.PublishedAt = fromMillis(published)
+	return r, nil
+}
+
+// Revisions lists a page's kept revisions, newest first, without HTML. It is
+// ENOTFOUND when the file has no page.
+func (s *Store) Revisions(ctx context.Context, id fileframe.FileID) ([]fileframe.Revision, error) {
+	var revs []fileframe.Revision
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		var ok bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pages WHERE file_id = ?)`, id).Scan(&ok); err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("Page")
+		}
+		rows, err := tx.QueryContext(ctx, `
+			SELECT file_id, number, sha256, size, created_at, published_at
+			FROM page_revisions WHERE file_id = ? ORDER BY number DESC`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r fileframe.Revision
+			var created, published sql.NullInt64
+			if err := rows.Scan(&r.FileID, &r.Number, &r.SHA256, &r.Size, &created, &published); err != nil {
+				return err
+			}
+			r.CreatedAt = fromMillis(created)
+			r.PublishedAt = fromMillis(published)
+			revs = append(revs, r)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, wrap("revisions", err)
+	}
+	return revs, nil
+}

@@ -1,0 +1,278 @@
+// Package sqlite is Fileframe's embedded metadata store: fileframe.Store on a
+// single SQLite file, through the pure-Go driver modernc.org/sqlite.
+//
+// The database runs in WAL mode with foreign keys on. A Store keeps two
+// connection pools on the file: readers, which run concurrently and never
+// write, and a single writer connection whose transactions all begin with
+// BEGIN IMMEDIATE. SQLite allows one writer at a time; taking the write lock
+// at BEGIN, rather than on the first write of a deferred transaction, means a
+// writer waits for the lock (busy_timeout) instead of failing with
+// SQLITE_BUSY when it cannot upgrade a read lock, and one writer connection
+// per process means writers of one process queue in Go rather than in
+// SQLite's sleep-and-retry busy handler. Other processes on the same file
+// (the admin CLI while a server runs) queue on busy_timeout, and a write
+// that still meets SQLITE_BUSY is retried, so callers never see it.
+//
+// Schema changes are numbered migrations, migrations/NNN-name.sql, embedded
+// in the binary and applied by Open; see Open.
+//
+// Times are stored as INTEGER Unix milliseconds in UTC, and read back as UTC
+// time.Time values truncated to the millisecond; the zero time.Time is stored
+// as NULL.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Store is fileframe.Store on a SQLite database file. It is safe for
+// concurrent use, and several Stores (in one process or several) may use one
+// file at once.
+type Store struct {
+	read  *sql.DB // concurrent, query_only connections
+	write *sql.DB // one connection; every transaction is BEGIN IMMEDIATE
+}
+
+var _ fileframe.Store = (*Store)(nil)
+
+// busyTimeout is how long a statement waits for a lock held by another
+// connection (usually another process's writer) before SQLite gives up with
+// SQLITE_BUSY.
+const busyTimeout = 10 * time.Second
+
+// Pragmas for every connection, set through the DSN so that each pooled
+// connection gets them when it is opened, not only the first one.
+//
+// synchronous is FULL, not the NORMAL often recommended with WAL: in WAL mode
+// NORMAL syncs the log only at checkpoints, so the last transactions before a
+// power loss or OS crash can be rolled back although their commits returned.
+// A stored page is acknowledged to the API caller, and a file row is
+// committed after its blob is durable, so a commit has to be durable when it
+// returns (https://www.sqlite.org/pragma.html#pragma_synchronous).
+var (
+	commonPragmas = []string{
+		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
+		"foreign_keys(1)",
+	}
+	writePragmas = []string{
+		"journal_mode(WAL)",
+		"synchronous(FULL)",
+		// After a checkpoint, truncate the WAL back to this size so a burst
+		// of writes does not leave a large file behind.
+		"journal_size_limit(67108864)",
+	}
+	readPragmas = []string{
+		"query_only(1)",
+	}
+)
+
+// Open opens (creating if needed) the database at path, applies pending migrations and refuses a database whose schema is newer than this binary.
+func Open(ctx context.Context, path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	write, err := sql.Open("sqlite", dsn(abs, append(commonPragmas, writePragmas...), "immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+
+	read, err := sql.Open("sqlite", dsn(abs, append(commonPragmas, readPragmas...), ""))
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+
+	s := &Store{read: read, write: write}
+	// The writer is used first: it creates the file and switches it to WAL,
+	// which readers then find already done.
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// dsn returns the driver's data source name for the database file at the
+// absolute path abs, as a file: URI so that any character may appear in the
+// path.
+func dsn(abs string, pragmas []string, txlock string) string {
+	q := url.Values{}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
+	if txlock != "" {
+		q.Set("_txlock", txlock)
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// Close closes the store's connections. The writer closes last: as the last
+// connection to the file it checkpoints the WAL into the database.
+func (s *Store) Close() error {
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// Ping reports whether the database can be read.
+func (s *Store) Ping(ctx context.Context) error {
+	var n int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
+		return fmt.Errorf("sqlite: ping: %w", err)
+	}
+	return nil
+}
+
+// SchemaVersion returns the number of the last applied migration.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := s.read.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("sqlite: schema version: %w", err)
+	}
+	return v, nil
+}
+
+// busyRetries is how many times a write transaction that failed with
+// SQLITE_BUSY or SQLITE_LOCKED is tried again. busy_timeout already waits for
+// ordinary lock contention; these retries cover the cases where SQLite
+// returns BUSY without waiting (e.g. SQLITE_BUSY_RECOVERY while another
+// process recovers the WAL) and a lock held longer than busy_timeout.
+const busyRetries = 5
+
+// inTx runs fn in a write transaction (BEGIN IMMEDIATE on the single writer
+// connection) and commits it, retrying the whole transaction when SQLite
+// reports the database busy. fn may be called more than once, so it must not
+// have effects outside tx.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := s.inTxOnce(ctx, fn)
+		if err == nil || !isBusy(err) || attempt == busyRetries {
+			return err
+		}
+		delay := time.Duration(attempt+1) * 20 * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+	}
+}
+
+func (s *Store) inTxOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// readTx runs fn in a read transaction, so that the several queries of one
+// read see one snapshot.
+func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// sqliteCode returns SQLite's extended result code carried by err, or 0.
+func sqliteCode(err error) int {
+	var e *sqlite.Error
+	if errors.As(err, &e) {
+		return e.Code()
+	}
+	return 0
+}
+
+// isUnique reports whether err is a UNIQUE or PRIMARY KEY violation.
+func isUnique(err error) bool {
+	c := sqliteCode(err)
+	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// isCheck reports whether err is a CHECK violation: a value the schema does
+// not allow.
+func isCheck(err error) bool {
+	return sqliteCode(err) == sqlite3.SQLITE_CONSTRAINT_CHECK
+}
+
+// isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED, with any
+// extended code.
+func isBusy(err error) bool {
+	c := sqliteCode(err) & 0xff
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+}
+
+// wrap adds the operation to an internal error; a *fileframe.Error is
+// returned as it is, so its code reaches the caller.
+func wrap(op string, err error) error {
+	var fe *fileframe.Error
+	if err == nil || errors.As(err, &fe) {
+		return err
+	}
+	if isCheck(err) {
+		return fmt.Errorf("sqlite: %s: %w: %w", op, fileframe.Errorf(fileframe.EINVALID, "The store cannot hold this value."), err)
+	}
+	return fmt.Errorf("sqlite: %s: %w", op, err)
+}
+
+// millis is the stored form of t: Unix milliseconds, or NULL for the zero
+// time.
+func millis(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// fromMillis is the time stored as ms; NULL is the zero time.
+func fromMillis(ms sql.NullInt64) time.Time {
+	if !ms.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms.Int64).UTC()
+}
+
+// stored returns t as it reads back from the database: UTC, truncated to the
+// millisecond; the zero time stays zero.
+func stored(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return time.UnixMilli(t.UnixMilli()).UTC()
+}
+
+// now returns the current time as the store keeps it.
+func now() time.Time { return stored(time.Now()) }
+
+// notFound returns an ENOTFOUND error with a user-safe message.
+func notFound(what string) error {
+	return fileframe.Errorf(fileframe.ENOTFOUND, "%s not found.", what)
+}
