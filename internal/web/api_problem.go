@@ -1,0 +1,169 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/htmlcheck"
+)
+
+// problemTypeBase prefixes a problem's code to make its "type" URI. The URI
+// names the kind of problem and stays stable; docs/api.md lists every code.
+const problemTypeBase = "https://fileframe.dev/problems/"
+
+// apiProblem returns the HTTP status and title of an API error code; known
+// is false for a code the API does not answer with.
+func apiProblem(code string) (status int, title string, known bool) {
+	switch code {
+	case fileframe.CodeUnauthorized:
+		return http.StatusUnauthorized, "Missing or invalid API key", true
+	case fileframe.CodePlanRequired:
+		return http.StatusForbidden, "Agency plan required", true
+	case fileframe.CodeRateLimited:
+		return http.StatusTooManyRequests, "Too many requests", true
+	case fileframe.CodeUnsupportedMediaType:
+		return http.StatusUnsupportedMediaType, "Content-Type must be application/json", true
+	case fileframe.CodeBodyTooLarge:
+		return http.StatusRequestEntityTooLarge, "Request body too large", true
+	case fileframe.CodeInvalidJSON:
+		return http.StatusBadRequest, "Malformed JSON", true
+	case fileframe.CodeInvalidField:
+		return http.StatusBadRequest, "Field of the wrong type", true
+	case fileframe.CodeFileIDRequired:
+		return http.StatusBadRequest, "fileId required", true
+	case fileframe.CodeFileIDNotAllowed:
+		return http.StatusBadRequest, "fileId not allowed with this key", true
+	case fileframe.CodeFileNotFound:
+		return http.StatusNotFound, "File not found", true
+	case fileframe.CodeHTMLRequired:
+		return http.StatusBadRequest, "html required", true
+	case fileframe.CodeHTMLTooLarge:
+		return http.StatusRequestEntityTooLarge, "html too large", true
+	case fileframe.CodeHTMLInvalid:
+		return http.StatusUnprocessableEntity, "HTML breaks the page rules", true
+	case fileframe.CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed, "Method not allowed", true
+	case fileframe.ENOTFOUND:
+		return http.StatusNotFound, "Not found", true
+	case fileframe.EINTERNAL:
+		return http.StatusInternalServerError, "Internal error", true
+	}
+	return 0, "", false
+}
+
+// internalDetail is the only detail a 500 ever carries.
+const internalDetail = "The server failed to handle the request. Nothing about it was your fault; retry later, and if it keeps failing give the operator the requestId."
+
+// problem is an RFC 9457 problem details object with Fileframe's extension
+// members.
+type problem struct {
+	Type      string              `json:"type"`
+	Title     string              `json:"title"`
+	Status    int                 `json:"status"`
+	Detail    string              `json:"detail"`
+	OK        bool                `json:"ok"`
+	Code      string              `json:"code"`
+	Errors    []htmlcheck.Finding `json:"errors"`            // always an array
+	Warnings  []htmlcheck.Finding `json:"warnings,omitzero"` // with html_invalid only
+	RequestID string              `json:"requestId"`
+}
+
+// findingsError is an API error that comes with validation findings: the
+// html_invalid error (with the check's errors and warnings) and
+// html_too_large (with an html.size finding).
+type findingsError struct {
+	err      *fileframe.Error
+	errors   []htmlcheck.Finding
+	warnings []htmlcheck.Finding
+}
+
+func (e *findingsError) Error() string { return e.err.Error() }
+func (e *findingsError) Unwrap() error { return e.err }
+
+// apiError writes err as a problem+json response. The status comes from the
+// code of the first *fileframe.Error in err's chain; any other error, or a
+// code the API does not answer with, is a 500 whose body says nothing of the
+// cause, which is logged instead.
+func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
+	code := fileframe.ErrorCode(err)
+	status, title, known := apiProblem(code)
+	detail := fileframe.ErrorMessage(err)
+	if !known || code == fileframe.EINTERNAL {
+		s.logFor(r).Error("api: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		code, detail = fileframe.EINTERNAL, internalDetail
+		status, title, _ = apiProblem(code)
+	}
+	body := problem{
+		Type:      problemTypeBase + code,
+		Title:     title,
+		Status:    status,
+		Detail:    detail,
+		Code:      code,
+		Errors:    []htmlcheck.Finding{},
+		RequestID: requestID(r.Context()),
+	}
+	var fe *findingsError
+	if code != fileframe.EINTERNAL && errors.As(err, &fe) {
+		body.Errors = nonNil(fe.errors)
+		if fe.err.Code == fileframe.CodeHTMLInvalid {
+			body.Warnings = nonNil(fe.warnings)
+		}
+	}
+
+	h := w.Header()
+	switch code {
+	case fileframe.CodeUnauthorized:
+		h.Set("WWW-Authenticate", "Bearer")
+	case fileframe.CodeMethodNotAllowed:
+		h.Set("Allow", http.MethodPost)
+	}
+	s.writeAPIJSON(w, "application/problem+json", status, body)
+}
+
+// writeAPIJSON writes v as the body of an API response. Every API response
+// is private to its caller and never cached.
+func (s *Server) writeAPIJSON(w http.ResponseWriter, contentType string, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Excerpts of HTML are easier to read, for agent and person alike, as
+	// "<a download>" than as "\u003ca download\u003e"; the body is JSON, served
+	// with nosniff, so no browser treats it as HTML.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only unencodable Go values get here, which the types above never are.
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// nonNil returns fs, or an empty slice for nil, so that JSON gets [] rather
+// than null.
+func nonNil(fs []htmlcheck.Finding) []htmlcheck.Finding {
+	if fs == nil {
+		return []htmlcheck.Finding{}
+	}
+	return fs
+}
+
+// apiMethodNotAllowed answers any method but POST on the API's one endpoint.
+func (s *Server) apiMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	s.apiError(w, r, fileframe.Errorf(fileframe.CodeMethodNotAllowed,
+		"%s is not allowed here: send the page with POST %s.", r.Method, customHTMLPath))
+}
+
+// apiNotFound answers every /api/ path that is not an endpoint.
+func (s *Server) apiNotFound(w http.ResponseWriter, r *http.Request) {
+	s.apiError(w, r, fileframe.Errorf(fileframe.ENOTFOUND,
+		"There is no API endpoint at this path. The API has one endpoint: POST %s.", customHTMLPath))
+}
