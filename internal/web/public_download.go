@@ -1,0 +1,125 @@
+package web
+
+import (
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// minDownloadRate is the slowest client a download waits for: the write
+// deadline of a download is one minute plus its size at this rate, so a
+// large file can finish while a stalled client still times out.
+const minDownloadRate = 32 << 10 // bytes per second
+
+// publicDownload serves /f/{slug}/download: the file's bytes with
+// http.ServeContent, which answers HEAD, Range, If-Range and If-None-Match.
+// The blob's Body is handed over unwrapped: on local disk it is an *os.File,
+// and net/http then sends it with sendfile, in constant memory.
+func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
+	f, _, ok := s.publicLookup(w, r)
+	if !ok {
+		return
+	}
+	blob, err := s.blobs.Open(r.Context(), f.BlobKey)
+	if err != nil {
+		// A file row without its bytes breaks an invariant (blobs are durable
+		// before their row commits), so it is an internal error, not a 404.
+		s.publicError(w, r, err)
+		return
+	}
+	defer blob.Body.Close()
+
+	size := blob.Size
+	if size <= 0 {
+		size = f.Size
+	}
+	deadline := time.Now().Add(time.Minute + time.Duration(float64(size)/minDownloadRate*float64(time.Second)))
+	// Not every ResponseWriter supports deadlines (httptest's recorder does
+	// not); the server's own WriteTimeout then stays in force.
+	_ = http.NewResponseController(w).SetWriteDeadline(deadline)
+
+	h := w.Header()
+	ctype := f.ContentType
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	h.Set("Content-Type", ctype)
+	h.Set("Content-Disposition", contentDisposition(f.Name))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("ETag", `"`+f.BlobKey+`"`)
+	// Revalidate every time: a disabled account's links must stop working.
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Referrer-Policy", "no-referrer")
+
+	if r.Method == http.MethodHead {
+		// A HEAD is never a download.
+		http.ServeContent(w, r, "", f.CreatedAt, blob.Body)
+		return
+	}
+	cw := &countingWriter{ResponseWriter: w, onStart: func() {
+		s.counts.Add(f.ID)
+		s.metrics.downloads.Inc()
+	}}
+	http.ServeContent(cw, r, "", f.CreatedAt, blob.Body)
+}
+
+// contentDisposition returns an attachment disposition for name. Names
+// outside printable ASCII (and so any CR, LF or other control character) are
+// sent as an RFC 6266 / RFC 8187 filename* (UTF-8, percent-encoded); quotes and
+// backslashes in a plain name are escaped in a quoted-string.
+func contentDisposition(name string) string {
+	if name == "" {
+		name = "download"
+	}
+	if v := mime.FormatMediaType("attachment", map[string]string{"filename": name}); v != "" {
+		return v
+	}
+	return "attachment"
+}
+
+// countingWriter calls onStart when a download response starts at byte 0:
+// a 200, or a single-range 206 whose Content-Range begins "bytes 0-". It is
+// called as the status is written, before any byte reaches the client. The
+// writer passes ReadFrom through so that sendfile still applies, and Unwrap
+// so that http.ResponseController still reaches the connection.
+type countingWriter struct {
+	http.ResponseWriter
+	onStart     func()
+	wroteHeader bool
+}
+
+func (c *countingWriter) WriteHeader(code int) {
+	if !c.wroteHeader && code >= 200 {
+		c.wroteHeader = true
+		if code == http.StatusOK ||
+			code == http.StatusPartialContent && strings.HasPrefix(c.Header().Get("Content-Range"), "bytes 0-") {
+			c.onStart()
+		}
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	if !c.wroteHeader {
+		c.WriteHeader(http.StatusOK)
+	}
+	return c.ResponseWriter.Write(p)
+}
+
+func (c *countingWriter) ReadFrom(src io.Reader) (int64, error) {
+	if !c.wroteHeader {
+		c.WriteHeader(http.StatusOK)
+	}
+	if rf, ok := c.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(writerOnly{c.ResponseWriter}, src)
+}
+
+func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// writerOnly hides every method but Write, so io.Copy cannot loop back into
+// the ReadFrom that called it.
+type writerOnly struct{ io.Writer }
