@@ -1,0 +1,275 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// healthz answers 200 while the process serves HTTP at all.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	io.WriteString(w, "ok")
+}
+
+// readyCheckTimeout bounds each dependency check of /readyz.
+const readyCheckTimeout = 2 * time.Second
+
+// readiness is the body of /readyz.
+type readiness struct {
+	Status string          `json:"status"`
+	Checks readinessChecks `json:"checks"`
+}
+
+type readinessChecks struct {
+	Store string `json:"store"`
+	Blobs string `json:"blobs"`
+}
+
+// readyz answers 200 when the store and the blob store answer a ping, and
+// 503 naming the check that failed. The cause is logged, never shown.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	check := func(name string, ping func(context.Context) error, result *string) {
+		ctx, cancel := context.WithTimeout(r.Context(), readyCheckTimeout)
+		defer cancel()
+		if err := ping(ctx); err != nil {
+			s.logFor(r).Warn("readiness check failed", "check", name, "err", err)
+			*result = "unavailable"
+			return
+		}
+		*result = "ok"
+	}
+	var body readiness
+	var wg sync.WaitGroup
+	wg.Go(func() { check("store", s.store.Ping, &body.Checks.Store) })
+	wg.Go(func() { check("blobs", s.blobs.Ping, &body.Checks.Blobs) })
+	wg.Wait()
+
+	status := http.StatusOK
+	body.Status = "ok"
+	if body.Checks.Store != "ok" || body.Checks.Blobs != "ok" {
+		status = http.StatusServiceUnavailable
+		body.Status = "unavailable"
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(body)
+}
+
+// metricsHandler serves the registry in the Prometheus exposition format.
+func (s *Server) metricsHandler() http.Handler {
+	return promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{
+		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelError),
+		ErrorHandling: promhttp.ContinueOnError,
+	})
+}
+
+// metrics are the server's Prometheus collectors.
+type metrics struct {
+	requests  *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	downloads prometheus.Counter
+}
+
+// newMetrics registers the server's collectors, and the Go runtime and
+// process collectors, with reg. Collectors already registered (a second
+// Server on the same registry) are shared rather than refused.
+func newMetrics(reg *prometheus.Registry) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fileframe_http_requests_total",
+			Help: "HTTP requests served, by origin, route pattern and status code.",
+		}, []string{"origin", "route", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "fileframe_http_request_duration_seconds",
+			Help:    "Time to serve HTTP requests, by origin and route pattern.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"origin", "route"}),
+		downloads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "fileframe_downloads_total",
+			Help: "Downloads counted (responses that start at byte 0).",
+		}),
+	}
+	m.requests = register(reg, m.requests)
+	m.duration = register(reg, m.duration)
+	m.downloads = register(reg, m.downloads)
+	register(reg, collectors.NewGoCollector())
+	register(reg, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// register registers c with reg and returns it, or the equal collector that
+// is already registered.
+func register[C prometheus.Collector](reg *prometheus.Registry, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing
+			}
+		}
+	}
+	return c
+}
+
+// maxRequestIDLen bounds an incoming X-Request-ID that is honoured.
+const maxRequestIDLen = 64
+
+// validRequestID reports whether an incoming X-Request-ID is safe to reuse
+// in logs and headers: 1 to 64 characters of [A-Za-z0-9._-].
+func validRequestID(id string) bool {
+	if id == "" || len(id) > maxRequestIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// observe wraps an origin's handler: it gives every request an ID (the
+// client's X-Request-ID when sane), turns a panic into a generic 500, writes
+// one JSON access log line and records the request metrics. The log has the
+// path but never the query, which may hold preview tokens. The route label is
+// the ServeMux pattern, which keeps the metrics' cardinality bounded.
+func (s *Server) observe(originLabel string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-ID")
+		if !validRequestID(id) {
+			id = fileframe.RandomBase62(16)
+		}
+		w.Header().Set("X-Request-ID", id)
+		r = r.WithContext(withRequestID(r.Context(), id))
+		sw := &statusWriter{ResponseWriter: w}
+
+		defer func() {
+			p := recover()
+			started := sw.wroteHeader
+			if p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.LogAttrs(r.Context(), slog.LevelError, "panic serving request",
+					slog.String("request_id", id),
+					slog.Any("panic", p),
+					slog.String("stack", string(debug.Stack())))
+				if !started {
+					// Drop what the handler meant to send about its own
+					// response; the security headers (CSP, nosniff) stay.
+					hdr := w.Header()
+					for _, k := range []string{"Content-Disposition", "Content-Length", "Content-Range",
+						"Content-Encoding", "Content-Type", "ETag", "Last-Modified", "Cache-Control", "Location"} {
+						hdr.Del(k)
+					}
+					hdr.Set("Cache-Control", "no-store")
+					http.Error(sw, "Internal error.", http.StatusInternalServerError)
+				}
+			}
+			route := r.Pattern
+			if route == "" {
+				route = "unmatched"
+			}
+			status := sw.status
+			if status == 0 {
+				// A handler that wrote nothing gets net/http's implicit 200.
+				status = http.StatusOK
+			}
+			elapsed := time.Since(start)
+			s.metrics.requests.WithLabelValues(originLabel, route, strconv.Itoa(status)).Inc()
+			s.metrics.duration.WithLabelValues(originLabel, route).Observe(elapsed.Seconds())
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "http request",
+				slog.String("request_id", id),
+				slog.String("origin", originLabel),
+				slog.String("method", r.Method),
+				slog.String("path", logPath(r.URL.Path)),
+				slog.String("route", route),
+				slog.Int("status", status),
+				slog.Int64("bytes", sw.bytes),
+				slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+				slog.String("remote", r.RemoteAddr))
+			if p != nil && started {
+				// The response had started: abort it so that the client sees
+				// a broken response, not a complete-looking one.
+				panic(http.ErrAbortHandler)
+			}
+		}()
+		h.ServeHTTP(sw, r)
+	})
+}
+
+// logPath bounds the path written to the access log.
+func logPath(p string) string {
+	const max = 512
+	if len(p) > max {
+		return p[:max] + "…"
+	}
+	return p
+}
+
+// statusWriter records the status and the body size of a response. It
+// passes ReadFrom through (sendfile) and unwraps for http.ResponseController.
+type statusWriter struct {
+	http.ResponseWriter
+	status      int
+	bytes       int64
+	wroteHeader bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		if code >= 200 {
+			w.status, w.wroteHeader = code, true
+		} else if w.status == 0 {
+			w.status = code // a 1xx stays until a final status is written
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) ReadFrom(src io.Reader) (int64, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	var n int64
+	var err error
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(src)
+	} else {
+		n, err = io.Copy(writerOnly{w.ResponseWriter}, src)
+	}
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

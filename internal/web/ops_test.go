@@ -1,0 +1,287 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+func TestHealthz(t *testing.T) {
+	e := newTestEnv(t)
+	resp, body := e.appGet("/healthz")
+	if resp.StatusCode != 200 || string(body) != "ok" {
+		t.Errorf("got %d %q, want 200 ok", resp.StatusCode, body)
+	}
+}
+
+func TestReadyz(t *testing.T) {
+	fs := &failingPageStore{}
+	e := newTestEnv(t, func(c *Config) { fs.Store = c.Store; c.Store = fs })
+
+	resp, body := e.appGet("/readyz")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status: got %d, want 200", resp.StatusCode)
+	}
+	if got, want := strings.TrimSpace(string(body)), `{"status":"ok","checks":{"store":"ok","blobs":"ok"}}`; got != want {
+		t.Errorf("body: got %s, want %s", got, want)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type: got %q", ct)
+	}
+
+	fs.fail.Store(true)
+	resp, body = e.appGet("/readyz")
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("status with a failing store: got %d, want 503", resp.StatusCode)
+	}
+	var got readiness
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := (readiness{Status: "unavailable", Checks: readinessChecks{Store: "unavailable", Blobs: "ok"}}); got != want {
+		t.Errorf("body: got %+v, want %+v", got, want)
+	}
+	if bytes.Contains(body, []byte("secret internal detail")) {
+		t.Errorf("readyz shows the internal error: %s", body)
+	}
+	if !strings.Contains(e.logs.String(), "secret internal detail") {
+		t.Errorf("the cause was not logged")
+	}
+}
+
+func TestReadyzClosedStore(t *testing.T) {
+	e := newTestEnv(t)
+	if err := e.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := e.appGet("/readyz")
+	if resp.StatusCode != http.StatusServiceUnavailable || !bytes.Contains(body, []byte(`"store":"unavailable"`)) {
+		t.Errorf("got %d %s, want 503 with the store unavailable", resp.StatusCode, body)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	e := newTestEnv(t)
+	e.appGet("/f/nosuchslug")
+	e.contentGet("/p/nosuchslug/1")
+	e.appGet("/no/such/path")
+	resp, body := e.appGet("/metrics")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status: got %d", resp.StatusCode)
+	}
+	for _, want := range []string{
+		`fileframe_http_requests_total{code="404",origin="app",route="GET /f/{slug}"} 1`,
+		`fileframe_http_requests_total{code="404",origin="content",route="GET /p/{slug}/{revision}"} 1`,
+		`fileframe_http_requests_total{code="404",origin="app",route="/"} 1`,
+		`fileframe_http_request_duration_seconds_bucket{origin="app",route="GET /f/{slug}",le="+Inf"} 1`,
+		"fileframe_downloads_total 0",
+		"go_goroutines",
+		"process_cpu_seconds_total",
+	} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if bytes.Contains(body, []byte("nosuchslug")) {
+		t.Errorf("a path made it into a metric label")
+	}
+}
+
+func TestNewMetricsSharedRegistry(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	a, b := newMetrics(reg), newMetrics(reg)
+	if a.requests != b.requests || a.downloads != b.downloads {
+		t.Errorf("a second Server on one registry does not share the collectors")
+	}
+}
+
+// accessLines returns the access log lines in logs.
+func accessLines(t *testing.T, logs string) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line is not JSON: %q", l)
+		}
+		if m["msg"] == "http request" {
+			lines = append(lines, m)
+		}
+	}
+	return lines
+}
+
+func TestAccessLog(t *testing.T) {
+	e := newTestEnv(t)
+	_, f := e.agencyFile("a.txt", []byte("x"))
+	e.savePage(f, customHTML("draft"), false)
+	token := e.srv.previewToken(f.Slug, 1, e.srv.now().Add(time.Hour))
+	e.appGet("/f/x?preview=secret-token")
+	e.appGet("/f/" + f.Slug + "?preview=" + token)
+	e.contentGet("/p/" + f.Slug + "/1?preview=" + token)
+
+	logs := e.logs.String()
+	for _, secret := range []string{"secret-token", token, "preview="} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("the log contains %q:\n%s", secret, logs)
+		}
+	}
+	lines := accessLines(t, logs)
+	if len(lines) != 3 {
+		t.Fatalf("got %d access lines, want 3:\n%s", len(lines), logs)
+	}
+	want := []struct{ origin, path, route string }{
+		{"app", "/f/x", "GET /f/{slug}"},
+		{"app", "/f/" + f.Slug, "GET /f/{slug}"},
+		{"content", "/p/" + f.Slug + "/1", "GET /p/{slug}/{revision}"},
+	}
+	for i, l := range lines {
+		if l["origin"] != want[i].origin || l["path"] != want[i].path || l["route"] != want[i].route || l["method"] != "GET" {
+			t.Errorf("line %d: got %v, want %+v", i, l, want[i])
+		}
+		if id, _ := l["request_id"].(string); len(id) != 16 {
+			t.Errorf("line %d: request_id %q", i, id)
+		}
+		for _, k := range []string{"status", "bytes", "duration_ms", "remote"} {
+			if _, ok := l[k]; !ok {
+				t.Errorf("line %d: no %s", i, k)
+			}
+		}
+	}
+	if lines[0]["status"] != float64(404) || lines[1]["status"] != float64(200) {
+		t.Errorf("statuses: got %v and %v", lines[0]["status"], lines[1]["status"])
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	e := newTestEnv(t)
+	tests := []struct {
+		name, incoming string
+		honoured       bool
+	}{
+		{"sane", "abc-123.X_y", true},
+		{"64 characters", strings.Repeat("a", 64), true},
+		{"65 characters", strings.Repeat("a", 65), false},
+		{"space", "abc 123", false},
+		{"injection", `a"b`, false},
+		{"unicode", "abcé", false},
+		{"none", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var header []string
+			if tt.incoming != "" {
+				header = []string{"X-Request-ID", tt.incoming}
+			}
+			before := e.logs.Len()
+			resp, _ := e.appGet("/healthz", header...)
+			got := resp.Header.Get("X-Request-ID")
+			if tt.honoured && got != tt.incoming {
+				t.Errorf("X-Request-ID: got %q, want %q", got, tt.incoming)
+			}
+			if !tt.honoured && (len(got) != 16 || strings.Trim(got, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") != "") {
+				t.Errorf("X-Request-ID: got %q, want 16 generated base62 characters", got)
+			}
+			lines := accessLines(t, e.logs.String()[before:])
+			if len(lines) != 1 || lines[0]["request_id"] != got {
+				t.Errorf("log request_id: got %v, want %q", lines, got)
+			}
+		})
+	}
+	// The content origin gives IDs too.
+	resp, _ := e.contentGet("/")
+	if len(resp.Header.Get("X-Request-ID")) != 16 {
+		t.Errorf("content origin: no X-Request-ID")
+	}
+}
+
+// opsServer is a Server with just what observe needs.
+func opsServer(logs *bytes.Buffer) *Server {
+	return &Server{
+		cfg:     Config{BaseURL: &url.URL{Scheme: "http", Host: "app.test"}},
+		log:     slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)),
+		metrics: newMetrics(prometheus.NewRegistry()),
+	}
+}
+
+func TestObservePanic(t *testing.T) {
+	var logs bytes.Buffer
+	s := opsServer(&logs)
+	h := s.observe("app", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", "attachment; filename=x")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		panic("secret internal detail")
+	}))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/boom?preview=tok", nil))
+	if rec.Code != 500 {
+		t.Fatalf("status: got %d, want 500", rec.Code)
+	}
+	if strings.Contains(rec.Body.String(), "secret") || strings.Contains(rec.Body.String(), "goroutine") {
+		t.Errorf("body shows internals: %q", rec.Body.String())
+	}
+	if rec.Header().Get("Content-Disposition") != "" {
+		t.Errorf("the panicking handler's Content-Disposition was kept")
+	}
+	if rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("security headers were dropped")
+	}
+	if rec.Header().Get("X-Request-ID") == "" {
+		t.Errorf("no X-Request-ID")
+	}
+	out := logs.String()
+	if !strings.Contains(out, "secret internal detail") || !strings.Contains(out, "goroutine") {
+		t.Errorf("the panic and its stack were not logged:\n%s", out)
+	}
+	lines := accessLines(t, out)
+	if len(lines) != 1 || lines[0]["status"] != float64(500) || lines[0]["route"] != "unmatched" {
+		t.Errorf("access line: got %v", lines)
+	}
+	if strings.Contains(out, "tok") {
+		t.Errorf("the query was logged")
+	}
+}
+
+func TestObservePanicAfterResponseStarted(t *testing.T) {
+	var logs bytes.Buffer
+	s := opsServer(&logs)
+	h := s.observe("app", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(200)
+		w.Write([]byte("partial"))
+		panic("late")
+	}))
+	defer func() {
+		if p := recover(); p != http.ErrAbortHandler {
+			t.Errorf("recovered %v, want http.ErrAbortHandler so the connection is aborted", p)
+		}
+		if lines := accessLines(t, logs.String()); len(lines) != 1 {
+			t.Errorf("got %d access lines, want 1", len(lines))
+		}
+	}()
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+}
+
+func TestObservePanicOverTheNetwork(t *testing.T) {
+	var logs bytes.Buffer
+	s := opsServer(&logs)
+	srv := httptest.NewServer(s.observe("content", s.sandboxHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		panic("boom")
+	}))))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 500 || !strings.HasPrefix(resp.Header.Get("Content-Security-Policy"), "sandbox allow-scripts;") {
+		t.Errorf("got %d with CSP %q, want 500 with the sandbox CSP", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
+}
