@@ -1,0 +1,54 @@
+package web
+
+import "net/http"
+
+// AppHandler returns the handler of the app origin: the API, the public
+// download pages and the operational endpoints. It never serves custom-page
+// bytes.
+func (s *Server) AppHandler() http.Handler {
+	mux := http.NewServeMux()
+
+	// API, authenticated by key (api_*.go).
+	mux.HandleFunc("POST /api/campaign/custom-html", s.apiCustomHTML)
+	mux.HandleFunc("/api/campaign/custom-html", s.apiMethodNotAllowed)
+	mux.HandleFunc("/api/", s.apiNotFound)
+
+	// Public pages (public_*.go).
+	mux.HandleFunc("GET /f/{slug}", s.publicFile)
+	mux.HandleFunc("GET /f/{slug}/download", s.publicDownload)
+	mux.Handle("GET /static/", s.staticFiles())
+
+	// Operations (ops.go).
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.metricsHandler())
+
+	mux.HandleFunc("/", s.publicNotFound)
+	return s.observe("app", mux)
+}
+
+// ContentHandler returns the handler of the content origin, which serves the
+// bytes of custom pages and nothing else (content_*.go). Every response it
+// makes, errors included, carries the sandbox CSP and nosniff.
+func (s *Server) ContentHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /p/{slug}/{revision}", s.contentPage)
+	mux.HandleFunc("/", s.contentNotFound)
+	return s.observe("content", s.sandboxHeaders(mux))
+}
+
+// HostHandler serves both origins on one listener, choosing by the Host
+// header: requests for the content origin's host get ContentHandler, all
+// others AppHandler. It is used when the content origin is a separate domain
+// behind the same reverse proxy, instead of a second listener.
+func (s *Server) HostHandler() http.Handler {
+	app, content := s.AppHandler(), s.ContentHandler()
+	contentHost := s.cfg.ContentOrigin.Host
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Host == contentHost {
+			content.ServeHTTP(w, r)
+			return
+		}
+		app.ServeHTTP(w, r)
+	})
+}

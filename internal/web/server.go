@@ -1,0 +1,130 @@
+// Package web is Fileframe's HTTP surface: the API, the public download
+// pages, the content origin that serves custom-page bytes, and the
+// operational endpoints. routes.go lists every route.
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Config is everything a Server needs; cmd/fileframe builds it from flags.
+type Config struct {
+	Store fileframe.Store
+	Blobs fileframe.Blobs
+	// Logger receives JSON access and error logs. Required.
+	Logger *slog.Logger
+	// Registry receives the server's metrics and is served at /metrics.
+	Registry *prometheus.Registry
+
+	// BaseURL is the public app origin, e.g. http://127.0.0.1:8080; API
+	// responses prefix their url with it.
+	BaseURL *url.URL
+	// ContentOrigin is the origin that serves custom-page bytes, e.g.
+	// http://127.0.0.1:8081 or https://usercontent.example.net. It must
+	// differ from BaseURL's origin.
+	ContentOrigin *url.URL
+
+	// PreviewSecret signs preview links of drafts (at least 32 bytes).
+	PreviewSecret []byte
+	// PreviewTTL is how long a preview link works; default 24h.
+	PreviewTTL time.Duration
+
+	// KeyRate and KeyBurst limit API requests per key: KeyRate requests a
+	// second on average with bursts of KeyBurst. IPRate/IPBurst do the same
+	// per client address. Zero means the defaults (5/s burst 100 per key,
+	// 10/s burst 200 per address).
+	KeyRate, IPRate   float64
+	KeyBurst, IPBurst int
+
+	// CountFlushInterval is how often batched download counts are written;
+	// default 1s.
+	CountFlushInterval time.Duration
+
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// Server serves the app origin and the content origin.
+type Server struct {
+	cfg     Config
+	store   fileframe.Store
+	blobs   fileframe.Blobs
+	log     *slog.Logger
+	now     func() time.Time
+	metrics *metrics
+	limiter *limiter
+	counts  *downloadCounter
+	pages   *pageRenderer
+}
+
+// New checks cfg, fills defaults and returns a Server. Call Close when done.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Blobs == nil || cfg.Logger == nil {
+		return nil, errors.New("web: Store, Blobs and Logger are required")
+	}
+	if cfg.BaseURL == nil || cfg.ContentOrigin == nil {
+		return nil, errors.New("web: BaseURL and ContentOrigin are required")
+	}
+	if origin(cfg.BaseURL) == origin(cfg.ContentOrigin) {
+		return nil, errors.New("web: the content origin must differ from the app origin")
+	}
+	if len(cfg.PreviewSecret) < 32 {
+		return nil, errors.New("web: PreviewSecret must be at least 32 bytes")
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	if cfg.PreviewTTL <= 0 {
+		cfg.PreviewTTL = 24 * time.Hour
+	}
+	if cfg.KeyRate <= 0 {
+		cfg.KeyRate, cfg.KeyBurst = 5, 100
+	}
+	if cfg.IPRate <= 0 {
+		cfg.IPRate, cfg.IPBurst = 10, 200
+	}
+	if cfg.CountFlushInterval <= 0 {
+		cfg.CountFlushInterval = time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	pages, err := newPageRenderer()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: cfg.Store, blobs: cfg.Blobs, log: cfg.Logger, now: cfg.Now, pages: pages}
+	s.metrics = newMetrics(cfg.Registry)
+	s.limiter = newLimiter(cfg.Now)
+	// Last: it starts the goroutine that Close stops.
+	s.counts = newDownloadCounter(cfg.Store, cfg.Logger, cfg.CountFlushInterval)
+	return s, nil
+}
+
+// Close stops background work and writes the download counts still in
+// memory; call it after the HTTP servers have shut down.
+func (s *Server) Close(ctx context.Context) error {
+	return s.counts.Close(ctx)
+}
+
+// origin returns scheme://host[:port] of u.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// AppOrigin returns the app origin, e.g. http://127.0.0.1:8080.
+func (s *Server) AppOrigin() string { return origin(s.cfg.BaseURL) }
+
+// ContentOrigin returns the content origin, e.g. http://127.0.0.1:8081.
+func (s *Server) ContentOrigin() string { return origin(s.cfg.ContentOrigin) }
+
+// publicURL returns the absolute address of a path on the app origin.
+func (s *Server) publicURL(path string) string {
+	u := *s.cfg.BaseURL
+	return u.JoinPath(path).String()
+}
