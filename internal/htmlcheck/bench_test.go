@@ -1,0 +1,98 @@
+package htmlcheck
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// benchPage builds a realistic page of about size bytes: a landing page
+// whose sections (inline CSS, inline JS, data: URI images, inline SVG,
+// https images, prose) repeat until the size is reached.
+func benchPage(size int) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	img := make([]byte, 3000) // a small photo's worth of incompressible bytes
+	for i := range img {
+		img[i] = byte(rng.Uint32())
+	}
+	dataURI := "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(img)
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Northwind Launch Kit</title>
+<style>
+:root { --accent: #5b5bd6; --ink: #1c1c28; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.6 system-ui, sans-serif; color: var(--ink); }
+.hero { padding: 6rem 1.5rem; background: linear-gradient(135deg, #eef 0%, #fff 100%); }
+.card { border-radius: 12px; box-shadow: 0 4px 24px rgba(0,0,0,.08); padding: 1.5rem; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 1.5rem; }
+@keyframes rise { from { transform: translateY(12px); opacity: 0 } to { transform: none; opacity: 1 } }
+</style>
+</head>
+<body>
+`)
+	for i := 0; b.Len() < size-9000; i++ {
+		fmt.Fprintf(&b, `<section class="feature" id="feature-%d" style="animation: rise .6s ease-out both">
+  <div class="grid">
+    <article class="card">
+      <img src="%s" alt="Team photo %d" width="320" height="200" loading="lazy">
+      <h3>Chapter %d: Shipping with confidence</h3>
+      <p>Over 2 million downloads later, the playbook still fits on one page. Teams use it to plan
+      launches, write release notes &amp; keep customers in the loop &mdash; without another tool.</p>
+      <button class="toggle" aria-expanded="false" onclick="toggle(this)">Show details</button>
+      <div class="details" hidden><p>Each chapter ends with a checklist and a worked example.</p></div>
+    </article>
+    <article class="card">
+      <picture>
+        <source srcset="https://images.example.com/ch%d.avif 1x, https://images.example.com/ch%d@2x.avif 2x" type="image/avif">
+        <img src="https://images.example.com/ch%d.jpg" alt="Illustration">
+      </picture>
+      <svg viewBox="0 0 120 40" width="120" height="40" aria-hidden="true">
+        <defs><linearGradient id="g%d"><stop offset="0" stop-color="#5b5bd6"/><stop offset="1" stop-color="#a0a0ff"/></linearGradient></defs>
+        <rect width="120" height="40" rx="8" fill="url(#g%d)"/>
+        <path d="M10 30 L30 10 L50 25 L70 12 L90 22 L110 8" stroke="#fff" fill="none" stroke-width="2"/>
+      </svg>
+      <ul><li>Timeline templates</li><li>Launch-day checklist</li><li>Post-mortem guide</li></ul>
+    </article>
+  </div>
+  <style>#feature-%d .card:hover { transform: translateY(-2px); transition: transform .2s; }</style>
+  <script>
+  (function () {
+    var el = document.getElementById('feature-%d');
+    var end = Date.now() + %d * 3600 * 1000;
+    function tick() {
+      var s = Math.max(0, Math.floor((end - Date.now()) / 1000));
+      el.dataset.left = Math.floor(s / 3600) + 'h ' + Math.floor(s %% 3600 / 60) + 'm';
+      if (s > 0) requestAnimationFrame(tick);
+    }
+    tick();
+  })();
+  </script>
+</section>
+`, i, dataURI, i, i, i, i, i, i, i, i, i, i+1)
+	}
+	b.WriteString(`<footer><p>&copy; 2026 Northwind. Your download will start from the button above.</p></footer>
+<script>function toggle(b){var d=b.nextElementSibling;d.hidden=!d.hidden;b.setAttribute('aria-expanded',String(!d.hidden));}</script>
+</body>
+</html>
+`)
+	return []byte(b.String())
+}
+
+func BenchmarkCheck1MiB(b *testing.B) {
+	doc := benchPage(MaxSize)
+	if r := Check(doc, Options{}); !r.OK() {
+		b.Fatalf("benchmark page has errors: %+v", r.Errors[0])
+	}
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Check(doc, Options{})
+	}
+}

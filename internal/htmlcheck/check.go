@@ -1,0 +1,751 @@
+package htmlcheck
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// MaxSize is the largest accepted document: 1 MiB of UTF-8.
+const MaxSize = 1 << 20
+
+// Severity says whether a finding rejects the document.
+type Severity int
+
+// Severities.
+const (
+	// SeverityError rejects the document.
+	SeverityError Severity = iota + 1
+	// SeverityWarning is reported but the document is accepted.
+	SeverityWarning
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	switch s {
+	case SeverityError:
+		return "error"
+	case SeverityWarning:
+		return "warning"
+	}
+	return "Severity(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Finding is one problem found in a document, written so that an AI agent
+// can fix its HTML in one more try.
+type Finding struct {
+	// Rule names the rule, e.g. "inline.script"; see the package
+	// documentation for the list.
+	Rule string `json:"rule"`
+	// Severity says whether the finding rejects the document.
+	Severity Severity `json:"-"`
+	// Message says in one sentence what is wrong.
+	Message string `json:"message"`
+	// Line is the 1-based line of the offending source; lines end at "\n".
+	Line int `json:"line"`
+	// Column is the 1-based column of the offending source, counted in
+	// runes (Unicode code points) from the start of the line; each byte of
+	// invalid UTF-8 counts as one.
+	Column int `json:"column"`
+	// Excerpt is the offending source, starting at or just before Line and
+	// Column, on one line: at most 80 runes of valid UTF-8 with white space
+	// collapsed.
+	Excerpt string `json:"excerpt"`
+	// Hint says how to fix it.
+	Hint string `json:"hint"`
+}
+
+// Options tunes checks that depend on the deployment.
+type Options struct {
+	// ServiceHosts are host[:port] names of this service (app origin and
+	// content origin hosts); links or forms pointing at their /f/ or
+	// download URLs count as download buttons. An entry without a port
+	// matches any port.
+	ServiceHosts []string
+}
+
+// Result holds the findings of one check; the document is accepted when
+// Errors is empty. Both lists are in source order.
+type Result struct {
+	// Errors reject the document.
+	Errors []Finding
+	// Warnings are worth fixing, but the document is accepted.
+	Warnings []Finding
+}
+
+// OK reports whether the document is accepted: there are no errors.
+func (r Result) OK() bool { return len(r.Errors) == 0 }
+
+// Check validates the custom page doc against the rules listed in the
+// package documentation.
+//
+// Check is pure (no I/O, no globals mutated), safe for concurrent use, and
+// never panics on any input. A document larger than MaxSize yields only an
+// "html.size" error.
+func Check(doc []byte, opts Options) Result {
+	if len(doc) > MaxSize {
+		return Result{Errors: []Finding{{
+			Rule:     RuleSize,
+			Severity: SeverityError,
+			Message:  fmt.Sprintf("The document is %d bytes; at most %d bytes (1 MiB) are accepted.", len(doc), MaxSize),
+			Line:     1,
+			Column:   1,
+			Excerpt:  excerpt(doc, 0, maxExcerpt),
+			Hint:     rules[ruleSize].hint,
+		}}}
+	}
+	c := newChecker(doc, opts)
+	c.run()
+	return finish(doc, c.found)
+}
+
+// rawKind is the kind of raw text element whose content the tokenizer
+// returns next.
+type rawKind int
+
+const (
+	rawNone rawKind = iota
+	rawScript
+	rawStyle
+	rawTitle
+	rawOther // textarea, xmp, iframe, noscript, …: nothing to check
+)
+
+// attr is one attribute of the current start tag.
+type attr struct {
+	key  []byte   // lower-cased
+	val  []byte   // with character references decoded
+	span attrSpan // in the tag's source
+}
+
+// foreignElem is an open SVG or MathML element.
+type foreignElem struct {
+	name        string
+	integration bool // HTML parses the content (foreignObject, desc, …)
+}
+
+// frame is an open clickable element whose text is being collected.
+type frame struct {
+	name       string
+	depth      int // open elements of the same name, itself included
+	start, end int // the start tag
+	text       int // where its text starts in checker.label
+	reported   bool
+}
+
+// maxLabel is how much text of clickable elements is kept.
+const maxLabel = 1024
+
+// checker holds the state of one Check call.
+type checker struct {
+	doc   []byte // the document: positions and excerpts refer to it
+	src   []byte // what is tokenized: doc, or doc with long base64 shortened
+	cuts  []cut  // where src differs from doc
+	opts  Options
+	z     *html.Tokenizer
+	found []pending
+	count [numRules]int
+
+	name  []byte // lower-cased name of the current tag
+	attrs []attr // attributes of the current start tag
+
+	htmlStart, headStart, bodyStart int // offsets in src, -1 when absent
+	htmls, heads, bodies, doctypes  int
+	markup                          bool // a tag or text was seen
+	afterHTML                       bool // </html> was seen
+	bodyContent                     bool
+	strayBefore, strayAfter         int // offsets in src of text outside <html>, or -1
+	titleText, viewport             bool
+
+	raw      rawKind // the raw text element whose content comes next
+	scriptJS bool    // the script element whose content comes next is JavaScript
+	foreign  []foreignElem
+
+	frames   []frame
+	label    []byte
+	labelCut bool
+
+	clip             bool // a script writes the clipboard
+	clipPos, clipEnd int  // where, in src
+}
+
+func newChecker(doc []byte, opts Options) *checker {
+	c := &checker{
+		doc: doc, opts: opts,
+		htmlStart: -1, headStart: -1, bodyStart: -1,
+		strayBefore: -1, strayAfter: -1,
+	}
+	c.src, c.cuts = shorten(doc)
+	return c
+}
+
+func (c *checker) inForeign() bool {
+	return len(c.foreign) > 0 && !c.foreign[len(c.foreign)-1].integration
+}
+
+func (c *checker) run() {
+	c.z = html.NewTokenizer(bytes.NewReader(c.src))
+	off := 0
+	for {
+		c.z.AllowCDATA(c.inForeign())
+		tt := c.z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		start := off
+		off += len(c.z.Raw())
+		raw := c.raw
+		c.raw = rawNone
+		switch tt {
+		case html.TextToken:
+			c.text(start, off, raw)
+		case html.StartTagToken:
+			c.startTag(start, off, false)
+		case html.SelfClosingTagToken:
+			c.startTag(start, off, true)
+		case html.EndTagToken:
+			c.endTag(start, off)
+		case html.DoctypeToken:
+			c.doctype(start, off)
+		}
+	}
+	for len(c.frames) > 0 {
+		c.closeFrame(off)
+	}
+	c.end()
+}
+
+// want reports whether another finding of rule r is still reported.
+func (c *checker) want(r rule) bool {
+	limit := maxErrorsPerRule
+	switch {
+	case r == ruleDocumentComplete || r == ruleDocumentSingle:
+		limit = 2
+	case rules[r].sev == SeverityWarning:
+		limit = maxWarningsPerRule
+	}
+	return c.count[r] < limit
+}
+
+// add records a finding at src offset pos with the excerpt [ex0,ex1).
+func (c *checker) add(r rule, pos, ex0, ex1 int, msg string) {
+	if !c.want(r) {
+		return
+	}
+	c.count[r]++
+	c.found = append(c.found, pending{rule: r, pos: c.docOffset(pos), ex0: c.docOffset(ex0), ex1: c.docOffset(ex1), msg: msg})
+}
+
+// addTag records a finding about the tag at [start,end).
+func (c *checker) addTag(r rule, start, end int, msg string) {
+	c.add(r, start, start, end, msg)
+}
+
+// addAttr records a finding about attribute key of the current start tag
+// at [start,end): at its name, or at its value when atValue.
+func (c *checker) addAttr(r rule, start, end int, key string, atValue bool, msg string) {
+	a := c.findAttr(key)
+	if a == nil {
+		c.addTag(r, start, end, msg)
+		return
+	}
+	pos := start + a.span.k0
+	if atValue {
+		pos = start + a.span.v0
+	}
+	c.add(r, pos, start+a.span.k0, start+a.span.v1+1, msg)
+}
+
+// place says where scanned text (an element's content or an attribute's
+// value) is in the source, to turn offsets in it into source offsets.
+type place struct {
+	c          *checker
+	v0, k0, v1 int  // the text; for an attribute, k0 is where its name starts
+	exact      bool // the scanned text is the source byte for byte
+}
+
+func (c *checker) contentPlace(start, end int) place {
+	return place{c: c, v0: start, k0: start, v1: end, exact: true}
+}
+
+// attrPlace is the place of the value of a, an attribute of the start tag
+// that begins at start.
+func (c *checker) attrPlace(start int, a *attr) place {
+	p := place{c: c, v0: start + a.span.v0, k0: start + a.span.k0, v1: start + a.span.v1}
+	p.exact = bytes.Equal(c.src[p.v0:p.v1], a.val)
+	return p
+}
+
+// add records a finding at [rel0,rel1) of the scanned text; where the text
+// is decoded from the source, at the start of the value.
+func (p place) add(r rule, rel0, rel1 int, msg string) {
+	if p.exact {
+		p.c.add(r, p.v0+rel0, p.v0+rel0, p.v0+rel1, msg)
+		return
+	}
+	p.c.add(r, p.v0, p.k0, p.v1+1, msg)
+}
+
+// pos returns the source offsets of [rel0,rel1) of the scanned text.
+func (p place) pos(rel0, rel1 int) (int, int) {
+	if p.exact {
+		return p.v0 + rel0, p.v0 + rel1
+	}
+	return p.v0, p.v1
+}
+
+// tagName sets c.name to the lower-cased name of the tag whose raw text is
+// raw, the way the tokenizer delimits it, and returns it.
+func (c *checker) tagName(raw []byte) []byte {
+	i := 1
+	if len(raw) > 1 && raw[1] == '/' {
+		i = 2
+	}
+	c.name = c.name[:0]
+	for j := i; j < len(raw); j++ {
+		ch := raw[j]
+		if j > i && (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t' || ch == '\f' || ch == '/' || ch == '>') {
+			break
+		}
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		c.name = append(c.name, ch)
+	}
+	return c.name
+}
+
+// readAttrs sets c.attrs to the attributes of the start tag at
+// [start,end). It reads them from the source with eachAttrSpan rather than
+// with Tokenizer.TagAttr, which allocates two copies per attribute; tests
+// check that both agree. As in the tokenizer, the first of repeated keys
+// wins.
+func (c *checker) readAttrs(start, end int) {
+	c.attrs = c.attrs[:0]
+	raw := c.src[start:end]
+	eachAttrSpan(raw, func(s attrSpan) bool {
+		k := raw[s.k0:s.k1]
+		for i := range k {
+			if 'A' <= k[i] && k[i] <= 'Z' {
+				k = bytes.ToLower(k)
+				break
+			}
+		}
+		for _, a := range c.attrs {
+			if bytes.Equal(a.key, k) {
+				return true
+			}
+		}
+		v := raw[s.v0:s.v1]
+		if bytes.IndexByte(v, '&') >= 0 || bytes.IndexByte(v, '\r') >= 0 || bytes.IndexByte(v, 0) >= 0 {
+			v = decodeAttr(v)
+		}
+		c.attrs = append(c.attrs, attr{key: k, val: v, span: s})
+		return true
+	})
+}
+
+// decodeAttr decodes an attribute value as the tokenizer does: newlines
+// normalized, NUL replaced, character references decoded.
+func decodeAttr(v []byte) []byte {
+	v = bytes.ReplaceAll(v, []byte("\r\n"), []byte("\n"))
+	v = bytes.ReplaceAll(v, []byte("\r"), []byte("\n"))
+	v = bytes.ReplaceAll(v, []byte("\x00"), []byte("\ufffd"))
+	return []byte(html.UnescapeString(string(v)))
+}
+
+// attr returns the value of attribute key of the current start tag.
+func (c *checker) attr(key string) ([]byte, bool) {
+	if a := c.findAttr(key); a != nil {
+		return a.val, true
+	}
+	return nil, false
+}
+
+// findAttr returns the attribute key of the current start tag, or nil.
+func (c *checker) findAttr(key string) *attr {
+	for i := range c.attrs {
+		if string(c.attrs[i].key) == key {
+			return &c.attrs[i]
+		}
+	}
+	return nil
+}
+
+func (c *checker) doctype(start, end int) {
+	c.doctypes++
+	if c.doctypes > 1 && c.markup {
+		c.addTag(ruleDocumentSingle, start, end, "A second <!DOCTYPE> after the first document's content begins another document.")
+	} else if c.afterHTML {
+		c.addTag(ruleDocumentSingle, start, end, "A <!DOCTYPE> after </html> begins another document.")
+	}
+}
+
+func (c *checker) text(start, end int, raw rawKind) {
+	switch raw {
+	case rawScript:
+		if c.scriptJS {
+			c.scanJS(c.contentPlace(start, end), c.src[start:end])
+		}
+		return
+	case rawStyle:
+		c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>")
+		return
+	case rawTitle:
+		if hasNonSpace(c.z.Text()) {
+			c.titleText = true
+		}
+		return
+	case rawOther:
+		return
+	}
+	if n := len(c.foreign); n > 0 {
+		switch c.foreign[n-1].name {
+		case "script":
+			c.scanJS(c.contentPlace(start, end), c.src[start:end])
+			return
+		case "style":
+			c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>")
+			return
+		}
+	}
+	t := c.z.Text()
+	if !hasNonSpace(t) {
+		return
+	}
+	c.markup = true
+	switch {
+	case c.htmls == 0:
+		if c.strayBefore < 0 {
+			c.strayBefore = start + firstNonSpace(c.src[start:end])
+		}
+	case c.afterHTML:
+		if c.strayAfter < 0 {
+			c.strayAfter = start + firstNonSpace(c.src[start:end])
+		}
+	default:
+		c.bodyContent = true
+	}
+	if len(c.frames) > 0 {
+		c.appendLabel(t)
+	}
+}
+
+func firstNonSpace(b []byte) int {
+	for i, ch := range b {
+		if ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && ch != '\f' {
+			return i
+		}
+	}
+	return 0
+}
+
+func (c *checker) appendLabel(t []byte) {
+	if room := maxLabel - len(c.label); room < len(t) {
+		t = t[:max(room, 0)]
+		c.labelCut = true
+	}
+	c.label = append(c.label, t...)
+}
+
+// metadata are the elements that are not body content.
+func metadata(a atom.Atom) bool {
+	switch a {
+	case atom.Html, atom.Head, atom.Body, atom.Title, atom.Meta, atom.Link, atom.Style,
+		atom.Script, atom.Base, atom.Noscript, atom.Template:
+		return true
+	}
+	return false
+}
+
+// inline are elements that do not separate words of a label.
+func inline(a atom.Atom) bool {
+	switch a {
+	case atom.B, atom.I, atom.Em, atom.Strong, atom.Span, atom.U, atom.S, atom.Small,
+		atom.Mark, atom.Sup, atom.Sub, atom.Abbr, atom.Code, atom.Kbd, atom.Font, atom.Bdi, atom.Bdo:
+		return true
+	}
+	return false
+}
+
+// void are the HTML elements without content.
+func void(a atom.Atom) bool {
+	switch a {
+	case atom.Area, atom.Base, atom.Br, atom.Col, atom.Embed, atom.Hr, atom.Img, atom.Input,
+		atom.Link, atom.Meta, atom.Source, atom.Track, atom.Wbr, atom.Param, atom.Keygen:
+		return true
+	}
+	return false
+}
+
+// breakout reports whether the start tag a leaves SVG or MathML content
+// (https://html.spec.whatwg.org/multipage/parsing.html#parsing-main-inforeign).
+func (c *checker) breakout(a atom.Atom) bool {
+	switch a {
+	case atom.B, atom.Big, atom.Blockquote, atom.Body, atom.Br, atom.Center, atom.Code, atom.Dd,
+		atom.Div, atom.Dl, atom.Dt, atom.Em, atom.Embed, atom.H1, atom.H2, atom.H3, atom.H4,
+		atom.H5, atom.H6, atom.Head, atom.Hr, atom.I, atom.Img, atom.Li, atom.Listing, atom.Menu,
+		atom.Meta, atom.Nobr, atom.Ol, atom.P, atom.Pre, atom.Ruby, atom.S, atom.Small, atom.Span,
+		atom.Strong, atom.Strike, atom.Sub, atom.Sup, atom.Table, atom.Tt, atom.U, atom.Ul, atom.Var:
+		return true
+	case atom.Font:
+		for _, k := range []string{"color", "face", "size"} {
+			if _, ok := c.attr(k); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// integrationPoint reports whether the foreign element name (in the
+// namespace of the element it is in) has HTML content.
+func (c *checker) integrationPoint(name string, math bool) bool {
+	if math {
+		switch name {
+		case "mi", "mo", "mn", "ms", "mtext":
+			return true
+		case "annotation-xml":
+			enc, _ := c.attr("encoding")
+			return asciiEqualFold(enc, "text/html") || asciiEqualFold(enc, "application/xhtml+xml")
+		}
+		return false
+	}
+	switch name {
+	case "foreignobject", "desc", "title":
+		return true
+	}
+	return false
+}
+
+func (c *checker) startTag(start, end int, selfClosing bool) {
+	name := c.tagName(c.src[start:end])
+	a := atom.Lookup(name)
+	c.readAttrs(start, end)
+	c.markup = true
+
+	// Follow SVG and MathML content as the parser does, because there
+	// <style>, <script> and <title> hold markup rather than raw text.
+	foreign := c.inForeign()
+	if foreign && c.breakout(a) {
+		for c.inForeign() {
+			c.foreign = c.foreign[:len(c.foreign)-1]
+		}
+		foreign = false
+	}
+	switch {
+	case foreign:
+		c.z.NextIsNotRawText()
+		if !selfClosing {
+			c.foreign = append(c.foreign, foreignElem{
+				name:        c.intern(a, name),
+				integration: c.integrationPoint(string(name), c.inMath()),
+			})
+		}
+	case a == atom.Svg || a == atom.Math:
+		if !selfClosing {
+			c.foreign = append(c.foreign, foreignElem{name: a.String()})
+		}
+	case a == atom.Script:
+		c.raw = rawScript
+	case a == atom.Style:
+		c.raw = rawStyle
+	case a == atom.Title:
+		c.raw = rawTitle
+	case a == atom.Textarea || a == atom.Xmp || a == atom.Iframe || a == atom.Noembed ||
+		a == atom.Noframes || a == atom.Noscript || a == atom.Plaintext:
+		c.raw = rawOther
+	}
+
+	c.structure(a, start, end)
+	clickable := c.elementRules(a, name, foreign, start, end)
+
+	// Collect the text of clickable elements.
+	for i := range c.frames {
+		if c.frames[i].name == string(name) && !selfClosing {
+			c.frames[i].depth++
+		}
+	}
+	if len(c.frames) > 0 && !inline(a) {
+		c.appendLabel([]byte(" "))
+	}
+	if clickable && !void(a) && !(foreign && selfClosing) {
+		if a == atom.A {
+			for i := len(c.frames) - 1; i >= 0; i-- {
+				if c.frames[i].name == "a" {
+					for len(c.frames) > i {
+						c.closeFrame(start)
+					}
+					break
+				}
+			}
+		}
+		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, end: end, text: len(c.label)})
+	}
+}
+
+func (c *checker) inMath() bool {
+	for i := len(c.foreign) - 1; i >= 0; i-- {
+		switch c.foreign[i].name {
+		case "math":
+			return true
+		case "svg":
+			return false
+		}
+	}
+	return false
+}
+
+// intern returns the tag name as a string, without allocating for known
+// names.
+func (c *checker) intern(a atom.Atom, name []byte) string {
+	if a != 0 {
+		return a.String()
+	}
+	return string(name)
+}
+
+// structure tracks the document's outline for the document.* and hygiene
+// rules.
+func (c *checker) structure(a atom.Atom, start, end int) {
+	switch a {
+	case atom.Html:
+		c.htmls++
+		if c.htmls == 1 {
+			c.htmlStart = start
+		} else {
+			c.addTag(ruleDocumentSingle, start, end, "A second <html> start tag begins another document.")
+		}
+		return
+	case atom.Head:
+		c.heads++
+		if c.heads == 1 {
+			c.headStart = start
+		} else {
+			c.addTag(ruleDocumentSingle, start, end, "A second <head> start tag begins another document.")
+		}
+		return
+	case atom.Body:
+		c.bodies++
+		if c.bodies == 1 {
+			c.bodyStart = start
+		} else {
+			c.addTag(ruleDocumentSingle, start, end, "A second <body> start tag begins another document.")
+		}
+		return
+	case atom.Script:
+		if c.bodies > 0 && c.htmls > 0 && !c.afterHTML {
+			c.bodyContent = true
+		}
+	}
+	if metadata(a) {
+		return
+	}
+	switch {
+	case c.htmls == 0:
+		if c.strayBefore < 0 {
+			c.strayBefore = start
+		}
+	case !c.afterHTML:
+		c.bodyContent = true
+	}
+}
+
+func (c *checker) endTag(start, end int) {
+	name := c.tagName(c.src[start:end])
+	a := atom.Lookup(name)
+	for i := len(c.foreign) - 1; i >= 0; i-- {
+		if c.foreign[i].name == string(name) {
+			c.foreign = c.foreign[:i]
+			break
+		}
+	}
+	if a == atom.Html && c.htmls > 0 {
+		c.afterHTML = true
+	}
+	for i := len(c.frames) - 1; i >= 0; i-- {
+		if c.frames[i].name != string(name) {
+			continue
+		}
+		c.frames[i].depth--
+		if c.frames[i].depth == 0 {
+			for len(c.frames) > i {
+				c.closeFrame(end)
+			}
+		}
+		break
+	}
+	if len(c.frames) > 0 && !inline(a) {
+		c.appendLabel([]byte(" "))
+	}
+}
+
+// closeFrame closes the innermost clickable element, which ends at end,
+// and checks its text.
+func (c *checker) closeFrame(end int) {
+	f := c.frames[len(c.frames)-1]
+	c.frames = c.frames[:len(c.frames)-1]
+	if !f.reported && c.want(ruleDownloadButton) {
+		label := c.label[f.text:]
+		if isDownloadLabel(label, c.labelCut) {
+			c.add(ruleDownloadButton, f.start, f.start, end, fmt.Sprintf(
+				"The clickable <%s> says %s: it is a download button, and the page must not have one.",
+				f.name, strconv.Quote(summarize(string(label), 60))))
+			// Outer clickable elements share this text; one finding is enough.
+			for i := range c.frames {
+				c.frames[i].reported = true
+			}
+		}
+	}
+	if len(c.frames) == 0 {
+		c.label = c.label[:0]
+		c.labelCut = false
+	}
+}
+
+// end reports what can only be known at the end of the document.
+func (c *checker) end() {
+	switch {
+	case c.htmls == 0:
+		c.add(ruleDocumentComplete, 0, 0, len(c.src),
+			"This is not a complete HTML document: there is no <html> element, so it looks like a fragment or plain text.")
+	case !c.bodyContent:
+		pos := c.bodyStart
+		if pos < 0 {
+			pos = c.htmlStart
+		}
+		c.add(ruleDocumentComplete, pos, pos, pos+maxExcerpt,
+			"The document has no body content: there is no visible text or element in <body>.")
+	}
+	if c.htmls > 0 && c.strayBefore >= 0 {
+		c.add(ruleDocumentComplete, c.strayBefore, c.strayBefore, c.strayBefore+maxExcerpt,
+			"There is content before the <html> element; the document must be sent on its own.")
+	}
+	if c.strayAfter >= 0 {
+		c.add(ruleDocumentComplete, c.strayAfter, c.strayAfter, c.strayAfter+maxExcerpt,
+			"There is text after </html>; the document must be sent on its own.")
+	}
+	if c.clip {
+		if instr := findRunInstruction(c.doc); instr != "" {
+			c.add(rulePhishingClipboard, c.clipPos, c.clipPos, c.clipEnd, fmt.Sprintf(
+				"A script writes the clipboard and the page tells the visitor %s: this is the ClickFix pattern of pages that trick people into running commands.",
+				strconv.Quote(summarize(instr, 60))))
+		}
+	}
+	where := c.headStart
+	if where < 0 {
+		where = max(c.htmlStart, 0)
+	}
+	if c.doctypes == 0 {
+		c.add(ruleHygieneDoctype, 0, 0, maxExcerpt, "The document has no <!DOCTYPE html>.")
+	}
+	if !c.titleText {
+		c.add(ruleHygieneTitle, where, where, where+maxExcerpt, "The document has no <title>, or it is empty.")
+	}
+	if !c.viewport {
+		c.add(ruleHygieneViewport, where, where, where+maxExcerpt, "The document has no <meta name=\"viewport\">.")
+	}
+}

@@ -1,0 +1,67 @@
+// Package htmlcheck validates the custom download pages that agency
+// customers (usually AI agents) post through the API, before they are
+// stored.
+//
+// A custom page is one complete HTML document that visitors see in a
+// sandboxed iframe (scripts allowed, nothing else) with a strict
+// Content-Security-Policy, under the service's own download control. Check
+// rejects pages that cannot work there or that compete with or imitate
+// that control, and warns about parts that the sandbox silently disables.
+// Every finding says where (line and column, in runes), quotes the source
+// and tells how to fix it, so that an agent can correct its HTML in one
+// more try.
+//
+// Errors (the page is rejected):
+//
+//   - html.size: the document is larger than MaxSize (1 MiB).
+//   - document.complete: not a whole document: no <html> start tag in
+//     the source, no body content, or text (such as Markdown code fences)
+//     before <html> or after </html>.
+//   - document.single: more than one document concatenated: a second
+//     <html>, <head> or <body> start tag, or a second <!DOCTYPE> after
+//     content.
+//   - inline.script: <script src>, <link rel=modulepreload>, static and
+//     dynamic imports of modules by URL, importScripts.
+//   - inline.style: <link rel=stylesheet>, CSS @import in <style> elements
+//     and style attributes.
+//   - image.source: an image that is not a data: URI or an absolute https:
+//     URL: img src and srcset, picture source srcset, SVG image and
+//     feImage href, video poster, input type=image, icon links, the legacy
+//     background attribute, CSS url() and image-set() in <style> elements
+//     and style attributes. Fragment references such as url(#grad) are
+//     allowed.
+//   - download.button: <a download>; links (a, area) and forms to this
+//     service's /f/ or download URLs; links to executables and archives;
+//     data: and blob: links; clickable elements (a, button, input
+//     type=button|submit|reset|image, role=button|link, onclick and similar
+//     handlers, btn/button/cta classes) whose text, value, aria-label or
+//     title is a call to download, in English and the major languages.
+//     Only clickable elements are checked, and only labels that are a call
+//     to action ("Download", "Free download", "Télécharger maintenant",
+//     "Get the file"), so prose such as "2M downloads" passes; see
+//     isDownloadLabel.
+//   - phishing.clipboard: a script writes the clipboard and the page tells
+//     the visitor to press Win+R, open PowerShell or a terminal, or paste
+//     and press Enter (the ClickFix pattern). A copy button for a coupon
+//     code passes.
+//
+// Warnings (the page is accepted; the feature will not work):
+//
+//   - sandbox.form: forms cannot be submitted.
+//   - sandbox.external_media: fonts, audio, video and tracks that are not
+//     data: or https: URLs.
+//   - sandbox.frame: iframe, frame, object, embed.
+//   - sandbox.meta_refresh: <meta http-equiv=refresh>.
+//   - sandbox.base: <base>.
+//   - sandbox.window_open: window.open and links or forms with a target
+//     that opens a new window.
+//   - sandbox.top_navigation: top.location, parent.location,
+//     target=_top and target=_parent.
+//   - hygiene.doctype, hygiene.title, hygiene.viewport: no <!DOCTYPE>, no
+//     or an empty <title>, no viewport <meta>.
+//
+// The document is tokenized with golang.org/x/net/html; CSS and JavaScript
+// are searched with small scanners that know strings and comments well
+// enough to find URLs and a handful of calls, not full parsers. Check is
+// fast enough to run inline on every request: see BenchmarkCheck1MiB.
+package htmlcheck

@@ -1,0 +1,355 @@
+package htmlcheck
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"golang.org/x/net/html/atom"
+)
+
+// q quotes a value from the document for a message.
+func q(b []byte) string { return strconv.Quote(summarize(string(b), 60)) }
+
+// elementRules applies the rules about one start tag and its attributes,
+// and reports whether the element is clickable.
+func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, end int) bool {
+	clickable := false
+	for i := range c.attrs {
+		at := &c.attrs[i]
+		k := at.key
+		switch {
+		case string(k) == "style":
+			c.scanCSS(c.attrPlace(start, at), at.val, "style attribute")
+		case len(k) > 2 && k[0] == 'o' && k[1] == 'n':
+			c.scanJS(c.attrPlace(start, at), at.val)
+			switch string(k) {
+			case "onclick", "onmousedown", "onmouseup", "onpointerdown", "onpointerup", "ontouchstart", "ontouchend", "onauxclick", "ondblclick":
+				clickable = true
+			}
+		case string(k) == "background":
+			c.checkImage(start, end, "background", at.val, name)
+		case string(k) == "role":
+			for r := range bytes.FieldsSeq(at.val) {
+				if asciiEqualFold(r, "button") || asciiEqualFold(r, "link") || asciiEqualFold(r, "menuitem") {
+					clickable = true
+				}
+			}
+		case string(k) == "class":
+			if buttonClass(at.val) {
+				clickable = true
+			}
+		}
+	}
+
+	switch a {
+	case atom.A, atom.Area:
+		clickable = true
+		if _, ok := c.attr("download"); ok {
+			c.addAttr(ruleDownloadButton, start, end, "download", false, fmt.Sprintf(
+				"<%s download> makes the browser download the link target: it is a download button.", name))
+		}
+		for _, k := range []string{"href", "xlink:href"} {
+			if v, ok := c.attr(k); ok {
+				c.checkLink(start, end, k, v, name)
+			}
+		}
+		c.checkTarget(start, end, name)
+	case atom.Button:
+		clickable = true
+		if v, ok := c.attr("formaction"); ok {
+			c.checkFormAction(start, end, "formaction", v)
+		}
+	case atom.Input:
+		typ, _ := c.attr("type")
+		switch {
+		case asciiEqualFold(typ, "button"), asciiEqualFold(typ, "submit"), asciiEqualFold(typ, "reset"):
+			clickable = true
+		case asciiEqualFold(typ, "image"):
+			clickable = true
+			if v, ok := c.attr("src"); ok {
+				c.checkImage(start, end, "src", v, name)
+			}
+		}
+		if v, ok := c.attr("formaction"); ok {
+			c.checkFormAction(start, end, "formaction", v)
+		}
+	case atom.Img:
+		if v, ok := c.attr("src"); ok {
+			c.checkImage(start, end, "src", v, name)
+		}
+		if v, ok := c.attr("srcset"); ok {
+			c.checkSrcset(start, end, v, name)
+		}
+	case atom.Image:
+		if foreign {
+			c.checkSVGImage(start, end, name)
+		} else if v, ok := c.attr("src"); ok {
+			// The parser turns <image> into <img> in HTML content.
+			c.checkImage(start, end, "src", v, name)
+		}
+	case atom.Source:
+		if v, ok := c.attr("srcset"); ok {
+			c.checkSrcset(start, end, v, name)
+		}
+		if v, ok := c.attr("src"); ok {
+			c.checkMedia(start, end, "src", v, name)
+		}
+	case atom.Video:
+		if v, ok := c.attr("poster"); ok {
+			c.checkImage(start, end, "poster", v, name)
+		}
+		if v, ok := c.attr("src"); ok {
+			c.checkMedia(start, end, "src", v, name)
+		}
+	case atom.Audio, atom.Track:
+		if v, ok := c.attr("src"); ok {
+			c.checkMedia(start, end, "src", v, name)
+		}
+	case atom.Link:
+		c.checkLinkElement(start, end)
+	case atom.Script:
+		if _, ok := c.attr("src"); ok {
+			c.addAttr(ruleInlineScript, start, end, "src", false,
+				"<script src> loads an external script, which the sandbox blocks.")
+		}
+		typ, _ := c.attr("type")
+		c.scriptJS = javaScriptType(typ)
+	case atom.Form:
+		c.addTag(ruleSandboxForm, start, end, "Forms cannot be submitted in the sandbox.")
+		if v, ok := c.attr("action"); ok {
+			c.checkFormAction(start, end, "action", v)
+		}
+		c.checkTarget(start, end, name)
+	case atom.Iframe, atom.Frame, atom.Frameset, atom.Object, atom.Embed:
+		c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
+	case atom.Meta:
+		if v, ok := c.attr("http-equiv"); ok && asciiEqualFold(bytes.TrimSpace(v), "refresh") {
+			c.addTag(ruleSandboxMetaRefresh, start, end, "<meta http-equiv=\"refresh\"> cannot redirect or reload the page in the sandbox.")
+		}
+		if v, ok := c.attr("name"); ok && asciiEqualFold(bytes.TrimSpace(v), "viewport") {
+			c.viewport = true
+		}
+	case atom.Base:
+		c.addTag(ruleSandboxBase, start, end, "<base> is ignored in the sandbox.")
+		c.checkTarget(start, end, name)
+	default:
+		switch string(name) {
+		case "feimage":
+			c.checkSVGImage(start, end, name)
+		case "portal", "fencedframe":
+			c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
+		}
+	}
+	if !clickable {
+		return false
+	}
+	// The accessible names of a clickable element.
+	for _, k := range []string{"aria-label", "title", "value"} {
+		if k == "value" && a != atom.Input && a != atom.Button {
+			continue
+		}
+		if v, ok := c.attr(k); ok && isDownloadLabel(v, false) {
+			c.addAttr(ruleDownloadButton, start, end, k, false, fmt.Sprintf(
+				"The clickable <%s> has %s=%s: it is a download button, and the page must not have one.", name, k, q(v)))
+			return false // reported; its text need not be checked
+		}
+	}
+	return true
+}
+
+// buttonClass reports whether a class attribute names the element a
+// button (btn, button, cta, btn-primary, …), for elements made clickable
+// by script.
+func buttonClass(v []byte) bool {
+	for f := range bytes.FieldsSeq(v) {
+		l := bytes.ToLower(f)
+		switch {
+		case string(l) == "btn", string(l) == "button", string(l) == "cta":
+			return true
+		case bytes.HasPrefix(l, []byte("btn-")), bytes.HasPrefix(l, []byte("btn_")),
+			bytes.HasSuffix(l, []byte("-btn")), bytes.HasSuffix(l, []byte("_btn")),
+			bytes.HasSuffix(l, []byte("-button")), bytes.HasPrefix(l, []byte("button-")):
+			return true
+		}
+	}
+	return false
+}
+
+// javaScriptType reports whether a script element's type attribute says
+// the content is JavaScript (or JSX, which is JavaScript to these rules).
+func javaScriptType(t []byte) bool {
+	t = bytes.TrimSpace(t)
+	if i := bytes.IndexByte(t, ';'); i >= 0 {
+		t = bytes.TrimSpace(t[:i])
+	}
+	if len(t) == 0 || asciiEqualFold(t, "module") {
+		return true
+	}
+	return containsFold(t, "javascript") || containsFold(t, "ecmascript") || containsFold(t, "jscript") ||
+		containsFold(t, "babel") || containsFold(t, "jsx")
+}
+
+// checkImage checks an attribute that loads an image.
+func (c *checker) checkImage(start, end int, key string, v, name []byte) {
+	u := trimURL(v)
+	if len(u) == 0 || urlLoads(u) || !c.want(ruleImageSource) {
+		return
+	}
+	c.addAttr(ruleImageSource, start, end, key, true, fmt.Sprintf(
+		"<%s %s=%s> is %s; images must be data: URIs or absolute https: URLs.", name, key, q(u), urlKind(u)))
+}
+
+// checkSVGImage checks the href of an SVG <image> or <feImage>.
+func (c *checker) checkSVGImage(start, end int, name []byte) {
+	for _, k := range []string{"href", "xlink:href"} {
+		v, ok := c.attr(k)
+		if !ok {
+			continue
+		}
+		if u := trimURL(v); len(u) > 0 && u[0] == '#' {
+			continue
+		}
+		c.checkImage(start, end, k, v, name)
+	}
+}
+
+// checkSrcset checks each candidate of a srcset attribute.
+func (c *checker) checkSrcset(start, end int, v, name []byte) {
+	p := c.attrPlace(start, c.findAttr("srcset"))
+	eachSrcsetURL(v, func(s, e int) {
+		u := v[s:e]
+		if !urlLoads(u) && c.want(ruleImageSource) {
+			p.add(ruleImageSource, s, e, fmt.Sprintf(
+				"<%s srcset> has the candidate %s, which is %s; images must be data: URIs or absolute https: URLs.", name, q(u), urlKind(u)))
+		}
+	})
+}
+
+// checkMedia checks an attribute that loads audio, video or a text track.
+func (c *checker) checkMedia(start, end int, key string, v, name []byte) {
+	u := trimURL(v)
+	if len(u) == 0 || urlLoads(u) || !c.want(ruleSandboxExternalMedia) {
+		return
+	}
+	c.addAttr(ruleSandboxExternalMedia, start, end, key, true, fmt.Sprintf(
+		"<%s %s=%s> is %s and does not load in the sandbox.", name, key, q(u), urlKind(u)))
+}
+
+// checkLink checks the target of a link (a or area href).
+func (c *checker) checkLink(start, end int, key string, v, name []byte) {
+	u := trimURL(v)
+	switch {
+	case hasPrefixFold(u, "data:"), hasPrefixFold(u, "blob:"):
+		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
+			"<%s %s=%s> links to a %s URL, which serves a file: it is a download link.", name, key, q(u), bytes.ToLower(u[:4])))
+	case hasPrefixFold(u, "javascript:"):
+		c.scanJS(c.attrPlace(start, c.findAttr(key)), v)
+	case serviceLink(u, c.opts.ServiceHosts):
+		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
+			"<%s %s=%s> links to this service's file page or download URL: it is a download link.", name, key, q(u)))
+	default:
+		if file := executableName(u); file != "" {
+			c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
+				"<%s %s=%s> links to the program or archive %s: it is a download link.", name, key, q(u), q([]byte(file))))
+		}
+	}
+}
+
+// checkFormAction checks where a form or submit button sends its data.
+func (c *checker) checkFormAction(start, end int, key string, v []byte) {
+	u := trimURL(v)
+	if serviceLink(u, c.opts.ServiceHosts) || hasPrefixFold(u, "data:") || hasPrefixFold(u, "blob:") || executableName(u) != "" {
+		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
+			"The form %s=%s leads to a file download: it is a download button.", key, q(u)))
+	}
+}
+
+// checkTarget checks the target attribute of a, area, form and base.
+func (c *checker) checkTarget(start, end int, name []byte) {
+	v, ok := c.attr("target")
+	if !ok {
+		return
+	}
+	v = bytes.TrimSpace(v)
+	switch {
+	case asciiEqualFold(v, "_top"), asciiEqualFold(v, "_parent"):
+		c.addAttr(ruleSandboxTopNavigation, start, end, "target", true, fmt.Sprintf(
+			"<%s target=%s> would navigate the download page itself, which the sandbox forbids.", name, q(v)))
+	case asciiEqualFold(v, "_blank") || (len(v) > 0 && v[0] != '_'):
+		c.addAttr(ruleSandboxWindowOpen, start, end, "target", true, fmt.Sprintf(
+			"<%s target=%s> opens a new window, which the sandbox blocks.", name, q(v)))
+	}
+}
+
+// checkLinkElement applies the rules to a <link>, by its rel.
+func (c *checker) checkLinkElement(start, end int) {
+	rel, _ := c.attr("rel")
+	as, _ := c.attr("as")
+	href, hasHref := c.attr("href")
+	for r := range bytes.FieldsSeq(rel) {
+		switch {
+		case asciiEqualFold(r, "stylesheet"), asciiEqualFold(r, "preload") && asciiEqualFold(as, "style"):
+			c.addTag(ruleInlineStyle, start, end, "<link rel=\"stylesheet\"> loads an external stylesheet, which the sandbox blocks.")
+			return
+		case asciiEqualFold(r, "modulepreload"), asciiEqualFold(r, "preload") && asciiEqualFold(as, "script"):
+			c.addTag(ruleInlineScript, start, end, "<link> preloads an external script, which the sandbox blocks.")
+			return
+		case asciiEqualFold(r, "icon"), asciiEqualFold(r, "apple-touch-icon"), asciiEqualFold(r, "apple-touch-icon-precomposed"),
+			asciiEqualFold(r, "mask-icon"), asciiEqualFold(r, "apple-touch-startup-image"),
+			asciiEqualFold(r, "preload") && asciiEqualFold(as, "image"):
+			if hasHref {
+				c.checkImage(start, end, "href", href, []byte("link"))
+			}
+			return
+		case asciiEqualFold(r, "preload") && asciiEqualFold(as, "font"):
+			if hasHref {
+				c.checkMedia(start, end, "href", href, []byte("link"))
+			}
+			return
+		}
+	}
+}
+
+// scanJS applies the script rules to JavaScript at p.
+func (c *checker) scanJS(p place, js []byte) {
+	scanJS(js, func(k jsKind, s, e int, detail []byte) {
+		switch k {
+		case jsImport:
+			p.add(ruleInlineScript, s, e, fmt.Sprintf("The script imports the module %s, which the sandbox cannot load.", q(detail)))
+		case jsDynamicImport:
+			p.add(ruleInlineScript, s, e, fmt.Sprintf("The script calls import(%s), which the sandbox cannot load.", q(detail)))
+		case jsImportScripts:
+			p.add(ruleInlineScript, s, e, "The script calls importScripts, which loads external scripts the sandbox blocks.")
+		case jsClipboard:
+			if !c.clip {
+				c.clip = true
+				c.clipPos, c.clipEnd = p.pos(s, e)
+			}
+		case jsWindowOpen:
+			p.add(ruleSandboxWindowOpen, s, e, "window.open opens a popup, which the sandbox blocks.")
+		case jsTopNavigation:
+			p.add(ruleSandboxTopNavigation, s, e, fmt.Sprintf("%s would navigate the download page itself, which the sandbox forbids.", q(js[s:e])))
+		}
+	})
+}
+
+// scanCSS applies the style rules to CSS at p; where says where it is.
+func (c *checker) scanCSS(p place, css []byte, where string) {
+	scanCSS(css, func(k cssKind, s, e int, v []byte) {
+		switch k {
+		case cssImport:
+			p.add(ruleInlineStyle, s, e, fmt.Sprintf("The %s has an @import rule, which loads an external stylesheet the sandbox blocks.", where))
+		case cssImage:
+			if !cssURLOK(v) {
+				u := trimURL(v)
+				p.add(ruleImageSource, s, e, fmt.Sprintf("The %s refers to the image %s, which is %s; images must be data: URIs or absolute https: URLs.", where, q(u), urlKind(u)))
+			}
+		case cssFont:
+			if !cssURLOK(v) {
+				u := trimURL(v)
+				p.add(ruleSandboxExternalMedia, s, e, fmt.Sprintf("The %s loads the font %s, which is %s and does not load in the sandbox.", where, q(u), urlKind(u)))
+			}
+		}
+	})
+}

@@ -1,0 +1,238 @@
+package htmlcheck
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"unicode/utf8"
+)
+
+// maxExcerpt is the longest excerpt, in runes.
+const maxExcerpt = 80
+
+// pending is a finding before its position is resolved: start and end are
+// byte offsets in the original document.
+type pending struct {
+	rule     rule
+	pos      int // where the offence is
+	ex0, ex1 int // the source to excerpt
+	msg      string
+}
+
+// finish resolves positions and excerpts of the pending findings, in one pass
+// over the document in offset order, and splits them into errors and warnings.
+func finish(doc []byte, ps []pending) Result {
+	slices.SortStableFunc(ps, func(a, b pending) int { return cmp.Compare(a.pos, b.pos) })
+	var res Result
+	line := 1
+	off, col := 0, 1 // col is the column of off
+	for _, p := range ps {
+		start := min(max(p.pos, 0), len(doc))
+		for {
+			i := bytes.IndexByte(doc[off:start], '\n')
+			if i < 0 {
+				break
+			}
+			line++
+			off, col = off+i+1, 1
+		}
+		col += utf8.RuneCount(doc[off:start])
+		off = start
+		f := Finding{
+			Rule:     rules[p.rule].name,
+			Severity: rules[p.rule].sev,
+			Message:  p.msg,
+			Line:     line,
+			Column:   col,
+			Excerpt:  excerpt(doc, min(max(p.ex0, 0), start), p.ex1),
+			Hint:     rules[p.rule].hint,
+		}
+		if f.Severity == SeverityError {
+			res.Errors = append(res.Errors, f)
+		} else {
+			res.Warnings = append(res.Warnings, f)
+		}
+	}
+	return res
+}
+
+// excerpt returns the source from start to end on one line: white space
+// collapsed, control characters and invalid UTF-8 replaced, at most
+// maxExcerpt runes, ending in "…" when cut.
+func excerpt(doc []byte, start, end int) string {
+	start = min(max(start, 0), len(doc))
+	limit := min(len(doc), start+4*maxExcerpt, end)
+	var b []rune
+	b = make([]rune, 0, maxExcerpt)
+	space := false
+	cut := false
+	for i := start; i < limit; {
+		r, n := utf8.DecodeRune(doc[i:])
+		i += n
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
+			if len(b) > 0 {
+				space = true
+			}
+			continue
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			r = utf8.RuneError
+		}
+		need := 1
+		if space {
+			need = 2
+		}
+		if len(b)+need > maxExcerpt {
+			cut = true
+			break
+		}
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		b = append(b, r)
+	}
+	if !cut && limit < end && limit < len(doc) {
+		cut = true
+	}
+	if cut && len(b) > 0 {
+		if len(b) >= maxExcerpt {
+			b = b[:maxExcerpt-1]
+		}
+		b = append(b, '…')
+	}
+	return string(b)
+}
+
+// attrSpan is where one attribute of a start tag is, as byte offsets into
+// the tag's raw text: key is [k0,k1), value is [v0,v1) without quotes.
+type attrSpan struct{ k0, k1, v0, v1 int }
+
+// eachAttrSpan calls fn for each attribute of a start tag, given its raw text
+// as returned by html.Tokenizer.Raw, until fn returns false. It repeats
+// the attribute grammar of readTag in golang.org/x/net/html/token.go,
+// because the tokenizer does not expose attribute offsets; tests check the
+// two agree. Unlike the tokenizer it does not drop repeated keys.
+func eachAttrSpan(raw []byte, fn func(attrSpan) bool) {
+	n := len(raw)
+	isSpace := func(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
+	i := 2 // past '<' and the first byte of the name
+	for i < n {
+		c := raw[i]
+		i++
+		if isSpace(c) {
+			break
+		}
+		if c == '/' || c == '>' {
+			i--
+			break
+		}
+	}
+	skip := func() {
+		for i < n && isSpace(raw[i]) {
+			i++
+		}
+	}
+	skip()
+	for i < n {
+		if raw[i] == '>' {
+			return
+		}
+		var s attrSpan
+		s.k0 = i
+		for i < n {
+			c := raw[i]
+			i++
+			if c == '=' && s.k0+1 == i {
+				continue
+			}
+			if c == '=' || isSpace(c) || c == '/' || c == '>' {
+				i--
+				break
+			}
+		}
+		s.k1 = i
+		s.v0, s.v1 = i, i
+		skip()
+		if i < n {
+			c := raw[i]
+			i++
+			switch {
+			case c == '/':
+			case c != '=':
+				i--
+			default:
+				skip()
+				if i < n {
+					q := raw[i]
+					i++
+					switch q {
+					case '>':
+						i--
+					case '\'', '"':
+						s.v0 = i
+						for i < n && raw[i] != q {
+							i++
+						}
+						s.v1 = i
+						if i < n {
+							i++
+						}
+					default:
+						s.v0 = i - 1
+						for i < n && !isSpace(raw[i]) && raw[i] != '>' {
+							i++
+						}
+						s.v1 = i
+						if i < n && isSpace(raw[i]) {
+							i++
+						}
+					}
+				}
+			}
+		}
+		if s.k0 != s.k1 && !fn(s) {
+			return
+		}
+		skip()
+	}
+}
+
+// findAttr returns the span of the first attribute of the raw start tag
+// whose key, ASCII-lowercased, is key.
+func findAttr(raw []byte, key string) (attrSpan, bool) {
+	var found attrSpan
+	ok := false
+	eachAttrSpan(raw, func(s attrSpan) bool {
+		if asciiEqualFold(raw[s.k0:s.k1], key) {
+			found, ok = s, true
+			return false
+		}
+		return true
+	})
+	return found, ok
+}
+
+// asciiEqualFold reports whether b equals s, ignoring ASCII case; s must be
+// lower case.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(b) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasPrefixFold reports whether b starts with prefix, ignoring ASCII case;
+// prefix must be lower case.
+func hasPrefixFold(b []byte, prefix string) bool {
+	return len(b) >= len(prefix) && asciiEqualFold(b[:len(prefix)], prefix)
+}

@@ -1,0 +1,102 @@
+package htmlcheck
+
+import "bytes"
+
+// Most of a large page is usually base64: data: URI images and fonts. The
+// tokenizer reads byte by byte, so shorten cuts the middle out of long
+// base64 payloads before tokenizing, and positions are mapped back to the
+// document with docOffset.
+//
+// This cannot change how the tokenizer splits the document or its
+// attributes: a payload (the bytes after "base64," in [A-Za-z0-9+/=]) holds
+// no '<', '>', '&', quote or space, and only its maximal runs of
+// [A-Za-z0-9+] longer than shortenMin are shortened, keeping their first
+// and last shortenKeep bytes and every '/' and '='. Letters only matter to
+// the tokenizer right after "<", "</", "<!" or "&", which never precede
+// the shortened middle. What can change is the text of a key or value
+// inside the payload; shortened runs get a '+' in the middle, which no
+// attribute name the rules look at contains, and the rules only look at
+// the start of data: URIs. The scanners for script and CSS match whole
+// identifiers, and an identifier inside a long run is not one.
+
+const (
+	shortenMin  = 32
+	shortenKeep = 8
+)
+
+// cut records that the bytes of src from offset at on lie removed bytes
+// further into doc (cumulative over all cuts up to this one).
+type cut struct{ at, removed int }
+
+// base64Run marks [A-Za-z0-9+].
+var base64Run = func() (t [256]bool) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+		t[c+'a'-'A'] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	t['+'] = true
+	return t
+}()
+
+// shorten returns the text to tokenize for doc and where it differs from
+// doc. It returns doc itself when there is nothing to shorten.
+func shorten(doc []byte) ([]byte, []cut) {
+	marker := []byte("base64,")
+	var out []byte
+	var cuts []cut
+	last, removed := 0, 0
+	for i := 0; ; {
+		j := bytes.Index(doc[i:], marker)
+		if j < 0 {
+			break
+		}
+		p := i + j + len(marker)
+		for p < len(doc) {
+			r0 := p
+			for p < len(doc) && base64Run[doc[p]] {
+				p++
+			}
+			if p-r0 >= shortenMin {
+				if out == nil {
+					out = make([]byte, 0, len(doc))
+				}
+				out = append(out, doc[last:r0+shortenKeep]...)
+				out = append(out, '+')
+				removed += p - r0 - 2*shortenKeep - 1
+				last = p - shortenKeep
+				cuts = append(cuts, cut{at: len(out), removed: removed})
+			}
+			if p < len(doc) && (doc[p] == '/' || doc[p] == '=') {
+				p++
+				continue
+			}
+			break
+		}
+		i = p
+	}
+	if out == nil {
+		return doc, nil
+	}
+	return append(out, doc[last:]...), cuts
+}
+
+// docOffset maps an offset in c.src to the offset of the same byte in
+// c.doc.
+func (c *checker) docOffset(off int) int {
+	lo, hi := 0, len(c.cuts)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if c.cuts[m].at <= off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return off
+	}
+	return off + c.cuts[lo-1].removed
+}
