@@ -218,16 +218,20 @@ func (c *checker) run() {
 	c.end()
 }
 
-// want reports whether another finding of rule r is still reported.
-func (c *checker) want(r rule) bool {
-	limit := maxErrorsPerRule
+// limit is how many findings of rule r are reported.
+func limit(r rule) int {
 	switch {
 	case r == ruleDocumentComplete || r == ruleDocumentSingle:
-		limit = 2
+		return 2
 	case rules[r].sev == SeverityWarning:
-		limit = maxWarningsPerRule
+		return maxWarningsPerRule
 	}
-	return c.count[r] < limit
+	return maxErrorsPerRule
+}
+
+// want reports whether another finding of rule r is still reported.
+func (c *checker) want(r rule) bool {
+	return c.count[r] < limit(r)
 }
 
 // add records a finding at src offset pos with the excerpt [ex0,ex1).

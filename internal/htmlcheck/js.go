@@ -80,6 +80,9 @@ func scanJS(s []byte, fn func(k jsKind, start, end int, detail []byte)) {
 			m := skipJSSpace(rest, k+1)
 			if m < len(rest) && (rest[m] == '"' || rest[m] == '\'' || rest[m] == '`') {
 				spec, end := jsString(rest, m)
+				if e := skipJSSpace(rest, end); e < len(rest) && rest[e] == ')' {
+					end = e + 1
+				}
 				fn(jsDynamicImport, p, p+len("import")+end, spec)
 			}
 			return

@@ -14,14 +14,18 @@ import "bytes"
 // and last shortenKeep bytes and every '/' and '='. Letters only matter to
 // the tokenizer right after "<", "</", "<!" or "&", which never precede
 // the shortened middle. What can change is the text of a key or value
-// inside the payload; shortened runs get a '+' in the middle, which no
-// attribute name the rules look at contains, and the rules only look at
-// the start of data: URIs. The scanners for script and CSS match whole
+// inside the payload, and the rules only look at the start of data: URIs.
+// The scanners for script and CSS match whole
 // identifiers, and an identifier inside a long run is not one.
+//
+// The shortened run is 2*shortenKeep+1 bytes with shortenMark in the
+// middle: still one word to the label rules, and no attribute name the
+// rules look at has that shape, so it cannot stand in for one.
 
 const (
 	shortenMin  = 32
 	shortenKeep = 8
+	shortenMark = 'x'
 )
 
 // cut records that the bytes of src from offset at on lie removed bytes
@@ -64,7 +68,7 @@ func shorten(doc []byte) ([]byte, []cut) {
 					out = make([]byte, 0, len(doc))
 				}
 				out = append(out, doc[last:r0+shortenKeep]...)
-				out = append(out, '+')
+				out = append(out, shortenMark)
 				removed += p - r0 - 2*shortenKeep - 1
 				last = p - shortenKeep
 				cuts = append(cuts, cut{at: len(out), removed: removed})

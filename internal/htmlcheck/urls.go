@@ -2,6 +2,7 @@ package htmlcheck
 
 import (
 	"bytes"
+	"net"
 	"net/url"
 	"path"
 	"strings"
@@ -114,7 +115,7 @@ func executableName(link []byte) string {
 	if i := bytes.LastIndexByte(link, '/'); i >= 0 {
 		link = link[i+1:]
 	}
-	if len(link) < 3 || bytes.IndexByte(link, '.') < 0 {
+	if len(link) < 3 || bytes.IndexByte(link, '.') < 0 && bytes.IndexByte(link, '%') < 0 {
 		return ""
 	}
 	name := string(link)
@@ -173,14 +174,21 @@ func serviceLink(link []byte, hosts []string) bool {
 // serviceHost reports whether u's host is one of hosts (host[:port]); an
 // entry without a port matches any port.
 func serviceHost(u *url.URL, hosts []string) bool {
-	h := strings.TrimSuffix(u.Host, ".")
 	name := strings.TrimSuffix(u.Hostname(), ".")
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if strings.EqualFold(u.Scheme, "http") {
+			port = "80"
+		}
+	}
+	h := net.JoinHostPort(name, port)
 	for _, e := range hosts {
-		e = strings.TrimSuffix(strings.TrimSpace(e), ".")
+		e = strings.TrimSpace(e)
 		if e == "" {
 			continue
 		}
-		if strings.EqualFold(e, h) || strings.EqualFold(e, name) {
+		if strings.EqualFold(e, h) || strings.EqualFold(strings.TrimSuffix(e, "."), name) {
 			return true
 		}
 	}

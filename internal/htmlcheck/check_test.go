@@ -1,0 +1,413 @@
+package htmlcheck
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// page wraps body in a complete document that passes every rule.
+func page(body string) string {
+	return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" +
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>Test page</title>\n</head>\n<body>\n" +
+		body + "\n</body>\n</html>\n"
+}
+
+// pageLines is how many lines page puts before body.
+const pageLines = 8
+
+func TestPageTemplateIsClean(t *testing.T) {
+	r := Check([]byte(page("<p>Hello.</p>")), Options{})
+	if len(r.Errors)+len(r.Warnings) != 0 {
+		t.Fatalf("got errors %v warnings %v, want none", ruleNames(r.Errors), ruleNames(r.Warnings))
+	}
+}
+
+func TestSize(t *testing.T) {
+	base := page("<p>Big.</p><!--")
+	tail := "-->"
+	atMax := base + strings.Repeat("x", MaxSize-len(base)-len(tail)) + tail
+	if len(atMax) != MaxSize {
+		t.Fatalf("test document is %d bytes, want %d", len(atMax), MaxSize)
+	}
+	r := Check([]byte(atMax), Options{})
+	if got := ruleNames(r.Errors); len(got) != 0 {
+		t.Errorf("at MaxSize: got errors %v, want none", got)
+	}
+
+	over := atMax + "x"
+	r = Check([]byte(over), Options{})
+	if got, want := len(r.Errors), 1; got != want {
+		t.Fatalf("at MaxSize+1: got %d errors %v, want %d", got, ruleNames(r.Errors), want)
+	}
+	f := r.Errors[0]
+	if f.Rule != RuleSize || f.Line != 1 || f.Column != 1 || f.Severity != SeverityError {
+		t.Errorf("at MaxSize+1: got %s at %d:%d (%v), want %s at 1:1 (error)", f.Rule, f.Line, f.Column, f.Severity, RuleSize)
+	}
+	if len(r.Warnings) != 0 {
+		t.Errorf("at MaxSize+1: got warnings %v, want none", ruleNames(r.Warnings))
+	}
+	if f.Message == "" || f.Hint == "" || utf8.RuneCountInString(f.Excerpt) > maxExcerpt {
+		t.Errorf("at MaxSize+1: incomplete finding %+v", f)
+	}
+}
+
+func TestPositions(t *testing.T) {
+	longData := "data:image/png;base64," + strings.Repeat("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODkw", 200)
+	tests := []struct {
+		name      string
+		doc       string
+		rule      string
+		line, col int
+		excerpt   string // prefix of the excerpt
+	}{
+		{"img src value", page(`<p>x</p><img alt="" src="a.png">`), RuleImageSource, pageLines + 1, 26, `src="a.png"`},
+		{"runes before", page(`<p>ñandú 🦤</p><img src="a.png">`), RuleImageSource, pageLines + 1, 25, `src="a.png"`},
+		{"second line", page("<p>one</p>\n  <script src=\"x.js\"></script>"), RuleInlineScript, pageLines + 2, 11, `src="x.js"`},
+		{"css in style element", page("<style>\n.a { color: red; }\n.b { background: url(b.png) }\n</style><p>x</p>"), RuleImageSource, pageLines + 3, 18, "url(b.png)"},
+		{"css in style attribute", page(`<div style="color: red; background: url('c.png')">x</div>`), RuleImageSource, pageLines + 1, 37, "url('c.png')"},
+		{"css in escaped attribute", page(`<div style="font-family: &quot;A&quot;; background: url(c.png)">x</div>`), RuleImageSource, pageLines + 1, 13, "style="},
+		{"srcset candidate", page(`<img src="https://a/x.png" srcset="https://a/x.png 1x, x2.png 2x">`), RuleImageSource, pageLines + 1, 56, "x2.png"},
+		{"after long data uri", page(`<img src="` + longData + `"><img src="after.png">`), RuleImageSource, pageLines + 1, 10 + len(longData) + 2 + 10 + 1, `src="after.png"`},
+		{"script import", page("<script type=module>\n  const x = 1;\n  import('https://esm.sh/y');\n</script>"), RuleInlineScript, pageLines + 3, 3, "import('https://esm.sh/y')"},
+		{"clickable text", page(`<p>x</p>  <button type="button">Download</button>`), RuleDownloadButton, pageLines + 1, 11, `<button type="button">Download</button>`},
+		{"link href", page(`<p><a class="x" href="/f/abc">the file</a></p>`), RuleDownloadButton, pageLines + 1, 23, `href="/f/abc"`},
+		{"download attribute", page(`<a href="#" download="x.pdf">x</a>`), RuleDownloadButton, pageLines + 1, 13, `download="x.pdf"`},
+		{"tab counts as one column", page("\t<img src=\"t.png\">"), RuleImageSource, pageLines + 1, 12, `src="t.png"`},
+		{"fragment", "<div>hi</div>", RuleDocumentComplete, 1, 1, "<div>hi</div>"},
+		{"stray text before", "```html\n" + page("<p>x</p>"), RuleDocumentComplete, 1, 1, "```html"},
+		{"second html", page("<p>x</p>") + "<html><body><p>y</p></body></html>", RuleDocumentSingle, pageLines + 4, 1, "<html>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Check([]byte(tt.doc), testOptions)
+			i := slices.IndexFunc(r.Errors, func(f Finding) bool { return f.Rule == tt.rule })
+			if i < 0 {
+				t.Fatalf("got errors %v, want %s", ruleNames(r.Errors), tt.rule)
+			}
+			f := r.Errors[i]
+			if f.Line != tt.line || f.Column != tt.col {
+				t.Errorf("got %d:%d, want %d:%d (%s)", f.Line, f.Column, tt.line, tt.col, f.Excerpt)
+			}
+			if !strings.HasPrefix(f.Excerpt, tt.excerpt) {
+				t.Errorf("got excerpt %q, want it to start with %q", f.Excerpt, tt.excerpt)
+			}
+		})
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+	}{
+		{"long line", page(`<img src="` + strings.Repeat("é", 500) + `.png">`)},
+		{"invalid utf-8", page("<img src=\"\xff\xfe\xc3.png\" alt=\"\x80\x81\">")},
+		{"control characters", page("<img src=\"a\x01\x02\x7f.png\">")},
+		{"cut in the middle of a rune", page(`<script src="` + strings.Repeat("字", 300) + `"></script>`)},
+		{"newlines", page("<img\n\n   src=\"a.png\"\n\n   alt=\"\">")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Check([]byte(tt.doc), testOptions)
+			if len(r.Errors) == 0 {
+				t.Fatalf("got no errors, want one")
+			}
+			for _, f := range r.Errors {
+				if n := utf8.RuneCountInString(f.Excerpt); n > maxExcerpt || n == 0 {
+					t.Errorf("%s: excerpt has %d runes, want 1-%d: %q", f.Rule, n, maxExcerpt, f.Excerpt)
+				}
+				if !utf8.ValidString(f.Excerpt) {
+					t.Errorf("%s: excerpt is not valid UTF-8: %q", f.Rule, f.Excerpt)
+				}
+				if strings.ContainsAny(f.Excerpt, "\n\r\t\x00\x01") {
+					t.Errorf("%s: excerpt has control characters: %q", f.Rule, f.Excerpt)
+				}
+				if !utf8.ValidString(f.Message) {
+					t.Errorf("%s: message is not valid UTF-8: %q", f.Rule, f.Message)
+				}
+			}
+		})
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	tests := []struct {
+		rule string
+		doc  string
+	}{
+		{RuleSandboxForm, page(`<form><input name="q"><button>Search</button></form>`)},
+		{RuleSandboxExternalMedia, page(`<video src="clip.mp4" controls></video>`)},
+		{RuleSandboxExternalMedia, page(`<audio><source src="http://a.example/x.mp3"></audio>`)},
+		{RuleSandboxExternalMedia, page(`<style>@font-face { font-family: X; src: url(fonts/x.woff2) }</style><p>x</p>`)},
+		{RuleSandboxFrame, page(`<iframe src="https://www.youtube.com/embed/x"></iframe>`)},
+		{RuleSandboxFrame, page(`<object data="https://a.example/x.pdf"></object>`)},
+		{RuleSandboxFrame, page(`<embed src="https://a.example/x.swf">`)},
+		{RuleSandboxMetaRefresh, page(`<meta http-equiv="Refresh" content="5; url=https://example.com"><p>x</p>`)},
+		{RuleSandboxBase, page(`<base href="https://example.com/"><p>x</p>`)},
+		{RuleSandboxWindowOpen, page(`<button onclick="window.open('https://example.com')">Open</button>`)},
+		{RuleSandboxWindowOpen, page(`<a href="https://example.com" target="_blank">Docs</a>`)},
+		{RuleSandboxTopNavigation, page(`<script>if (window.top !== window) { window.top.location.href = location.href; }</script><p>x</p>`)},
+		{RuleSandboxTopNavigation, page(`<script>parent.location = "https://example.com";</script><p>x</p>`)},
+		{RuleSandboxTopNavigation, page(`<a href="https://example.com" target="_top">Home</a>`)},
+		{RuleHygieneDoctype, strings.TrimPrefix(page("<p>x</p>"), "<!DOCTYPE html>\n")},
+		{RuleHygieneTitle, strings.Replace(page("<p>x</p>"), "<title>Test page</title>", "<title>  </title>", 1)},
+		{RuleHygieneTitle, strings.Replace(page("<p>x</p>"), "<title>Test page</title>", "", 1)},
+		{RuleHygieneViewport, strings.Replace(page("<p>x</p>"), `<meta name="viewport" content="width=device-width, initial-scale=1">`, "", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			r := Check([]byte(tt.doc), testOptions)
+			if got := ruleNames(r.Errors); len(got) != 0 {
+				t.Errorf("got errors %v, want none", got)
+			}
+			if got := ruleNames(r.Warnings); !slices.Contains(got, tt.rule) {
+				t.Errorf("got warnings %v, want %s", got, tt.rule)
+			}
+			for _, f := range r.Warnings {
+				if f.Severity != SeverityWarning {
+					t.Errorf("%s: got severity %v, want warning", f.Rule, f.Severity)
+				}
+			}
+		})
+	}
+}
+
+func TestAllowed(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+	}{
+		{"https font", page(`<style>@font-face { font-family: X; src: url(https://fonts.example.com/x.woff2) }</style><p>x</p>`)},
+		{"fragment urls", page(`<svg><defs><linearGradient id="g"/></defs><rect fill="url(#g)" style="fill:url(#g);mask:url(#m)"/></svg>`)},
+		{"empty src", page(`<img src="" data-src="https://a.example/x.png" alt="">`)},
+		{"svg image fragment", page(`<svg><image href="#sprite"/></svg>`)},
+		{"link to another site", page(`<a href="https://files.example.org/f/abc">elsewhere</a>`)},
+		{"download in prose", page(`<p>Download speeds up to 1 Gbps. Over 2M downloads.</p><h2>Download</h2>`)},
+		{"read the download guide", page(`<a href="https://docs.example.com/guide">Read the download guide</a>`)},
+		{"count in a link", page(`<a href="#stats">2M downloads</a>`)},
+		{"indirim is not indir", page(`<button>İndirim kodunu kopyala</button>`)},
+		{"import in prose string", page(`<script>const msg = "Don't forget to import your contacts from Gmail";</script>`)},
+		{"import.meta", page(`<script type="module">console.log(import.meta.url)</script>`)},
+		{"html page link", page(`<a href="https://example.com/setup.html">Setup guide</a>`)},
+		{"json script", page(`<script type="application/ld+json">{"@context":"https://schema.org","import":"https://x"}</script>`)},
+		{"noscript content", page(`<noscript><img src="tracker.gif"></noscript><p>x</p>`)},
+		{"coupon copy", page(`<button onclick="navigator.clipboard.writeText('SAVE10')">Copy</button><p>Paste it at checkout.</p>`)},
+		{"svg title in button", page(`<button aria-label="Share"><svg><title>Share</title></svg></button>`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Check([]byte(tt.doc), testOptions)
+			for _, f := range r.Errors {
+				t.Errorf("got %s at %d:%d: %s", f.Rule, f.Line, f.Column, f.Message)
+			}
+		})
+	}
+}
+
+func TestRejected(t *testing.T) {
+	tests := []struct {
+		rule string
+		doc  string
+	}{
+		{RuleDownloadButton, page(`<svg><a href="/f/abc"><text>x</text></a></svg>`)},
+		{RuleDownloadButton, page(`<svg><title><a download href="#">x</a></title></svg>`)},
+		{RuleDownloadButton, page(`<button><svg><title>Download</title><path d="M0 0"/></svg></button>`)},
+		{RuleDownloadButton, page(`<a href="#">Click here to download</a>`)},
+		{RuleDownloadButton, page(`<a href="#">डाउनलोड करें</a>`)},
+		{RuleDownloadButton, page(`<button>Şimdi İndir</button>`)},
+		{RuleDownloadButton, page(`<a href="#">Pobierz</a>`)},
+		{RuleDownloadButton, page(`<a href="#">Ladda ner</a>`)},
+		{RuleDownloadButton, page(`<a href="#">Downloaden</a>`)},
+		{RuleDownloadButton, page(`<a href="#">다운로드</a>`)},
+		{RuleDownloadButton, page(`<a href="#">下載</a>`)},
+		{RuleDownloadButton, page(`<a href="#">Scarica</a>`)},
+		{RuleDownloadButton, page(`<a href="#">Baixar agora</a>`)},
+		{RuleDownloadButton, page(`<a href="#">T&eacute;l&eacute;charger</a>`)},
+		{RuleDownloadButton, page(`<div class="btn">Download</div>`)},
+		{RuleDownloadButton, page(`<a href="HTTPS://FILES.EXAMPLE.COM/f/abc">x</a>`)},
+		{RuleDownloadButton, page(`<a href="//files.example.com/f/abc">x</a>`)},
+		{RuleDownloadButton, page(`<a href="../../f/abc">x</a>`)},
+		{RuleDownloadButton, page(`<a href="https://cdn.example.com/a/Tool%2Eexe">x</a>`)},
+		{RuleDownloadButton, page(`<a href=" DATA:text/html,x">x</a>`)},
+		{RuleDownloadButton, page(`<button formaction="/f/abc/download">Go</button>`)},
+		{RuleImageSource, page(`<div style="background: image-set('a.png' 1x, 'https://a/b.png' 2x)">x</div>`)},
+		{RuleImageSource, page(`<table background="bg.gif"><tr><td>x</td></tr></table>`)},
+		{RuleImageSource, page(`<svg><filter id="f"><feImage href="tex.png"/></filter></svg>`)},
+		{RuleImageSource, page(`<img src="javascript:alert(1)">`)},
+		{RuleImageSource, page(`<image src="a.png">`)},
+		{RuleInlineStyle, page(`<style>/* @import "no.css"; */ @IMPORT "yes.css";</style><p>x</p>`)},
+		{RuleInlineScript, page(`<link rel="modulepreload" href="https://esm.sh/x"><p>x</p>`)},
+		{RuleInlineScript, page("<script>\nimport {a,\n  b} from './lib.js'\n</script><p>x</p>")},
+		{RuleDocumentSingle, page("<p>x</p>") + "\n<!DOCTYPE html>\n"},
+		{RuleDocumentComplete, ""},
+		{RuleDocumentComplete, page("<p>x</p>") + "\n```\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			r := Check([]byte(tt.doc), testOptions)
+			if got := ruleNames(r.Errors); !slices.Contains(got, tt.rule) {
+				t.Errorf("%s: got errors %v, want %s", tt.doc[strings.Index(tt.doc, "<body>")+1:], got, tt.rule)
+			}
+		})
+	}
+}
+
+func TestServiceHostsOption(t *testing.T) {
+	doc := []byte(page(`<a href="https://files.example.com/f/abc">the file</a>`))
+	if r := Check(doc, Options{}); !r.OK() {
+		t.Errorf("without ServiceHosts: got errors %v, want none", ruleNames(r.Errors))
+	}
+	if r := Check(doc, Options{ServiceHosts: []string{"FILES.example.com:443"}}); r.OK() {
+		t.Errorf("with the host and the default https port: got OK, want download.button")
+	}
+	if r := Check(doc, Options{ServiceHosts: []string{"files.example.com:8443"}}); !r.OK() {
+		t.Errorf("with the host and another port: got errors %v, want none", ruleNames(r.Errors))
+	}
+}
+
+func TestIsDownloadLabel(t *testing.T) {
+	tests := []struct {
+		label string
+		want  bool
+	}{
+		{"Download", true},
+		{"download now", true},
+		{"Download the report (PDF)", true},
+		{"⬇ Download", true},
+		{"📥 Free download", true},
+		{"Get the file", true},
+		{"Click here to get the file", true},
+		{"Télécharger maintenant", true},
+		{"Jetzt kostenlos herunterladen", true},
+		{"PDF herunterladen (2 MB)", true},
+		{"Descargar gratis", true},
+		{"Скачать", true},
+		{"今すぐダウンロード", true},
+		{"立即下载", true},
+		{"تحميل", true},
+		{"Şimdi İndir", true},
+		{"Downloads", true},
+		{"Start download", true},
+		{"", false},
+		{"Read the download guide", false},
+		{"2M downloads", false},
+		{"Over 2 million downloads", false},
+		{"Download speeds up to 1 Gbps and more", true},
+		{"See pricing", false},
+		{"İndirim", false},
+		{"Downloadable templates", false},
+		{"Get started", false},
+		{"Learn more about our downloading policy and what it means for you and your team members today", false},
+	}
+	for _, tt := range tests {
+		if got := isDownloadLabel([]byte(tt.label), false); got != tt.want {
+			t.Errorf("isDownloadLabel(%q) = %v, want %v", tt.label, got, tt.want)
+		}
+	}
+}
+
+// TestFindingsWellFormed checks every finding of the corpus: a known rule
+// with the right severity, a position, a short valid excerpt, a message
+// and a hint.
+func TestFindingsWellFormed(t *testing.T) {
+	docs := corpus(t, "testdata/*/*.html")
+	for name, doc := range docs {
+		r := Check(doc, testOptions)
+		for _, f := range append(r.Errors, r.Warnings...) {
+			if err := checkFinding(doc, f); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		for _, f := range r.Errors {
+			if f.Severity != SeverityError {
+				t.Errorf("%s: error %s has severity %v", name, f.Rule, f.Severity)
+			}
+		}
+		for _, f := range r.Warnings {
+			if f.Severity != SeverityWarning {
+				t.Errorf("%s: warning %s has severity %v", name, f.Rule, f.Severity)
+			}
+		}
+	}
+}
+
+// checkFinding returns what is wrong with a finding about doc.
+func checkFinding(doc []byte, f Finding) error {
+	switch {
+	case !knownRule(f.Rule):
+		return fmt.Errorf("unknown rule %q", f.Rule)
+	case f.Line < 1 || f.Column < 1:
+		return fmt.Errorf("%s: position %d:%d", f.Rule, f.Line, f.Column)
+	case f.Line > bytes.Count(doc, []byte("\n"))+1:
+		return fmt.Errorf("%s: line %d is past the end", f.Rule, f.Line)
+	case utf8.RuneCountInString(f.Excerpt) > maxExcerpt:
+		return fmt.Errorf("%s: excerpt of %d runes", f.Rule, utf8.RuneCountInString(f.Excerpt))
+	case !utf8.ValidString(f.Excerpt) || !utf8.ValidString(f.Message):
+		return fmt.Errorf("%s: invalid UTF-8 in %q / %q", f.Rule, f.Excerpt, f.Message)
+	case f.Message == "" || f.Hint == "":
+		return fmt.Errorf("%s: empty message or hint", f.Rule)
+	case f.Severity != SeverityError && f.Severity != SeverityWarning:
+		return fmt.Errorf("%s: severity %v", f.Rule, f.Severity)
+	}
+	return nil
+}
+
+// TestAttrsMatchTokenizer checks that readAttrs, which reads attributes from
+// the source, agrees with the tokenizer's TagAttr on the corpus.
+func TestAttrsMatchTokenizer(t *testing.T) {
+	docs := corpus(t, "testdata/*/*.html")
+	docs["tricky"] = []byte(`<a b=c d = 'e' f="g" =h i/j k=l/ m="n"/ HREF=x href=y><p a ><br/><x y=/><img src="a&amp;b" alt=&lt;>`)
+	for name, doc := range docs {
+		if err := compareAttrs(doc); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// compareAttrs tokenizes doc twice, once with Tokenizer.TagAttr and once
+// with readAttrs, and returns the first difference.
+func compareAttrs(doc []byte) error {
+	z := html.NewTokenizer(bytes.NewReader(doc))
+	c := newChecker(doc, Options{})
+	c.src = doc
+	off := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return nil
+		}
+		start := off
+		off += len(z.Raw())
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		c.readAttrs(start, off)
+		var want []string
+		for {
+			k, v, more := z.TagAttr()
+			if k == nil {
+				break
+			}
+			want = append(want, string(k)+"="+string(v))
+			if !more {
+				break
+			}
+		}
+		var got []string
+		for _, a := range c.attrs {
+			got = append(got, string(a.key)+"="+string(a.val))
+		}
+		if !slices.Equal(got, want) && !bytes.ContainsAny(doc[start:off], "&\x00\r") {
+			return fmt.Errorf("tag %q: got attributes %q, want %q", doc[start:off], got, want)
+		}
+		if len(got) != len(want) {
+			return fmt.Errorf("tag %q: got %d attributes, want %d", doc[start:off], len(got), len(want))
+		}
+	}
+}
