@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/mail"
+	"strings"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/password"
+)
+
+// parseEmail checks a bare email address (no display name) and lower-cases
+// it, as the store keeps it.
+func parseEmail(raw string) (string, error) {
+	if raw == "" {
+		return "", usagef("--email is required")
+	}
+	a, err := mail.ParseAddress(raw)
+	if err != nil || a.Name != "" || a.Address != strings.TrimSpace(raw) {
+		return "", usagef("--email %q is not an email address like ada@example.com", raw)
+	}
+	return strings.ToLower(a.Address), nil
+}
+
+// parsePlan checks a --plan value.
+func parsePlan(raw string) (fileframe.Plan, error) {
+	if raw == "" {
+		return "", usagef("--plan is required")
+	}
+	p, err := fileframe.ParsePlan(raw)
+	if err != nil {
+		return "", usagef("--plan %q: use free, pro or agency", raw)
+	}
+	return p, nil
+}
+
+// accountByEmail returns the account with that email, with a message that
+// says which when there is none.
+func accountByEmail(ctx context.Context, store fileframe.Store, email string) (fileframe.Account, error) {
+	a, err := store.AccountByEmail(ctx, email)
+	if fileframe.IsNotFound(err) {
+		return a, fileframe.Errorf(fileframe.ENOTFOUND, "no account with email %s (create it with: fileframe account create --email %s)", email, email)
+	} else if err != nil {
+		return a, fmt.Errorf("looking up %s: %w", email, err)
+	}
+	return a, nil
+}
+
+// accountJSON is the output of account create and set-plan with --json.
+type accountJSON struct {
+	AccountID fileframe.AccountID `json:"accountId"`
+	Email     string              `json:"email"`
+	Plan      fileframe.Plan      `json:"plan"`
+	Admin     bool                `json:"admin"`
+}
+
+func runAccountCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	data := c.dataFlag(fs)
+	emailFlag := fs.String("email", "", "the account's email address (required)")
+	pw := fs.String("password", "", "the account's password (omit for an account without one)")
+	planFlag := fs.String("plan", string(fileframe.PlanFree), "plan: free, pro or agency")
+	admin := fs.Bool("admin", false, "make the account an administrator")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	email, err := parseEmail(*emailFlag)
+	if err != nil {
+		return err
+	}
+	plan, err := parsePlan(*planFlag)
+	if err != nil {
+		return err
+	}
+	pwSet := false
+	fs.Visit(func(f *flag.Flag) { pwSet = pwSet || f.Name == "password" })
+	var hash string
+	if pwSet {
+		if *pw == "" {
+			return usagef("--password must not be empty (omit it for an account without a password)")
+		}
+		if hash, err = password.Hash(*pw); err != nil {
+			return fmt.Errorf("hashing the password: %w", err)
+		}
+	}
+
+	store, err := openStore(ctx, *data, true)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	a, err := store.CreateAccount(ctx, fileframe.Account{Email: email, PasswordHash: hash, Plan: plan, Admin: *admin})
+	if fileframe.ErrorCode(err) == fileframe.ECONFLICT {
+		return fileframe.Errorf(fileframe.ECONFLICT, "an account with email %s already exists", email)
+	} else if err != nil {
+		return fmt.Errorf("creating the account: %w", err)
+	}
+	if *asJSON {
+		return c.printJSON(accountJSON{AccountID: a.ID, Email: a.Email, Plan: a.Plan, Admin: a.Admin})
+	}
+	role := ""
+	if a.Admin {
+		role = ", administrator"
+	}
+	fmt.Fprintf(c.Stdout, "Created account %s for %s (plan %s%s).\n", a.ID, a.Email, a.Plan, role)
+	if hash == "" {
+		fmt.Fprintln(c.Stdout, "It has no password.")
+	}
+	return nil
+}
+
+func runAccountSetPlan(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	data := c.dataFlag(fs)
+	emailFlag := fs.String("email", "", "the account's email address (required)")
+	planFlag := fs.String("plan", "", "the new plan: free, pro or agency (required)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	email, err := parseEmail(*emailFlag)
+	if err != nil {
+		return err
+	}
+	plan, err := parsePlan(*planFlag)
+	if err != nil {
+		return err
+	}
+
+	store, err := openStore(ctx, *data, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	a, err := accountByEmail(ctx, store, email)
+	if err != nil {
+		return err
+	}
+	if err := store.SetAccountPlan(ctx, a.ID, plan); err != nil {
+		return fmt.Errorf("setting the plan of %s: %w", email, err)
+	}
+	if *asJSON {
+		return c.printJSON(accountJSON{AccountID: a.ID, Email: a.Email, Plan: plan, Admin: a.Admin})
+	}
+	fmt.Fprintf(c.Stdout, "%s is now on the %s plan (was %s).\n", a.Email, plan, a.Plan)
+	return nil
+}

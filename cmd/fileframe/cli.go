@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/fileframe/fileframe/internal/blob/disk"
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/sqlite"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+const usageText = `Fileframe: file sharing with custom download pages.
+
+Usage:
+  fileframe serve [--addr 127.0.0.1:8080] [--data ./data] [--base-url URL]
+                  [--content-origin URL] [--content-addr ADDR] [...]
+  fileframe account create --email E [--password P] [--plan free|pro|agency] [--admin] [--json]
+  fileframe account set-plan --email E --plan PLAN [--json]
+  fileframe file add --email E PATH [--name NAME] [--json]
+  fileframe key create --email E [--file FILE_ID] [--name N] [--expires DURATION] [--json]
+  fileframe key revoke --email E KEY_ID [--json]
+  fileframe migrate [--json]
+  fileframe version
+
+Every command takes --data DIR (default ./data, or $FILEFRAME_DATA) and works
+while a server runs on the same data. Run 'fileframe COMMAND -h' for a
+command's flags.
+`
+
+// CLI runs one fileframe command. Its fields are the process's streams and
+// environment, so tests can run commands in-process.
+type CLI struct {
+	Stdout, Stderr io.Writer
+	Env            lookupEnv
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// command is one subcommand: its name as typed and its function.
+type command struct {
+	name string
+	run  func(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error
+}
+
+// commands lists the subcommands; the longest names come first where one
+// is a prefix of another.
+func commands() []command {
+	return []command{
+		{"serve", runServe},
+		{"account create", runAccountCreate},
+		{"account set-plan", runAccountSetPlan},
+		{"file add", runFileAdd},
+		{"key create", runKeyCreate},
+		{"key revoke", runKeyRevoke},
+		{"migrate", runMigrate},
+		{"version", runVersion},
+	}
+}
+
+// Run runs the command in args and returns the process's exit status.
+func (c *CLI) Run(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(c.Stderr, usageText)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(c.Stdout, usageText)
+		return exitOK
+	}
+	cmd, rest, ok := findCommand(args)
+	if !ok {
+		name := args[0]
+		if len(args) > 1 && (name == "account" || name == "file" || name == "key") {
+			name += " " + args[1]
+		}
+		fmt.Fprintf(c.Stderr, "fileframe: unknown command %q\n\n%s", name, usageText)
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("fileframe "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	err := cmd.run(ctx, c, fs, rest)
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errFlagParse):
+		// The flag package has printed the error and the usage.
+		return exitUsage
+	case errors.As(err, &ue):
+		fmt.Fprintf(c.Stderr, "fileframe %s: %s\nRun 'fileframe %s -h' for usage.\n", cmd.name, ue.msg, cmd.name)
+		return exitUsage
+	}
+	fmt.Fprintf(c.Stderr, "fileframe %s: %s\n", cmd.name, errorText(err))
+	return exitError
+}
+
+// findCommand matches the longest command name at the start of args.
+func findCommand(args []string) (command, []string, bool) {
+	for _, cmd := range commands() {
+		words := strings.Fields(cmd.name)
+		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == cmd.name {
+			return cmd, args[len(words):], true
+		}
+	}
+	return command{}, nil, false
+}
+
+// errorText is what the operator sees for err: the user-safe message of a
+// *fileframe.Error, else the error with the context it was wrapped in.
+func errorText(err error) string {
+	var fe *fileframe.Error
+	if errors.As(err, &fe) && fileframe.ErrorCode(err) != fileframe.EINTERNAL {
+		return fe.Message
+	}
+	return err.Error()
+}
+
+var errFlagParse = errors.New("bad flags")
+
+// parseArgs parses flags that may come before, between or after positional
+// arguments (`file add PATH --name x` and `file add --name x PATH` alike)
+// and returns the positional ones. After "--" everything is positional.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errFlagParse
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// dataFlag adds --data to an admin command; its default is $FILEFRAME_DATA
+// or ./data, like serve's.
+func (c *CLI) dataFlag(fs *flag.FlagSet) *string {
+	def := defaultData
+	if v, ok := c.Env("FILEFRAME_DATA"); ok && v != "" {
+		def = v
+	}
+	return fs.String("data", def, "data directory: the SQLite database and the blobs (env FILEFRAME_DATA)")
+}
+
+// dataPaths returns the database file and the blob directory of a data
+// directory.
+func dataPaths(dir string) (db, blobs string) {
+	return filepath.Join(dir, "fileframe.db"), filepath.Join(dir, "blobs")
+}
+
+// openStore opens the database in dir, applying migrations. With create
+// false, a missing database is an error rather than a new empty one, so a
+// mistyped --data does not look like "no such account".
+func openStore(ctx context.Context, dir string, create bool) (*sqlite.Store, error) {
+	if dir == "" {
+		return nil, usagef("--data must not be empty")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("resolving --data: %w", err)
+	}
+	dbPath, _ := dataPaths(abs)
+	if create {
+		if err := os.MkdirAll(abs, 0o750); err != nil {
+			return nil, fmt.Errorf("creating the data directory: %w", err)
+		}
+	} else if _, err := os.Stat(dbPath); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no database at %s: check --data, or create an account first", dbPath)
+	}
+	store, err := sqlite.Open(ctx, dbPath)
+	if err != nil {
+		return nil, fmt.Errorf("opening the database %s: %w", dbPath, err)
+	}
+	return store, nil
+}
+
+// openBlobs opens the blob directory of dir.
+func openBlobs(dir string) (*disk.Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("resolving --data: %w", err)
+	}
+	_, blobDir := dataPaths(abs)
+	blobs, err := disk.Open(blobDir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the blob store %s: %w", blobDir, err)
+	}
+	return blobs, nil
+}
+
+// baseURL is the app origin used in printed examples: $FILEFRAME_BASE_URL,
+// else serve's default.
+func (c *CLI) baseURL() string {
+	if v, ok := c.Env("FILEFRAME_BASE_URL"); ok && v != "" {
+		return strings.TrimSuffix(v, "/")
+	}
+	return "http://" + defaultAddr
+}
+
+// printJSON writes v as one line of JSON.
+func (c *CLI) printJSON(v any) error {
+	enc := json.NewEncoder(c.Stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// noArgs fails when a command that takes no positional arguments got some.
+func noArgs(rest []string) error {
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	return nil
+}
+
+func runVersion(_ context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	version := "(devel)"
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		version = info.Main.Version
+	}
+	fmt.Fprintf(c.Stdout, "fileframe %s %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ServeConfig is the configuration of `fileframe serve`, parsed once from
+// flags and FILEFRAME_* variables (a flag wins over its variable, a variable
+// over the default) and validated before anything starts.
+type ServeConfig struct {
+	// Addr is the app origin's listen address, host:port; port 0 picks a
+	// free port.
+	Addr string
+	// Data is the absolute data directory: DIR/fileframe.db and DIR/blobs.
+	Data string
+	// BaseURL is the public app origin; nil means http://<app listener>.
+	BaseURL *url.URL
+	// ContentOrigin is the public content origin; nil means
+	// http://<content listener>.
+	ContentOrigin *url.URL
+	// ContentAddr is the content origin's listen address. It is empty when
+	// both origins share the app listener and are told apart by Host (a
+	// content origin was given without a content address).
+	ContentAddr string
+
+	LogLevel          slog.Level
+	ShutdownTimeout   time.Duration
+	ReadHeaderTimeout time.Duration
+	PreviewTTL        time.Duration
+
+	KeyRate, IPRate   float64
+	KeyBurst, IPBurst int
+}
+
+// Defaults of serve, also quoted by the README's table.
+const (
+	defaultAddr              = "127.0.0.1:8080"
+	defaultData              = "./data"
+	defaultShutdownTimeout   = 30 * time.Second
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultPreviewTTL        = 24 * time.Hour
+	defaultKeyRate           = 5
+	defaultKeyBurst          = 100
+	defaultIPRate            = 10
+	defaultIPBurst           = 200
+)
+
+// lookupEnv is os.LookupEnv, injected so tests control the environment.
+type lookupEnv func(string) (string, bool)
+
+// serveFlags binds serve's flags to cfg and returns them with the variable
+// that backs each flag.
+func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]string {
+	fs.StringVar(&cfg.Addr, "addr", defaultAddr, "listen address of the app origin (host:port; port 0 picks a free one)")
+	fs.StringVar(&raw.data, "data", defaultData, "data directory: the SQLite database and the blobs")
+	fs.StringVar(&raw.baseURL, "base-url", "", "public URL of the app origin (default http://<addr>)")
+	fs.StringVar(&raw.contentOrigin, "content-origin", "", "public URL of the content origin that serves custom pages (default http://<content-addr>)")
+	fs.StringVar(&raw.contentAddr, "content-addr", "", "listen address of the content origin (default: the next port after --addr's)")
+	fs.StringVar(&raw.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a shutdown waits for requests in flight, downloads included")
+	fs.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "how long a client may take to send a request's headers")
+	fs.DurationVar(&cfg.PreviewTTL, "preview-ttl", defaultPreviewTTL, "how long a draft's preview link works")
+	fs.Float64Var(&cfg.KeyRate, "key-rate", defaultKeyRate, "API requests per second allowed per key, on average")
+	fs.IntVar(&cfg.KeyBurst, "key-burst", defaultKeyBurst, "API requests allowed per key in a burst")
+	fs.Float64Var(&cfg.IPRate, "ip-rate", defaultIPRate, "API requests per second allowed per client address, on average")
+	fs.IntVar(&cfg.IPBurst, "ip-burst", defaultIPBurst, "API requests allowed per client address in a burst")
+	return map[string]string{
+		"addr":                "FILEFRAME_ADDR",
+		"data":                "FILEFRAME_DATA",
+		"base-url":            "FILEFRAME_BASE_URL",
+		"content-origin":      "FILEFRAME_CONTENT_ORIGIN",
+		"content-addr":        "FILEFRAME_CONTENT_ADDR",
+		"log-level":           "FILEFRAME_LOG_LEVEL",
+		"shutdown-timeout":    "FILEFRAME_SHUTDOWN_TIMEOUT",
+		"read-header-timeout": "FILEFRAME_READ_HEADER_TIMEOUT",
+		"preview-ttl":         "FILEFRAME_PREVIEW_TTL",
+		"key-rate":            "FILEFRAME_KEY_RATE",
+		"key-burst":           "FILEFRAME_KEY_BURST",
+		"ip-rate":             "FILEFRAME_IP_RATE",
+		"ip-burst":            "FILEFRAME_IP_BURST",
+	}
+}
+
+// rawServe holds the flags that are checked and converted after parsing.
+type rawServe struct {
+	data, baseURL, contentOrigin, contentAddr, logLevel string
+}
+
+// parseServeConfig parses serve's arguments and environment. Errors are
+// usage errors: the message names the flag or variable at fault.
+func parseServeConfig(fs *flag.FlagSet, args []string, env lookupEnv) (ServeConfig, error) {
+	var cfg ServeConfig
+	var raw rawServe
+	vars := serveFlags(fs, &cfg, &raw)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return cfg, err
+	}
+	if len(rest) > 0 {
+		return cfg, usagef("unexpected argument %q", rest[0])
+	}
+	if err := applyEnv(fs, vars, env); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.finish(raw)
+}
+
+// applyEnv sets every flag that was not given on the command line from its
+// variable, when that is set and not empty.
+func applyEnv(fs *flag.FlagSet, vars map[string]string, env lookupEnv) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		name, ok := vars[f.Name]
+		if !ok || given[f.Name] {
+			return
+		}
+		v, ok := env(name)
+		if !ok || v == "" {
+			return
+		}
+		if err := f.Value.Set(v); err != nil {
+			kind, _ := flag.UnquoteUsage(f)
+			errs = append(errs, usagef("%s: invalid value %q: want a %s", name, v, kind))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// finish validates cfg and fills what is derived from other values.
+func (cfg *ServeConfig) finish(raw rawServe) error {
+	if _, _, err := splitAddr("--addr", cfg.Addr); err != nil {
+		return err
+	}
+	if raw.data == "" {
+		return usagef("--data must not be empty")
+	}
+	data, err := filepath.Abs(raw.data)
+	if err != nil {
+		return fmt.Errorf("resolving --data: %w", err)
+	}
+	cfg.Data = data
+	if raw.baseURL != "" {
+		if cfg.BaseURL, err = parseOrigin("--base-url", raw.baseURL); err != nil {
+			return err
+		}
+	}
+	if raw.contentOrigin != "" {
+		if cfg.ContentOrigin, err = parseOrigin("--content-origin", raw.contentOrigin); err != nil {
+			return err
+		}
+	}
+	if cfg.BaseURL != nil && cfg.ContentOrigin != nil && origin(cfg.BaseURL) == origin(cfg.ContentOrigin) {
+		return usagef("--base-url and --content-origin are the same origin (%s); custom pages need an origin of their own", origin(cfg.BaseURL))
+	}
+	switch {
+	case raw.contentAddr != "":
+		if _, _, err := splitAddr("--content-addr", raw.contentAddr); err != nil {
+			return err
+		}
+		cfg.ContentAddr = raw.contentAddr
+	case cfg.ContentOrigin != nil:
+		// One listener for both origins; the Host header tells them apart.
+		cfg.ContentAddr = ""
+	default:
+		if cfg.ContentAddr, err = nextPort(cfg.Addr); err != nil {
+			return err
+		}
+	}
+	if cfg.ContentAddr != "" && sameAddr(cfg.ContentAddr, cfg.Addr) {
+		return usagef("--content-addr %s is the same as --addr; the content origin needs its own port", cfg.ContentAddr)
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(raw.logLevel)); err != nil {
+		return usagef("--log-level %q: use debug, info, warn or error", raw.logLevel)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"--shutdown-timeout", cfg.ShutdownTimeout},
+		{"--read-header-timeout", cfg.ReadHeaderTimeout},
+		{"--preview-ttl", cfg.PreviewTTL},
+	} {
+		if d.v <= 0 {
+			return usagef("%s must be positive, got %s", d.name, d.v)
+		}
+	}
+	if cfg.KeyRate <= 0 || cfg.IPRate <= 0 {
+		return usagef("--key-rate and --ip-rate must be positive")
+	}
+	if cfg.KeyBurst < 1 || cfg.IPBurst < 1 {
+		return usagef("--key-burst and --ip-burst must be at least 1")
+	}
+	return nil
+}
+
+// splitAddr checks a host:port listen address.
+func splitAddr(flagName, addr string) (host string, port int, err error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, usagef("%s %q: want host:port, e.g. 127.0.0.1:8080", flagName, addr)
+	}
+	port, err = strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, usagef("%s %q: port must be a number from 0 to 65535", flagName, addr)
+	}
+	return host, port, nil
+}
+
+// nextPort returns the address one port above addr's, or host:0 when addr
+// asks for any free port.
+func nextPort(addr string) (string, error) {
+	host, port, err := splitAddr("--addr", addr)
+	if err != nil {
+		return "", err
+	}
+	switch port {
+	case 0:
+		return net.JoinHostPort(host, "0"), nil
+	case 65535:
+		return "", usagef("--addr %q: no next port for the content origin; set --content-addr", addr)
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port+1)), nil
+}
+
+// sameAddr reports whether two listen addresses name one fixed port on one
+// host. Port 0 is never the same as anything.
+func sameAddr(a, b string) bool {
+	ha, pa, _ := net.SplitHostPort(a)
+	hb, pb, _ := net.SplitHostPort(b)
+	return pa != "0" && pa == pb && ha == hb
+}
+
+// parseOrigin parses an http(s) origin: scheme, host and optional port, with
+// no path, query, fragment or user info.
+func parseOrigin(flagName, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, usagef("%s %q is not a URL", flagName, raw)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, usagef("%s %q: the scheme must be http or https", flagName, raw)
+	}
+	if u.Hostname() == "" {
+		return nil, usagef("%s %q has no host", flagName, raw)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, usagef("%s %q: port must be from 1 to 65535", flagName, raw)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return nil, usagef("%s %q: empty port", flagName, raw)
+	}
+	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return nil, usagef("%s %q must be an origin only, like https://files.example.com (no path, query or user)", flagName, raw)
+	}
+	return &url.URL{Scheme: u.Scheme, Host: strings.ToLower(u.Host)}, nil
+}
+
+// origin returns scheme://host[:port] of u.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// listenURL returns http://<addr> for a bound listener's address; an
+// unspecified host (0.0.0.0, ::) becomes loopback, the only address sure to
+// reach it.
+func listenURL(addr net.Addr) *url.URL {
+	host, port, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return &url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}
+}

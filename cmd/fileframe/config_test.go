@@ -1,0 +1,281 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func envOf(kv ...string) lookupEnv {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+func parseForTest(args []string, env lookupEnv) (ServeConfig, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return parseServeConfig(fs, args, env)
+}
+
+func TestParseServeConfig(t *testing.T) {
+	absData, _ := filepath.Abs("./data")
+	tests := []struct {
+		name  string
+		args  []string
+		env   lookupEnv
+		check func(t *testing.T, c ServeConfig)
+	}{
+		{"defaults", nil, envOf(), func(t *testing.T, c ServeConfig) {
+			want := ServeConfig{
+				Addr: "127.0.0.1:8080", ContentAddr: "127.0.0.1:8081", Data: absData,
+				LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second,
+				ReadHeaderTimeout: 10 * time.Second, PreviewTTL: 24 * time.Hour,
+				KeyRate: 5, KeyBurst: 100, IPRate: 10, IPBurst: 200,
+			}
+			if c != want {
+				t.Errorf("got %+v\nwant %+v", c, want)
+			}
+		}},
+		{"flags", []string{"--addr", "0.0.0.0:9000", "--data", "/srv/ff", "--log-level", "debug",
+			"--shutdown-timeout", "5s", "--read-header-timeout=2s", "--preview-ttl", "1h",
+			"--key-rate", "2.5", "--key-burst", "7", "--ip-rate", "3", "--ip-burst", "9"}, envOf(),
+			func(t *testing.T, c ServeConfig) {
+				want := ServeConfig{
+					Addr: "0.0.0.0:9000", ContentAddr: "0.0.0.0:9001", Data: "/srv/ff",
+					LogLevel: slog.LevelDebug, ShutdownTimeout: 5 * time.Second,
+					ReadHeaderTimeout: 2 * time.Second, PreviewTTL: time.Hour,
+					KeyRate: 2.5, KeyBurst: 7, IPRate: 3, IPBurst: 9,
+				}
+				if c != want {
+					t.Errorf("got %+v\nwant %+v", c, want)
+				}
+			}},
+		{"env", nil, envOf(
+			"FILEFRAME_ADDR", "127.0.0.1:7000", "FILEFRAME_DATA", "/var/lib/ff",
+			"FILEFRAME_BASE_URL", "https://Files.Example.com/", "FILEFRAME_CONTENT_ORIGIN", "https://usercontent.example.net",
+			"FILEFRAME_CONTENT_ADDR", "127.0.0.1:7100", "FILEFRAME_LOG_LEVEL", "WARN",
+			"FILEFRAME_SHUTDOWN_TIMEOUT", "1m", "FILEFRAME_READ_HEADER_TIMEOUT", "3s", "FILEFRAME_PREVIEW_TTL", "2h",
+			"FILEFRAME_KEY_RATE", "1", "FILEFRAME_KEY_BURST", "2", "FILEFRAME_IP_RATE", "3", "FILEFRAME_IP_BURST", "4"),
+			func(t *testing.T, c ServeConfig) {
+				if c.Addr != "127.0.0.1:7000" || c.Data != "/var/lib/ff" || c.ContentAddr != "127.0.0.1:7100" {
+					t.Errorf("addr, data, content addr = %q, %q, %q", c.Addr, c.Data, c.ContentAddr)
+				}
+				if got := c.BaseURL.String(); got != "https://files.example.com" {
+					t.Errorf("BaseURL = %q, want https://files.example.com", got)
+				}
+				if got := c.ContentOrigin.String(); got != "https://usercontent.example.net" {
+					t.Errorf("ContentOrigin = %q", got)
+				}
+				if c.LogLevel != slog.LevelWarn || c.ShutdownTimeout != time.Minute || c.ReadHeaderTimeout != 3*time.Second || c.PreviewTTL != 2*time.Hour {
+					t.Errorf("level, timeouts = %v, %v, %v, %v", c.LogLevel, c.ShutdownTimeout, c.ReadHeaderTimeout, c.PreviewTTL)
+				}
+				if c.KeyRate != 1 || c.KeyBurst != 2 || c.IPRate != 3 || c.IPBurst != 4 {
+					t.Errorf("rates = %v %v %v %v", c.KeyRate, c.KeyBurst, c.IPRate, c.IPBurst)
+				}
+			}},
+		{"flag beats env", []string{"--addr", "127.0.0.1:6000", "--key-burst", "11"},
+			envOf("FILEFRAME_ADDR", "127.0.0.1:7000", "FILEFRAME_KEY_BURST", "22", "FILEFRAME_IP_BURST", "33"),
+			func(t *testing.T, c ServeConfig) {
+				if c.Addr != "127.0.0.1:6000" || c.ContentAddr != "127.0.0.1:6001" {
+					t.Errorf("Addr, ContentAddr = %q, %q; want the flag's", c.Addr, c.ContentAddr)
+				}
+				if c.KeyBurst != 11 || c.IPBurst != 33 {
+					t.Errorf("KeyBurst, IPBurst = %d, %d; want 11 (flag), 33 (env)", c.KeyBurst, c.IPBurst)
+				}
+			}},
+		{"empty env is unset", nil, envOf("FILEFRAME_ADDR", "", "FILEFRAME_BASE_URL", ""),
+			func(t *testing.T, c ServeConfig) {
+				if c.Addr != defaultAddr || c.BaseURL != nil {
+					t.Errorf("Addr, BaseURL = %q, %v; want the defaults", c.Addr, c.BaseURL)
+				}
+			}},
+		{"port 0", []string{"--addr", "127.0.0.1:0"}, envOf(), func(t *testing.T, c ServeConfig) {
+			if c.ContentAddr != "127.0.0.1:0" {
+				t.Errorf("ContentAddr = %q, want 127.0.0.1:0", c.ContentAddr)
+			}
+		}},
+		{"any host port 0", []string{"--addr", ":0"}, envOf(), func(t *testing.T, c ServeConfig) {
+			if c.ContentAddr != ":0" {
+				t.Errorf("ContentAddr = %q, want :0", c.ContentAddr)
+			}
+		}},
+		{"ipv6 next port", []string{"--addr", "[::1]:8080"}, envOf(), func(t *testing.T, c ServeConfig) {
+			if c.ContentAddr != "[::1]:8081" {
+				t.Errorf("ContentAddr = %q, want [::1]:8081", c.ContentAddr)
+			}
+		}},
+		{"content origin alone shares the listener", []string{"--content-origin", "https://usercontent.example.net:8443"}, envOf(),
+			func(t *testing.T, c ServeConfig) {
+				if c.ContentAddr != "" {
+					t.Errorf("ContentAddr = %q, want empty (one listener, Host routing)", c.ContentAddr)
+				}
+				if got := c.ContentOrigin.String(); got != "https://usercontent.example.net:8443" {
+					t.Errorf("ContentOrigin = %q", got)
+				}
+			}},
+		{"content origin and addr", []string{"--content-origin", "https://u.example.net", "--content-addr", "127.0.0.1:9999"}, envOf(),
+			func(t *testing.T, c ServeConfig) {
+				if c.ContentAddr != "127.0.0.1:9999" {
+					t.Errorf("ContentAddr = %q, want 127.0.0.1:9999", c.ContentAddr)
+				}
+			}},
+		{"content addr alone", []string{"--content-addr", "127.0.0.1:9000"}, envOf(), func(t *testing.T, c ServeConfig) {
+			if c.ContentAddr != "127.0.0.1:9000" || c.ContentOrigin != nil {
+				t.Errorf("ContentAddr, ContentOrigin = %q, %v", c.ContentAddr, c.ContentOrigin)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseForTest(tt.args, tt.env)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestParseServeConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  lookupEnv
+		want string // in the message
+	}{
+		{"not a URL", []string{"--base-url", "http://[::1"}, nil, "--base-url \"http://[::1\" is not a URL"},
+		{"relative URL", []string{"--base-url", "files.example.com"}, nil, "scheme must be http or https"},
+		{"ftp scheme", []string{"--content-origin", "ftp://u.example.net"}, nil, "scheme must be http or https"},
+		{"no host", []string{"--base-url", "https://"}, nil, "has no host"},
+		{"URL port out of range", []string{"--base-url", "http://files.example.com:70000"}, nil, "port must be from 1 to 65535"},
+		{"URL with path", []string{"--base-url", "https://example.com/files"}, nil, "origin only"},
+		{"URL with query", []string{"--content-origin", "https://u.example.net/?x=1"}, nil, "origin only"},
+		{"same origin", []string{"--base-url", "https://example.com", "--content-origin", "https://EXAMPLE.com/"}, nil, "same origin"},
+		{"same origin from env", nil, envOf("FILEFRAME_BASE_URL", "http://a.example", "FILEFRAME_CONTENT_ORIGIN", "http://a.example"), "same origin"},
+		{"addr without port", []string{"--addr", "127.0.0.1"}, nil, "want host:port"},
+		{"addr port out of range", []string{"--addr", "127.0.0.1:70000"}, nil, "port must be a number from 0 to 65535"},
+		{"addr named port", []string{"--addr", "localhost:http"}, nil, "port must be a number"},
+		{"no next port", []string{"--addr", "127.0.0.1:65535"}, nil, "no next port"},
+		{"content addr bad", []string{"--content-addr", "nope"}, nil, "--content-addr \"nope\""},
+		{"content addr same as addr", []string{"--addr", "127.0.0.1:8080", "--content-addr", "127.0.0.1:8080"}, nil, "same as --addr"},
+		{"bad log level", []string{"--log-level", "loud"}, nil, "--log-level \"loud\""},
+		{"zero shutdown timeout", []string{"--shutdown-timeout", "0s"}, nil, "--shutdown-timeout must be positive"},
+		{"negative read header timeout", []string{"--read-header-timeout", "-1s"}, nil, "--read-header-timeout must be positive"},
+		{"bad env duration", nil, envOf("FILEFRAME_SHUTDOWN_TIMEOUT", "soon"), "FILEFRAME_SHUTDOWN_TIMEOUT: invalid value \"soon\": want a duration"},
+		{"bad env number", nil, envOf("FILEFRAME_KEY_RATE", "fast"), "FILEFRAME_KEY_RATE: invalid value \"fast\": want a float"},
+		{"bad env url", nil, envOf("FILEFRAME_CONTENT_ORIGIN", "javascript:alert(1)"), "scheme must be http or https"},
+		{"zero rate", []string{"--key-rate", "0"}, nil, "must be positive"},
+		{"zero burst", []string{"--ip-burst", "0"}, nil, "at least 1"},
+		{"empty data", []string{"--data", ""}, nil, "--data must not be empty"},
+		{"positional argument", []string{"extra"}, nil, "unexpected argument \"extra\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := tt.env
+			if env == nil {
+				env = envOf()
+			}
+			_, err := parseForTest(tt.args, env)
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("error = %v, want a usage error", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %q, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := parseForTest([]string{"--no-such-flag"}, envOf()); !errors.Is(err, errFlagParse) {
+		t.Errorf("unknown flag: error = %v, want errFlagParse", err)
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	tests := []struct {
+		args     []string
+		wantPos  []string
+		wantName string
+	}{
+		{[]string{"a.txt", "--name", "x"}, []string{"a.txt"}, "x"},
+		{[]string{"--name", "x", "a.txt"}, []string{"a.txt"}, "x"},
+		{[]string{"a.txt", "b.txt", "--name=x"}, []string{"a.txt", "b.txt"}, "x"},
+		{[]string{"--name", "x", "--", "--weird-file", "c"}, []string{"--weird-file", "c"}, "x"},
+		{[]string{"a", "--", "-b"}, []string{"a", "-b"}, ""},
+		{nil, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			name := fs.String("name", "", "")
+			pos, err := parseArgs(fs, tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(pos, "|") != strings.Join(tt.wantPos, "|") || *name != tt.wantName {
+				t.Errorf("got %q, name %q; want %q, name %q", pos, *name, tt.wantPos, tt.wantName)
+			}
+		})
+	}
+}
+
+func TestParseLifetime(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"30d", 30 * 24 * time.Hour, true},
+		{"1.5d", 36 * time.Hour, true},
+		{"12h", 12 * time.Hour, true},
+		{"90m", 90 * time.Minute, true},
+		{"1h30m", 90 * time.Minute, true},
+		{"0d", 0, false},
+		{"-1h", 0, false},
+		{"d", 0, false},
+		{"30 days", 0, false},
+		{"forever", 0, false},
+		{"99999999d", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := parseLifetime(tt.in)
+			if (err == nil) != tt.ok || got != tt.want {
+				t.Errorf("parseLifetime(%q) = %v, %v; want %v, ok=%v", tt.in, got, err, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestParseEmail(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"ada@example.com", "ada@example.com", true},
+		{"Ada.Lovelace@Example.COM", "ada.lovelace@example.com", true},
+		{"", "", false},
+		{"ada", "", false},
+		{"Ada <ada@example.com>", "", false},
+		{"ada@example.com, bob@example.com", "", false},
+		{"@example.com", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := parseEmail(tt.in)
+			if (err == nil) != tt.ok || got != tt.want {
+				t.Errorf("parseEmail(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
+			}
+		})
+	}
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// keyJSON is the output of key create with --json. FileID is null for a
+// general key.
+type keyJSON struct {
+	Key    string            `json:"key"`
+	KeyID  fileframe.KeyID   `json:"keyId"`
+	Kind   fileframe.KeyKind `json:"kind"`
+	FileID *fileframe.FileID `json:"fileId"`
+}
+
+func runKeyCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	data := c.dataFlag(fs)
+	emailFlag := fs.String("email", "", "the owner's email address (required)")
+	fileFlag := fs.String("file", "", "bind the key to this file's page (FILE_ID); default: a general key")
+	name := fs.String("name", "", "a name to recognise the key by")
+	expiresFlag := fs.String("expires", "", "lifetime, e.g. 30d or 12h (default: never expires)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	email, err := parseEmail(*emailFlag)
+	if err != nil {
+		return err
+	}
+	var lifetime time.Duration
+	if *expiresFlag != "" {
+		if lifetime, err = parseLifetime(*expiresFlag); err != nil {
+			return err
+		}
+	}
+
+	store, err := openStore(ctx, *data, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	a, err := accountByEmail(ctx, store, email)
+	if err != nil {
+		return err
+	}
+	if !a.Plan.CustomPages() {
+		return fileframe.Errorf(fileframe.EINVALID,
+			"%s is on the %s plan and keys need the agency plan; run: fileframe account set-plan --email %s --plan agency",
+			a.Email, a.Plan, a.Email)
+	}
+	kind := fileframe.KeyGeneral
+	var fileID fileframe.FileID
+	if *fileFlag != "" {
+		kind, fileID = fileframe.KeyPage, fileframe.FileID(*fileFlag)
+		f, err := store.FileByID(ctx, fileID)
+		if (err == nil && f.AccountID != a.ID) || fileframe.IsNotFound(err) {
+			return fileframe.Errorf(fileframe.ENOTFOUND, "%s has no file %s", a.Email, fileID)
+		} else if err != nil {
+			return fmt.Errorf("looking up file %s: %w", fileID, err)
+		}
+		if *name == "" {
+			*name = "page of " + f.Name
+		}
+	}
+	if *name == "" {
+		*name = "general key"
+	}
+	now := time.Now()
+	var expires time.Time
+	if lifetime > 0 {
+		expires = now.Add(lifetime)
+	}
+	secret, hash, prefix := fileframe.NewKeySecret(kind)
+	k, err := store.CreateKey(ctx, fileframe.Key{
+		AccountID: a.ID, Kind: kind, FileID: fileID, Name: *name,
+		Prefix: prefix, Hash: hash, CreatedAt: now, ExpiresAt: expires,
+	})
+	if err != nil {
+		return fmt.Errorf("creating the key: %w", err)
+	}
+	if *asJSON {
+		out := keyJSON{Key: secret, KeyID: k.ID, Kind: k.Kind}
+		if kind == fileframe.KeyPage {
+			out.FileID = &fileID
+		}
+		return c.printJSON(out)
+	}
+	c.printKey(secret, k, a.Email, expires)
+	return nil
+}
+
+// printKey shows a new key once, with a request that uses it.
+func (c *CLI) printKey(secret string, k fileframe.Key, email string, expires time.Time) {
+	w := c.Stdout
+	if k.Kind == fileframe.KeyPage {
+		fmt.Fprintf(w, "Created page-bound API key %s (%q) for file %s.\n", k.ID, k.Name, k.FileID)
+	} else {
+		fmt.Fprintf(w, "Created general API key %s (%q).\n", k.ID, k.Name)
+	}
+	if !expires.IsZero() {
+		fmt.Fprintf(w, "It expires at %s.\n", expires.UTC().Format(time.RFC3339))
+	}
+	fmt.Fprintf(w, "\n    %s\n\n", secret)
+	fmt.Fprintln(w, "This key is shown only once: store it now. Fileframe keeps only its hash.")
+	fileID := ""
+	if k.Kind == fileframe.KeyGeneral {
+		fileID = `"fileId": "FILE_ID", `
+	}
+	fmt.Fprintf(w, `
+Try it:
+  curl -sS %s/api/campaign/custom-html \
+    -H 'Authorization: Bearer %s' \
+    -H 'Content-Type: application/json' \
+    -d '{%s"publish": true, "html": "<!doctype html><html><head><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Hello</title></head><body><h1>Hello</h1></body></html>"}'
+`, c.baseURL(), secret, fileID)
+	fmt.Fprintf(w, "Revoke it with: fileframe key revoke --email %s %s\n", email, k.ID)
+}
+
+// parseLifetime parses --expires: a Go duration (90m, 12h) or a number of
+// days (30d).
+func parseLifetime(s string) (time.Duration, error) {
+	bad := usagef("--expires %q: use a duration like 30d, 12h or 90m", s)
+	var d time.Duration
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(days, 64)
+		if err != nil || n > 100*365 {
+			return 0, bad
+		}
+		d = time.Duration(n * float64(24*time.Hour))
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, bad
+		}
+	}
+	if d <= 0 {
+		return 0, usagef("--expires %q must be positive", s)
+	}
+	return d, nil
+}
+
+func runKeyRevoke(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	data := c.dataFlag(fs)
+	emailFlag := fs.String("email", "", "the owner's email address (required)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("want exactly one KEY_ID, got %d arguments", len(rest))
+	}
+	id := fileframe.KeyID(rest[0])
+	email, err := parseEmail(*emailFlag)
+	if err != nil {
+		return err
+	}
+
+	store, err := openStore(ctx, *data, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	a, err := accountByEmail(ctx, store, email)
+	if err != nil {
+		return err
+	}
+	err = store.RevokeKey(ctx, a.ID, id, time.Now())
+	if fileframe.IsNotFound(err) {
+		return fileframe.Errorf(fileframe.ENOTFOUND, "%s has no key %s", a.Email, id)
+	} else if err != nil {
+		return fmt.Errorf("revoking key %s: %w", id, err)
+	}
+	if *asJSON {
+		return c.printJSON(struct {
+			KeyID   fileframe.KeyID `json:"keyId"`
+			Revoked bool            `json:"revoked"`
+		}{id, true})
+	}
+	fmt.Fprintf(c.Stdout, "Revoked key %s of %s; it stops working at once.\n", id, a.Email)
+	return nil
+}

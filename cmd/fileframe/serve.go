@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/sqlite"
+	"github.com/fileframe/fileframe/internal/web"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Server timeouts against slow or stuck clients. The download handler
+// extends its own write deadline, so large downloads are not cut at
+// writeTimeout.
+const (
+	readTimeout    = 2 * time.Minute
+	writeTimeout   = 2 * time.Minute
+	idleTimeout    = 2 * time.Minute
+	maxHeaderBytes = 64 << 10
+	// closeTimeout bounds the final flush of download counts.
+	closeTimeout = 10 * time.Second
+)
+
+func runServe(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	cfg, err := parseServeConfig(fs, args, c.Env)
+	if err != nil {
+		return err
+	}
+	m := NewMain(cfg, c.Stdout, c.Stderr)
+	defer m.Close()
+	return m.Run(ctx)
+}
+
+// Main is a running `fileframe serve`: the store, the blob store, the web
+// server and its listeners.
+type Main struct {
+	cfg    ServeConfig
+	stdout io.Writer
+	log    *slog.Logger
+
+	store     *sqlite.Store
+	srv       *web.Server
+	listeners []net.Listener
+	servers   []*http.Server
+	closeOnce sync.Once
+}
+
+// NewMain returns a Main for cfg that prints its addresses to stdout and
+// logs JSON to logs.
+func NewMain(cfg ServeConfig, stdout, logs io.Writer) *Main {
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	return &Main{cfg: cfg, stdout: stdout, log: log}
+}
+
+// Run opens the data, listens, and serves until ctx is done; then it shuts
+// down gracefully: it stops accepting, lets requests in flight (downloads
+// included) finish for up to the shutdown timeout, writes the batched
+// download counts and closes the store.
+func (m *Main) Run(ctx context.Context) error {
+	if err := m.open(ctx); err != nil {
+		return err
+	}
+	errc := make(chan error, len(m.servers))
+	for i, s := range m.servers {
+		go func() {
+			if err := s.Serve(m.listeners[i]); !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}()
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		m.log.Info("shutting down", "timeout", m.cfg.ShutdownTimeout.String())
+	case serveErr = <-errc:
+		m.log.Error("server failed, shutting down", "err", serveErr)
+	}
+	if err := m.shutdown(); err != nil {
+		return errors.Join(serveErr, err)
+	}
+	if serveErr != nil {
+		return fmt.Errorf("serving: %w", serveErr)
+	}
+	m.log.Info("stopped")
+	return nil
+}
+
+// open opens the store and blobs, binds the listeners and builds the web
+// server. Listeners are bound first so that port 0 can be resolved into the
+// base URL and the content origin.
+func (m *Main) open(ctx context.Context) error {
+	store, err := openStore(ctx, m.cfg.Data, true)
+	if err != nil {
+		return err
+	}
+	m.store = store
+	blobs, err := openBlobs(m.cfg.Data)
+	if err != nil {
+		return err
+	}
+	secret, err := store.Secret(ctx, "preview-links", func() []byte {
+		b := make([]byte, 32)
+		rand.Read(b) // never returns an error (crypto/rand docs, Go 1.24+)
+		return b
+	})
+	if err != nil {
+		return fmt.Errorf("reading the preview secret: %w", err)
+	}
+
+	app, err := net.Listen("tcp", m.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listening on --addr %s: %w", m.cfg.Addr, err)
+	}
+	m.listeners = append(m.listeners, app)
+	var content net.Listener
+	if m.cfg.ContentAddr != "" {
+		if content, err = net.Listen("tcp", m.cfg.ContentAddr); err != nil {
+			return fmt.Errorf("listening on the content origin's address %s: %w (set --content-addr)", m.cfg.ContentAddr, err)
+		}
+		m.listeners = append(m.listeners, content)
+	}
+	baseURL, contentOrigin := m.cfg.BaseURL, m.cfg.ContentOrigin
+	if baseURL == nil {
+		baseURL = listenURL(app.Addr())
+	}
+	if contentOrigin == nil {
+		contentOrigin = listenURL(content.Addr())
+	}
+	if host, _, _ := net.SplitHostPort(m.cfg.Addr); (m.cfg.BaseURL == nil || m.cfg.ContentOrigin == nil) && (host == "" || net.ParseIP(host).IsUnspecified()) {
+		m.log.Warn("listening on all interfaces, but the derived URLs use 127.0.0.1; set --base-url and --content-origin to the addresses visitors use")
+	}
+	if origin(baseURL) == origin(contentOrigin) {
+		return usagef("the app origin and the content origin are both %s; set --base-url or --content-origin", origin(baseURL))
+	}
+
+	srv, err := web.New(web.Config{
+		Store:         store,
+		Blobs:         blobs,
+		Logger:        m.log,
+		Registry:      prometheus.NewRegistry(), // web adds the Go and process collectors
+		BaseURL:       baseURL,
+		ContentOrigin: contentOrigin,
+		PreviewSecret: secret,
+		PreviewTTL:    m.cfg.PreviewTTL,
+		KeyRate:       m.cfg.KeyRate,
+		KeyBurst:      m.cfg.KeyBurst,
+		IPRate:        m.cfg.IPRate,
+		IPBurst:       m.cfg.IPBurst,
+	})
+	if err != nil {
+		return fmt.Errorf("starting the web server: %w", err)
+	}
+	m.srv = srv
+	if content != nil {
+		m.servers = append(m.servers, m.httpServer(srv.AppHandler()), m.httpServer(srv.ContentHandler()))
+	} else {
+		m.servers = append(m.servers, m.httpServer(srv.HostHandler()))
+	}
+
+	fmt.Fprintf(m.stdout, "Fileframe is serving\n  app:     %s\n  content: %s\n  data:    %s\n",
+		origin(baseURL), origin(contentOrigin), m.cfg.Data)
+	attrs := []any{"app", origin(baseURL), "content", origin(contentOrigin), "listen", app.Addr().String(), "data", m.cfg.Data}
+	if content != nil {
+		attrs = append(attrs, "content_listen", content.Addr().String())
+	}
+	m.log.Info("serving", attrs...)
+	return nil
+}
+
+// httpServer returns an http.Server for h with the timeouts against slow
+// clients.
+func (m *Main) httpServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: m.cfg.ReadHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// shutdown stops the HTTP servers, waiting up to the shutdown timeout for
+// requests in flight; then it flushes the web server's batched writes.
+func (m *Main) shutdown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.ShutdownTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, len(m.servers))
+	for i, s := range m.servers {
+		wg.Go(func() {
+			if err := s.Shutdown(ctx); err != nil {
+				// Out of time: cut the connections still open.
+				s.Close()
+				errs[i] = fmt.Errorf("requests still running after %s were cut off: %w", m.cfg.ShutdownTimeout, err)
+			}
+		})
+	}
+	wg.Wait()
+	m.servers = nil
+	err := errors.Join(errs...)
+	if err != nil {
+		m.log.Warn("shutdown timed out", "err", err)
+	}
+	return errors.Join(err, m.closeServer())
+}
+
+// closeServer flushes and stops the web server once.
+func (m *Main) closeServer() error {
+	if m.srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	err := m.srv.Close(ctx)
+	m.srv = nil
+	if err != nil {
+		return fmt.Errorf("writing download counts: %w", err)
+	}
+	return nil
+}
+
+// Close releases everything Run opened; it is safe to call after Run
+// returned, or if Run failed half way.
+func (m *Main) Close() error {
+	var err error
+	m.closeOnce.Do(func() {
+		for _, s := range m.servers {
+			s.Close()
+		}
+		for _, l := range m.listeners {
+			l.Close()
+		}
+		err = m.closeServer()
+		if m.store != nil {
+			err = errors.Join(err, m.store.Close())
+		}
+	})
+	return err
+}
