@@ -27,7 +27,7 @@ func (s *Store) CreateAccount(ctx context.Context, a fileframe.Account) (filefra
 		a.CreatedAt = now()
 	}
 	a.CreatedAt = stored(a.CreatedAt)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO accounts (id, email, password_hash, plan, admin, disabled, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -67,7 +67,7 @@ func scanAccount(row *sql.Row) (fileframe.Account, error) {
 
 // AccountByID returns the account with that ID.
 func (s *Store) AccountByID(ctx context.Context, id fileframe.AccountID) (fileframe.Account, error) {
-	a, err := scanAccount(s.read.QueryRowContext(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = ?`, id))
+	a, err := scanAccount(s.accountByID.QueryRowContext(ctx, id))
 	return a, wrap("account by id", err)
 }
 
@@ -82,7 +82,7 @@ func (s *Store) SetAccountPlan(ctx context.Context, id fileframe.AccountID, p fi
 	if _, err := fileframe.ParsePlan(string(p)); err != nil {
 		return err
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		res, err := tx.ExecContext(ctx, `UPDATE accounts SET plan = ? WHERE id = ?`, p, id)
 		if err != nil {
 			return err

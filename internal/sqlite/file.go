@@ -22,7 +22,7 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 		f.CreatedAt = now()
 	}
 	f.CreatedAt = stored(f.CreatedAt)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		if err := accountExists(ctx, tx, f.AccountID); err != nil {
 			return err
 		}
@@ -45,7 +45,7 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 }
 
 // accountExists returns ENOTFOUND unless the account exists.
-func accountExists(ctx context.Context, tx *sql.Tx, id fileframe.AccountID) error {
+func accountExists(ctx context.Context, tx querier, id fileframe.AccountID) error {
 	var ok bool
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ?)`, id).Scan(&ok); err != nil {
 		return err
@@ -73,13 +73,13 @@ func scanFile(row *sql.Row) (fileframe.File, error) {
 
 // FileByID returns the file with that ID.
 func (s *Store) FileByID(ctx context.Context, id fileframe.FileID) (fileframe.File, error) {
-	f, err := scanFile(s.read.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = ?`, id))
+	f, err := scanFile(s.fileByID.QueryRowContext(ctx, id))
 	return f, wrap("file by id", err)
 }
 
 // FileBySlug returns the file whose public link is /f/<slug>.
 func (s *Store) FileBySlug(ctx context.Context, slug string) (fileframe.File, error) {
-	f, err := scanFile(s.read.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE slug = ?`, slug))
+	f, err := scanFile(s.fileBySlug.QueryRowContext(ctx, slug))
 	return f, wrap("file by slug", err)
 }
 
@@ -89,7 +89,7 @@ func (s *Store) AddDownloads(ctx context.Context, counts map[fileframe.FileID]in
 	if len(counts) == 0 {
 		return nil
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		stmt, err := tx.PrepareContext(ctx, `UPDATE files SET downloads = downloads + ? WHERE id = ?`)
 		if err != nil {
 			return err

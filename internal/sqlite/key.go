@@ -35,7 +35,7 @@ func (s *Store) CreateKey(ctx context.Context, k fileframe.Key) (fileframe.Key, 
 	k.LastUsedAt = stored(k.LastUsedAt)
 	k.ExpiresAt = stored(k.ExpiresAt)
 	k.RevokedAt = stored(k.RevokedAt)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		if err := accountExists(ctx, tx, k.AccountID); err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func scanKey(scan func(...any) error) (fileframe.Key, error) {
 // KeyByHash returns the key whose secret hashes to hash, revoked and expired
 // keys included.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (fileframe.Key, error) {
-	k, err := scanKey(s.read.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = ?`, hash).Scan)
+	k, err := scanKey(s.keyByHash.QueryRowContext(ctx, hash).Scan)
 	return k, wrap("key by hash", err)
 }
 
@@ -132,7 +132,7 @@ func (s *Store) RevokeKey(ctx context.Context, account fileframe.AccountID, id f
 	if at.IsZero() {
 		at = now()
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?)
 			WHERE id = ? AND account_id = ?`, millis(at), id, account)
 		if err != nil {
@@ -148,7 +148,7 @@ func (s *Store) TouchKey(ctx context.Context, id fileframe.KeyID, at time.Time) 
 	if at.IsZero() {
 		at = now()
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		res, err := tx.ExecContext(ctx, `UPDATE api_keys SET last_used_at = ? WHERE id = ?`, millis(at), id)
 		if err != nil {
 			return err

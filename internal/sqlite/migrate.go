@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -72,7 +71,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	latest := len(ms)
 	for _, m := range ms {
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 			if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 				version    INTEGER PRIMARY KEY,
 				applied_at INTEGER NOT NULL -- Unix milliseconds, UTC

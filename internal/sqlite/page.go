@@ -14,10 +14,11 @@ import (
 // transaction: the HTML (once per distinct content), the revision, the
 // page's latest and live revision numbers, and the pruning of revisions
 // beyond fileframe.RevisionsKept that were never published, with the HTML
-// only they referred to. The write lock is taken at BEGIN, so concurrent
-// calls, from this process or another, are serialised and each numbers its
-// revision after the last committed one. The file must exist (else
-// ENOTFOUND); a zero w.At means now.
+// only they referred to. Writes are serialised (the write lock is taken at
+// BEGIN, and concurrent writes of this process share a transaction one after
+// another, each in its own savepoint), so each call numbers its revision
+// after the last one committed before it, from this process or another. The
+// file must exist (else ENOTFOUND); a zero w.At means now.
 func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.Page, error) {
 	if w.At.IsZero() {
 		w.At = now()
@@ -30,7 +31,7 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 		html = []byte{} // an empty page is empty HTML, not NULL
 	}
 	var page fileframe.Page
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		var latest sql.NullInt64 // NULL when the file has no page yet
 		err := tx.QueryRowContext(ctx, `
 			SELECT p.latest_revision FROM files f LEFT JOIN pages p ON p.file_id = f.id
@@ -79,7 +80,7 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 
 // prune deletes the file's never-published revisions numbered upTo or less,
 // then the HTML that no revision refers to any more.
-func prune(ctx context.Context, tx *sql.Tx, id fileframe.FileID, upTo int) error {
+func prune(ctx context.Context, tx querier, id fileframe.FileID, upTo int) error {
 	if upTo <= 0 {
 		return nil
 	}
@@ -115,13 +116,13 @@ func prune(ctx context.Context, tx *sql.Tx, id fileframe.FileID, upTo int) error
 	return nil
 }
 
+const pageColumns = `file_id, latest_revision, live_revision, updated_at`
+
 // PageByFile returns a file's custom page; ENOTFOUND when it has none.
 func (s *Store) PageByFile(ctx context.Context, id fileframe.FileID) (fileframe.Page, error) {
 	var p fileframe.Page
 	var updated sql.NullInt64
-	err := s.read.QueryRowContext(ctx, `
-		SELECT file_id, latest_revision, live_revision, updated_at FROM pages WHERE file_id = ?`, id).
-		Scan(&p.FileID, &p.LatestRevision, &p.LiveRevision, &updated)
+	err := s.pageByFile.QueryRowContext(ctx, id).Scan(&p.FileID, &p.LatestRevision, &p.LiveRevision, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fileframe.Page{}, notFound("Page")
 	} else if err != nil {
@@ -135,11 +136,7 @@ func (s *Store) PageByFile(ctx context.Context, id fileframe.FileID) (fileframe.
 func (s *Store) Revision(ctx context.Context, id fileframe.FileID, number int) (fileframe.Revision, error) {
 	var r fileframe.Revision
 	var created, published sql.NullInt64
-	err := s.read.QueryRowContext(ctx, `
-		SELECT r.file_id, r.number, r.sha256, r.size, r.created_at, r.published_at, h.html
-		FROM page_revisions r JOIN page_html h ON h.sha256 = r.sha256
-		WHERE r.file_id = ? AND r.number = ?`, id, number).
-		Scan(&r.FileID, &r.Number, &r.SHA256, &r.Size, &created, &published, &r.HTML)
+	err := s.revision.QueryRowContext(ctx, id, number).Scan(&r.FileID, &r.Number, &r.SHA256, &r.Size, &created, &published, &r.HTML)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fileframe.Revision{}, notFound("Revision")
 	} else if err != nil {

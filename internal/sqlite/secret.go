@@ -24,7 +24,7 @@ func (s *Store) Secret(ctx context.Context, name string, generate func() []byte)
 	if len(fresh) == 0 {
 		return nil, fileframe.Errorf(fileframe.EINVALID, "A secret cannot be empty.")
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, name, fresh); err != nil {
 			return err
 		}

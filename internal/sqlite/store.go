@@ -1,17 +1,19 @@
 // Package sqlite is Fileframe's embedded metadata store: fileframe.Store on a
 // single SQLite file, through the pure-Go driver modernc.org/sqlite.
 //
-// The database runs in WAL mode with foreign keys on. A Store keeps two
-// connection pools on the file: readers, which run concurrently and never
-// write, and a single writer connection whose transactions all begin with
-// BEGIN IMMEDIATE. SQLite allows one writer at a time; taking the write lock
-// at BEGIN, rather than on the first write of a deferred transaction, means a
-// writer waits for the lock (busy_timeout) instead of failing with
-// SQLITE_BUSY when it cannot upgrade a read lock, and one writer connection
-// per process means writers of one process queue in Go rather than in
+// The database runs in WAL mode with foreign keys on and synchronous=FULL, so
+// a write is durable when its method returns. A Store keeps two connection
+// pools on the file: readers, which run concurrently and never write, and a
+// single writer connection owned by one goroutine, which runs every write in
+// a BEGIN IMMEDIATE transaction and commits concurrent writes together
+// (group commit, see write.go). SQLite allows one writer at a time; taking
+// the write lock at BEGIN, rather than on the first write of a deferred
+// transaction, means a writer waits for the lock (busy_timeout) instead of
+// failing with SQLITE_BUSY when it cannot upgrade a read lock, and one writer
+// per process means the writes of one process queue in Go rather than in
 // SQLite's sleep-and-retry busy handler. Other processes on the same file
-// (the admin CLI while a server runs) queue on busy_timeout, and a write
-// that still meets SQLITE_BUSY is retried, so callers never see it.
+// (the admin CLI while a server runs) queue on busy_timeout, and a write that
+// still meets SQLITE_BUSY is retried, so callers never see it.
 //
 // Schema changes are numbered migrations, migrations/NNN-name.sql, embedded
 // in the binary and applied by Open; see Open.
@@ -29,6 +31,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -40,8 +43,22 @@ import (
 // concurrent use, and several Stores (in one process or several) may use one
 // file at once.
 type Store struct {
-	read  *sql.DB // concurrent, query_only connections
-	write *sql.DB // one connection; every transaction is BEGIN IMMEDIATE
+	read *sql.DB // concurrent, query_only connections
+	// One connection, used only by the writer goroutine. Its DSN also sets
+	// _txlock=immediate, so that any BeginTx on it takes the write lock at
+	// once too.
+	write *sql.DB
+
+	calls      chan *writeCall // to the writer goroutine; see write.go
+	quit       chan struct{}   // closed by Close
+	writerDone chan struct{}   // closed when the writer goroutine returns
+	closeOnce  sync.Once
+	closeErr   error
+
+	// Statements of the reads on the request paths, prepared once on each
+	// reader connection: parsing and planning is about a third of the cost
+	// of a lookup by key.
+	accountByID, fileByID, fileBySlug, keyByHash, pageByFile, revision *sql.Stmt
 }
 
 var _ fileframe.Store = (*Store)(nil)
@@ -101,14 +118,49 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 
-	s := &Store{read: read, write: write}
+	s := &Store{
+		read:       read,
+		write:      write,
+		calls:      make(chan *writeCall),
+		quit:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+	go s.runWriter()
 	// The writer is used first: it creates the file and switches it to WAL,
 	// which readers then find already done.
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
+	if err := s.prepare(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// prepare prepares the statements of the hot reads on the reader pool.
+func (s *Store) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		{&s.accountByID, `SELECT ` + accountColumns + ` FROM accounts WHERE id = ?`},
+		{&s.fileByID, `SELECT ` + fileColumns + ` FROM files WHERE id = ?`},
+		{&s.fileBySlug, `SELECT ` + fileColumns + ` FROM files WHERE slug = ?`},
+		{&s.keyByHash, `SELECT ` + keyColumns + ` FROM api_keys WHERE hash = ?`},
+		{&s.pageByFile, `SELECT ` + pageColumns + ` FROM pages WHERE file_id = ?`},
+		{&s.revision, `SELECT r.file_id, r.number, r.sha256, r.size, r.created_at, r.published_at, h.html
+			FROM page_revisions r JOIN page_html h ON h.sha256 = r.sha256
+			WHERE r.file_id = ? AND r.number = ?`},
+	} {
+		stmt, err := s.read.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("sqlite: prepare %q: %w", p.query, err)
+		}
+		*p.stmt = stmt
+	}
+	return nil
 }
 
 // dsn returns the driver's data source name for the database file at the
@@ -126,10 +178,24 @@ func dsn(abs string, pragmas []string, txlock string) string {
 	return u.String()
 }
 
-// Close closes the store's connections. The writer closes last: as the last
-// connection to the file it checkpoints the WAL into the database.
+// Close waits for the write in progress, if any, and closes the store's
+// connections; later calls fail. The writer connection closes last: as the
+// last connection to the file it checkpoints the WAL into the database.
+// Calling Close again returns the first call's result.
 func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close())
+	s.closeOnce.Do(func() {
+		close(s.quit)
+		<-s.writerDone
+		var errs []error
+		for _, stmt := range []*sql.Stmt{s.accountByID, s.fileByID, s.fileBySlug, s.keyByHash, s.pageByFile, s.revision} {
+			if stmt != nil {
+				errs = append(errs, stmt.Close())
+			}
+		}
+		errs = append(errs, s.read.Close(), s.write.Close())
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
 }
 
 // Ping reports whether the database can be read.
@@ -150,43 +216,12 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	return v, nil
 }
 
-// busyRetries is how many times a write transaction that failed with
-// SQLITE_BUSY or SQLITE_LOCKED is tried again. busy_timeout already waits for
-// ordinary lock contention; these retries cover the cases where SQLite
-// returns BUSY without waiting (e.g. SQLITE_BUSY_RECOVERY while another
-// process recovers the WAL) and a lock held longer than busy_timeout.
+// busyRetries is how many times a write batch that failed with SQLITE_BUSY
+// or SQLITE_LOCKED is tried again. busy_timeout already waits for ordinary
+// lock contention; these retries cover the cases where SQLite returns BUSY
+// without waiting (e.g. SQLITE_BUSY_RECOVERY while another process recovers
+// the WAL) and a lock held longer than busy_timeout.
 const busyRetries = 5
-
-// inTx runs fn in a write transaction (BEGIN IMMEDIATE on the single writer
-// connection) and commits it, retrying the whole transaction when SQLite
-// reports the database busy. fn may be called more than once, so it must not
-// have effects outside tx.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	for attempt := 0; ; attempt++ {
-		err := s.inTxOnce(ctx, fn)
-		if err == nil || !isBusy(err) || attempt == busyRetries {
-			return err
-		}
-		delay := time.Duration(attempt+1) * 20 * time.Millisecond
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(delay):
-		}
-	}
-}
-
-func (s *Store) inTxOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
 
 // readTx runs fn in a read transaction, so that the several queries of one
 // read see one snapshot.

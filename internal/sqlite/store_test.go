@@ -128,6 +128,21 @@ func TestMigrations(t *testing.T) {
 	})
 }
 
+func TestOpenPathWithURICharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data dir?x=1#frag%41")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "fileframe.db")
+	s := open(t, path)
+	if _, err := s.CreateAccount(t.Context(), fileframe.Account{Email: "x@example.com", Plan: fileframe.PlanFree}); err != nil {
+		t.Fatalf("CreateAccount: %v", err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("database file: %v, want it at %q", err, path)
+	}
+}
+
 func TestPragmas(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "test.db"))
 	for _, c := range []struct {
@@ -258,6 +273,30 @@ func TestTwoStoresOnOneFile(t *testing.T) {
 	}
 }
 
+// TestWriteLockAtBegin checks that a write transaction takes the write lock
+// when it begins (BEGIN IMMEDIATE): a writer of another Store then waits for
+// it, until its context ends, instead of starting and failing later.
+func TestWriteLockAtBegin(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.db")
+	holder, waiter := open(t, path), open(t, path)
+	tx, err := holder.write.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatalf("BeginTx: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	_, err = waiter.CreateAccount(ctx, fileframe.Account{Email: "x@example.com", Plan: fileframe.PlanFree})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("CreateAccount while another Store holds a write transaction: got %v, want context.DeadlineExceeded", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatalf("Rollback: %v", err)
+	}
+	if _, err := waiter.CreateAccount(t.Context(), fileframe.Account{Email: "x@example.com", Plan: fileframe.PlanFree}); err != nil {
+		t.Errorf("CreateAccount after the transaction ended: got %v, want nil", err)
+	}
+}
+
 // helperEnv names the database a child process of TestTwoProcesses writes to.
 const helperEnv = "FILEFRAME_SQLITE_TEST_HELPER_DB"
 
@@ -336,6 +375,18 @@ func TestErrors(t *testing.T) {
 		}
 		if !strings.HasPrefix(err.Error(), "sqlite: file by id: ") || !errors.Is(err, sql.ErrConnDone) && !strings.Contains(err.Error(), "closed") {
 			t.Errorf("FileByID on a closed store: got %q, want it wrapped as %q with its cause", err, "sqlite: file by id: ...")
+		}
+	})
+
+	t.Run("a value the schema refuses is EINVALID", func(t *testing.T) {
+		s := open(t, filepath.Join(t.TempDir(), "test.db"))
+		a, err := s.CreateAccount(t.Context(), fileframe.Account{Email: "x@example.com", Plan: fileframe.PlanFree})
+		if err != nil {
+			t.Fatalf("CreateAccount: %v", err)
+		}
+		_, err = s.CreateFile(t.Context(), fileframe.File{AccountID: a.ID, Name: "x", Size: -1})
+		if got, want := fileframe.ErrorCode(err), fileframe.EINVALID; got != want {
+			t.Errorf("CreateFile(size -1): code got %q (error %v), want %q", got, err, want)
 		}
 	})
 
