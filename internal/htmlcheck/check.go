@@ -139,6 +139,14 @@ type frame struct {
 // maxLabel is how much text of clickable elements is kept.
 const maxLabel = 1024
 
+// maxFrames and maxForeign bound the stacks of open clickable and foreign
+// elements, so that deeply nested input cannot make a check quadratic.
+// Clickable elements nested deeper are checked by their attributes only.
+const (
+	maxFrames  = 32
+	maxForeign = 256
+)
+
 // checker holds the state of one Check call.
 type checker struct {
 	doc   []byte // the document: positions and excerpts refer to it
@@ -330,17 +338,34 @@ func (c *checker) tagName(raw []byte) []byte {
 func (c *checker) readAttrs(start, end int) {
 	c.attrs = c.attrs[:0]
 	raw := c.src[start:end]
+	var seen map[string]bool
 	eachAttrSpan(raw, func(s attrSpan) bool {
 		k := raw[s.k0:s.k1]
 		for i := range k {
 			if 'A' <= k[i] && k[i] <= 'Z' {
-				k = bytes.ToLower(k)
+				k = lowerASCII(k)
 				break
 			}
 		}
-		for _, a := range c.attrs {
-			if bytes.Equal(a.key, k) {
+		if seen != nil {
+			if seen[string(k)] {
 				return true
+			}
+			seen[string(k)] = true
+		} else {
+			for _, a := range c.attrs {
+				if bytes.Equal(a.key, k) {
+					return true
+				}
+			}
+			if len(c.attrs) == 16 {
+				// Keep the duplicate check linear in tags with
+				// thousands of attributes.
+				seen = make(map[string]bool)
+				for _, a := range c.attrs {
+					seen[string(a.key)] = true
+				}
+				seen[string(k)] = true
 			}
 		}
 		v := raw[s.v0:s.v1]
@@ -350,6 +375,20 @@ func (c *checker) readAttrs(start, end int) {
 		c.attrs = append(c.attrs, attr{key: k, val: v, span: s})
 		return true
 	})
+}
+
+// lowerASCII returns a copy of b with ASCII letters lower-cased, as the
+// tokenizer lower-cases names (bytes.ToLower would also rewrite invalid
+// UTF-8).
+func lowerASCII(b []byte) []byte {
+	l := make([]byte, len(b))
+	for i, ch := range b {
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		l[i] = ch
+	}
+	return l
 }
 
 // decodeAttr decodes an attribute value as the tokenizer does: newlines
@@ -543,14 +582,14 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	switch {
 	case foreign:
 		c.z.NextIsNotRawText()
-		if !selfClosing {
+		if !selfClosing && len(c.foreign) < maxForeign {
 			c.foreign = append(c.foreign, foreignElem{
 				name:        c.intern(a, name),
 				integration: c.integrationPoint(string(name), c.inMath()),
 			})
 		}
 	case a == atom.Svg || a == atom.Math:
-		if !selfClosing {
+		if !selfClosing && len(c.foreign) < maxForeign {
 			c.foreign = append(c.foreign, foreignElem{name: a.String()})
 		}
 	case a == atom.Script:
@@ -576,7 +615,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	if len(c.frames) > 0 && !inline(a) {
 		c.appendLabel([]byte(" "))
 	}
-	if clickable && !void(a) && !(foreign && selfClosing) {
+	if clickable && !void(a) && !(foreign && selfClosing) && len(c.frames) < maxFrames {
 		if a == atom.A {
 			for i := len(c.frames) - 1; i >= 0; i-- {
 				if c.frames[i].name == "a" {

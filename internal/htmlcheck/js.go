@@ -17,10 +17,6 @@ const (
 	jsTopNavigation               // top.location or parent.location
 )
 
-// staticImport matches the part of a static import statement before its
-// module specifier, anchored at the "import" keyword.
-var staticImport = regexp.MustCompile(`^import\s*(?:[\w$]+\s*,?\s*)?(?:\*\s*as\s+[\w$]+\s*|\{[^}]*\}\s*)?from\s*["'` + "`" + `]|^import\s*["'` + "`" + `]`)
-
 // execCommandCopy matches the arguments of document.execCommand that write
 // the clipboard.
 var execCommandCopy = regexp.MustCompile(`^\s*\(\s*["'` + "`" + `](?i:copy|cut)["'` + "`" + `]`)
@@ -61,6 +57,7 @@ func eachIndex(s []byte, word string, fn func(i int)) {
 // their surroundings; it is not a JavaScript parser, so it errs on the
 // side of reporting an import or clipboard write it sees.
 func scanJS(s []byte, fn func(k jsKind, start, end int, detail []byte)) {
+	nextBrace := -1 // memo for staticImportSpecifier
 	eachIndex(s, "import", func(p int) {
 		if p > 0 && (isJSIdent(s[p-1]) || s[p-1] == '.') {
 			return
@@ -90,13 +87,10 @@ func scanJS(s []byte, fn func(k jsKind, start, end int, detail []byte)) {
 		if !jsStatementStart(s, p) {
 			return
 		}
-		window := s[p:min(len(s), p+2048)]
-		loc := staticImport.FindIndex(window)
-		if loc == nil {
-			return
+		if q, end := staticImportSpecifier(s, p+len("import"), &nextBrace); q >= 0 {
+			spec, e := jsString(s, q)
+			fn(jsImport, p, max(e, end), spec)
 		}
-		spec, end := jsString(window, loc[1]-1)
-		fn(jsImport, p, p+end, spec)
 	})
 	eachIndex(s, "clipboard", func(p int) {
 		if p > 0 && isJSIdent(s[p-1]) {
@@ -206,4 +200,63 @@ func jsString(s []byte, i int) ([]byte, int) {
 		}
 	}
 	return s[i+1:], len(s)
+}
+
+// staticImportSpecifier parses the import clause that starts at s[i],
+// just after the keyword, and returns the offset of the quote that starts
+// the module specifier, or -1 when it is not a static import of a module.
+// It accepts `"m"`, `x from "m"`, `* as x from "m"`, `{a, b as c} from
+// "m"` and `x, {a} from "m"`. nextBrace remembers where the next "}" is,
+// so that many "import {" without one stay linear.
+func staticImportSpecifier(s []byte, i int, nextBrace *int) (quote, end int) {
+	isQuote := func(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+	i = skipJSSpace(s, i)
+	if i < len(s) && isQuote(s[i]) {
+		return i, i
+	}
+	ident := func() bool {
+		j := i
+		for j < len(s) && isJSIdent(s[j]) {
+			j++
+		}
+		ok := j > i
+		i = skipJSSpace(s, j)
+		return ok
+	}
+	if i < len(s) && isJSIdent(s[i]) {
+		ident()
+		if i < len(s) && s[i] == ',' {
+			i = skipJSSpace(s, i+1)
+		}
+	}
+	switch {
+	case i < len(s) && s[i] == '*':
+		i = skipJSSpace(s, i+1)
+		if !bytes.HasPrefix(s[i:], []byte("as")) {
+			return -1, 0
+		}
+		i = skipJSSpace(s, i+2)
+		if !ident() {
+			return -1, 0
+		}
+	case i < len(s) && s[i] == '{':
+		if *nextBrace < i {
+			*nextBrace = len(s)
+			if k := bytes.IndexByte(s[i:], '}'); k >= 0 {
+				*nextBrace = i + k
+			}
+		}
+		if *nextBrace >= len(s) || *nextBrace-i > 4096 {
+			return -1, 0
+		}
+		i = skipJSSpace(s, *nextBrace+1)
+	}
+	if !bytes.HasPrefix(s[i:], []byte("from")) {
+		return -1, 0
+	}
+	i = skipJSSpace(s, i+len("from"))
+	if i < len(s) && isQuote(s[i]) {
+		return i, i
+	}
+	return -1, 0
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -41,7 +42,7 @@ func finish(doc []byte, ps []pending) Result {
 		f := Finding{
 			Rule:     rules[p.rule].name,
 			Severity: rules[p.rule].sev,
-			Message:  p.msg,
+			Message:  cleanMessage(p.msg),
 			Line:     line,
 			Column:   col,
 			Excerpt:  excerpt(doc, min(max(p.ex0, 0), start), p.ex1),
@@ -235,4 +236,15 @@ func asciiEqualFold(b []byte, s string) bool {
 // prefix must be lower case.
 func hasPrefixFold(b []byte, prefix string) bool {
 	return len(b) >= len(prefix) && asciiEqualFold(b[:len(prefix)], prefix)
+}
+
+// cleanMessage makes a message safe to show: valid UTF-8 without control
+// characters (tag names in messages come from the document as they are).
+func cleanMessage(m string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(m, "\uFFFD"))
 }

@@ -1,0 +1,59 @@
+package htmlcheck
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// fill repeats unit between prefix and suffix up to about MaxSize bytes.
+func fill(prefix, unit, suffix string) []byte {
+	n := (MaxSize - len(prefix) - len(suffix)) / len(unit)
+	return []byte(prefix + strings.Repeat(unit, n) + suffix)
+}
+
+// TestHostileInputsAreLinear checks that inputs built to make some part of
+// the check quadratic still check quickly. The bound is loose because
+// test machines are shared and noisy; quadratic behaviour on 1 MiB takes
+// many seconds.
+func TestHostileInputsAreLinear(t *testing.T) {
+	clip := `<script>navigator.clipboard.writeText("x")</script>`
+	tests := []struct {
+		name string
+		doc  []byte
+	}{
+		{"many attributes then many tags", []byte(page(`<a ` + strings.Repeat("a ", 200000) + `>x</a>` + strings.Repeat("<b>", 150000)))},
+		{"many distinct attributes", fill(page("<p>x</p>")+`<a `, "b12345= ", `>`)},
+		{"nested clickables", fill(page("<p>x</p>"), `<span onclick="f()">`, "Download")},
+		{"nested svg", fill(page("<p>x</p>"), `<svg>`, "")},
+		{"nested foreign end tags", fill(page("<p>x</p>")+strings.Repeat("<svg>", 300), `</g>`, "")},
+		{"import braces", fill(page("<p>x</p>")+"<script>", "\nimport {", "</script>")},
+		{"import stars", fill(page("<p>x</p>")+"<script>", "\nimport * as ", "</script>")},
+		{"paste", fill(page("<p>x</p>")+clip+"<p>", "paste ", "</p>")},
+		{"human", fill(page("<p>x</p>")+clip+"<p>", "verify you are human ", "</p>")},
+		{"curl", fill(page("<p>x</p>")+clip+"<p>", "curl ", "</p>")},
+		{"ctrl+v", fill(page("<p>x</p>")+clip+"<p>", "ctrl+v ", "</p>")},
+		{"many findings on one line", fill(page("<p>x</p>"), `<img src="a.png"><a href="/f/x">Download</a>`, "")},
+		{"css urls", fill(page("<p>x</p>")+"<style>", "a{b:url(", "</style>")},
+		{"css comments", fill(page("<p>x</p>")+"<style>", "/*", "</style>")},
+		{"srcset commas", fill(page("<p>x</p>")+`<img srcset="`, ",", `">`)},
+		{"long label", fill(page("<p>x</p>")+`<button>`, "word ", `</button>`)},
+		{"many buttons", fill(page("<p>x</p>"), `<button>Go</button>`, "")},
+		{"base64 slashes", fill(page("<p>x</p>")+`<img src="data:image/png;base64,`, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/", `">`)},
+		{"base64 markers", fill(page("<p>x</p>"), "base64,", "")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.doc) > MaxSize {
+				tt.doc = tt.doc[:MaxSize]
+			}
+			start := time.Now()
+			Check(tt.doc, testOptions)
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %v", d)
+			} else {
+				t.Logf("%d bytes in %v", len(tt.doc), d)
+			}
+		})
+	}
+}
