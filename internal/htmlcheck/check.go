@@ -455,9 +455,20 @@ func (c *checker) text(start, end int, raw rawKind) {
 			return
 		}
 	}
-	t := c.z.Text()
-	if !hasNonSpace(t) {
-		return
+	text := c.src[start:end]
+	var t []byte
+	switch {
+	case hasNonSpace(text) && len(c.frames) == 0:
+		// Text, and not a label: no need to decode it.
+	case bytes.IndexByte(text, '&') < 0 && len(c.frames) == 0:
+		return // only white space
+	default:
+		// Only white space or references to it (&nbsp;), or a label:
+		// decode it.
+		t = c.z.Text()
+		if !hasNonSpace(t) {
+			return
+		}
 	}
 	c.markup = true
 	switch {

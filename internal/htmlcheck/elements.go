@@ -146,7 +146,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 	}
 	// The accessible names of a clickable element.
 	for _, k := range []string{"aria-label", "title", "value"} {
-		if k == "value" && a != atom.Input && a != atom.Button {
+		if k == "value" && a != atom.Input { // a button's value is not shown
 			continue
 		}
 		if v, ok := c.attr(k); ok && isDownloadLabel(v, false) {
@@ -163,17 +163,20 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 // by script.
 func buttonClass(v []byte) bool {
 	for f := range bytes.FieldsSeq(v) {
-		l := bytes.ToLower(f)
 		switch {
-		case string(l) == "btn", string(l) == "button", string(l) == "cta":
-			return true
-		case bytes.HasPrefix(l, []byte("btn-")), bytes.HasPrefix(l, []byte("btn_")),
-			bytes.HasSuffix(l, []byte("-btn")), bytes.HasSuffix(l, []byte("_btn")),
-			bytes.HasSuffix(l, []byte("-button")), bytes.HasPrefix(l, []byte("button-")):
+		case asciiEqualFold(f, "btn"), asciiEqualFold(f, "button"), asciiEqualFold(f, "cta"),
+			hasPrefixFold(f, "btn-"), hasPrefixFold(f, "btn_"), hasPrefixFold(f, "button-"),
+			hasSuffixFold(f, "-btn"), hasSuffixFold(f, "_btn"), hasSuffixFold(f, "-button"):
 			return true
 		}
 	}
 	return false
+}
+
+// hasSuffixFold reports whether b ends with suffix, ignoring ASCII case;
+// suffix must be lower case.
+func hasSuffixFold(b []byte, suffix string) bool {
+	return len(b) >= len(suffix) && asciiEqualFold(b[len(b)-len(suffix):], suffix)
 }
 
 // javaScriptType reports whether a script element's type attribute says

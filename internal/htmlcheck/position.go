@@ -116,12 +116,11 @@ type attrSpan struct{ k0, k1, v0, v1 int }
 // two agree. Unlike the tokenizer it does not drop repeated keys.
 func eachAttrSpan(raw []byte, fn func(attrSpan) bool) {
 	n := len(raw)
-	isSpace := func(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
 	i := 2 // past '<' and the first byte of the name
 	for i < n {
 		c := raw[i]
 		i++
-		if isSpace(c) {
+		if htmlSpace[c] {
 			break
 		}
 		if c == '/' || c == '>' {
@@ -129,12 +128,9 @@ func eachAttrSpan(raw []byte, fn func(attrSpan) bool) {
 			break
 		}
 	}
-	skip := func() {
-		for i < n && isSpace(raw[i]) {
-			i++
-		}
+	for i < n && htmlSpace[raw[i]] {
+		i++
 	}
-	skip()
 	for i < n {
 		if raw[i] == '>' {
 			return
@@ -147,14 +143,16 @@ func eachAttrSpan(raw []byte, fn func(attrSpan) bool) {
 			if c == '=' && s.k0+1 == i {
 				continue
 			}
-			if c == '=' || isSpace(c) || c == '/' || c == '>' {
+			if c == '=' || htmlSpace[c] || c == '/' || c == '>' {
 				i--
 				break
 			}
 		}
 		s.k1 = i
 		s.v0, s.v1 = i, i
-		skip()
+		for i < n && htmlSpace[raw[i]] {
+			i++
+		}
 		if i < n {
 			c := raw[i]
 			i++
@@ -163,7 +161,9 @@ func eachAttrSpan(raw []byte, fn func(attrSpan) bool) {
 			case c != '=':
 				i--
 			default:
-				skip()
+				for i < n && htmlSpace[raw[i]] {
+					i++
+				}
 				if i < n {
 					q := raw[i]
 					i++
@@ -172,8 +172,10 @@ func eachAttrSpan(raw []byte, fn func(attrSpan) bool) {
 						i--
 					case '\'', '"':
 						s.v0 = i
-						for i < n && raw[i] != q {
-							i++
+						if k := bytes.IndexByte(raw[i:], q); k >= 0 {
+							i += k
+						} else {
+							i = n
 						}
 						s.v1 = i
 						if i < n {
@@ -181,11 +183,11 @@ func eachAttrSpan(raw []byte, fn func(attrSpan) bool) {
 						}
 					default:
 						s.v0 = i - 1
-						for i < n && !isSpace(raw[i]) && raw[i] != '>' {
+						for i < n && !htmlSpace[raw[i]] && raw[i] != '>' {
 							i++
 						}
 						s.v1 = i
-						if i < n && isSpace(raw[i]) {
+						if i < n && htmlSpace[raw[i]] {
 							i++
 						}
 					}
@@ -195,9 +197,14 @@ func eachAttrSpan(raw []byte, fn func(attrSpan) bool) {
 		if s.k0 != s.k1 && !fn(s) {
 			return
 		}
-		skip()
+		for i < n && htmlSpace[raw[i]] {
+			i++
+		}
 	}
 }
+
+// htmlSpace marks the bytes the tokenizer treats as white space in tags.
+var htmlSpace = [256]bool{' ': true, '\n': true, '\r': true, '\t': true, '\f': true}
 
 // findAttr returns the span of the first attribute of the raw start tag
 // whose key, ASCII-lowercased, is key.

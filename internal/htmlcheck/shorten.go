@@ -60,6 +60,11 @@ func shorten(doc []byte) ([]byte, []cut) {
 		p := i + j + len(marker)
 		for p < len(doc) {
 			r0 := p
+			// Eight at a time: this loop is most of shorten's time.
+			for p+8 <= len(doc) && base64Run[doc[p]] && base64Run[doc[p+1]] && base64Run[doc[p+2]] &&
+				base64Run[doc[p+3]] && base64Run[doc[p+4]] && base64Run[doc[p+5]] && base64Run[doc[p+6]] && base64Run[doc[p+7]] {
+				p += 8
+			}
 			for p < len(doc) && base64Run[doc[p]] {
 				p++
 			}

@@ -5,25 +5,6 @@ import (
 	"unicode"
 )
 
-// A clickable element is a download button when its label is a call to
-// download. Prose that merely mentions downloads ("2M downloads", "read the
-// download guide") must pass, so the label is split into words and only
-// these count:
-//
-//   - the first word, after leading filler ("Free download", "⬇ Download
-//     now", "Click here to download", "Jetzt herunterladen",
-//     "Télécharger maintenant", "Download the report (PDF)");
-//   - the last word, before trailing filler, when it is a verb or a bare
-//     noun in downloadWords but not a plural or count ("PDF herunterladen",
-//     "Şimdi indir"; not "2M downloads");
-//   - a phrase such as "get the file" at the start;
-//   - for scripts written without spaces between words (Japanese, Chinese,
-//     Korean, Thai) and for Arabic and Persian, where the word takes
-//     prefixes, the word anywhere in the label.
-//
-// Labels longer than 12 words (a whole card that is a link) are checked
-// for their first word only.
-
 // downloadWords are words that, first in a label, make it a call to
 // download. The bool says whether the word also counts as the last word.
 var downloadWords = map[string]bool{
@@ -105,8 +86,27 @@ func wordSet(s string) map[string]bool {
 const maxLabelWords = 12
 
 // isDownloadLabel reports whether label, the text of a clickable element
-// or its value, aria-label or title, is a call to download (see above).
-// truncated says the label was cut short.
+// or its value, aria-label or title, is a call to download; truncated says
+// the label was cut short.
+//
+// A clickable element is a download button when its label is a call to
+// download. Prose that merely mentions downloads ("2M downloads", "read the
+// download guide") must pass, so the label is split into words and only
+// these count:
+//
+//   - the first word, after leading filler ("Free download", "⬇ Download
+//     now", "Click here to download", "Jetzt herunterladen",
+//     "Télécharger maintenant", "Download the report (PDF)");
+//   - the last word, before trailing filler, when it is a verb or a bare
+//     noun in downloadWords but not a plural or count ("PDF herunterladen",
+//     "Şimdi indir"; not "2M downloads");
+//   - a phrase such as "get the file" at the start;
+//   - for scripts written without spaces between words (Japanese, Chinese,
+//     Korean, Thai) and for Arabic and Persian, where the word takes
+//     prefixes, the word anywhere in the label.
+//
+// Labels longer than 12 words (a whole card that is a link) are checked
+// for their first word only.
 func isDownloadLabel(label []byte, truncated bool) bool {
 	lower := strings.ToLower(strings.ReplaceAll(strings.ToValidUTF8(string(label), " "), "İ", "i"))
 	for _, w := range spacelessDownloadWords {
