@@ -1,0 +1,87 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// CreateAccount stores a new account with its email lower-cased, setting ID
+// and CreatedAt when empty. A taken email or ID is ECONFLICT; an empty email
+// or an unknown plan is EINVALID.
+func (s *Store) CreateAccount(ctx context.Context, a fileframe.Account) (fileframe.Account, error) {
+	a.Email = strings.ToLower(a.Email)
+	if a.Email == "" {
+		return fileframe.Account{}, fileframe.Errorf(fileframe.EINVALID, "An account needs an email address.")
+	}
+	if _, err := fileframe.ParsePlan(string(a.Plan)); err != nil {
+		return fileframe.Account{}, err
+	}
+	if a.ID == "" {
+		a.ID = fileframe.NewAccountID()
+	}
+	if a.CreatedAt.IsZero() {
+		a.CreatedAt = now()
+	}
+	a.CreatedAt = stored(a.CreatedAt)
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO accounts (id, email, password_hash, plan, admin, disabled, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		a.ID, a.Email, a.PasswordHash, a.Plan, a.Admin, a.Disabled, ts(a.CreatedAt))
+	if err != nil {
+		return fileframe.Account{}, wrap("create account", err)
+	}
+	return a, nil
+}
+
+const accountColumns = `id, email, password_hash, plan, admin, disabled, created_at`
+
+func scanAccount(row pgx.Row) (fileframe.Account, error) {
+	var a fileframe.Account
+	var created pgtype.Timestamptz
+	err := row.Scan(&a.ID, &a.Email, &a.PasswordHash, &a.Plan, &a.Admin, &a.Disabled, &created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fileframe.Account{}, notFound("Account")
+	} else if err != nil {
+		return fileframe.Account{}, err
+	}
+	a.CreatedAt = fromTS(created)
+	return a, nil
+}
+
+// AccountByID returns the account with that ID.
+func (s *Store) AccountByID(ctx context.Context, id fileframe.AccountID) (fileframe.Account, error) {
+	if !storable(string(id)) {
+		return fileframe.Account{}, notFound("Account")
+	}
+	a, err := scanAccount(s.pool.QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE id = $1`, id))
+	return a, wrap("account by id", err)
+}
+
+// AccountByEmail returns the account with that email, in any case.
+func (s *Store) AccountByEmail(ctx context.Context, email string) (fileframe.Account, error) {
+	if !storable(email) {
+		return fileframe.Account{}, notFound("Account")
+	}
+	a, err := scanAccount(s.pool.QueryRow(ctx, `SELECT `+accountColumns+` FROM accounts WHERE email = $1`, strings.ToLower(email)))
+	return a, wrap("account by email", err)
+}
+
+// SetAccountPlan changes an account's plan; an unknown plan is EINVALID.
+func (s *Store) SetAccountPlan(ctx context.Context, id fileframe.AccountID, p fileframe.Plan) error {
+	if _, err := fileframe.ParsePlan(string(p)); err != nil {
+		return err
+	}
+	if !storable(string(id)) {
+		return notFound("Account")
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE accounts SET plan = $1 WHERE id = $2`, p, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = notFound("Account")
+	}
+	return wrap("set account plan", err)
+}
