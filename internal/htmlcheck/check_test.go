@@ -303,6 +303,8 @@ func TestIsDownloadLabel(t *testing.T) {
 		{"İndirim", false},
 		{"Downloadable templates", false},
 		{"Get started", false},
+		{"How do I download it?", false},
+		{"How do I download the file?", false},
 		{"Learn more about our downloading policy and what it means for you and your team members today", false},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,9 @@
 package htmlcheck
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Most of a large page is usually base64: data: URI images and fonts. The
 // tokenizer reads byte by byte, so shorten cuts the middle out of long
@@ -45,6 +48,25 @@ var base64Run = func() (t [256]bool) {
 	return t
 }()
 
+// allBase64Run reports whether the eight bytes packed in x are all in
+// [A-Za-z0-9+], testing them at once: this loop is most of shorten's time.
+// For bytes below 0x80, adding 0x80-lo sets a byte's high bit when it is
+// at least lo, and no sum carries into the next byte.
+func allBase64Run(x uint64) bool {
+	const hi = 0x8080808080808080
+	const ones = 0x0101010101010101
+	if x&hi != 0 {
+		return false
+	}
+	in := func(x uint64, lo, top byte) uint64 {
+		return (x + ones*uint64(0x80-lo)) &^ (x + ones*uint64(0x7f-top)) & hi
+	}
+	letters := in(x|ones*0x20, 'a', 'z')
+	digits := in(x, '0', '9')
+	plus := in(x, '+', '+')
+	return letters|digits|plus == hi
+}
+
 // shorten returns the text to tokenize for doc and where it differs from
 // doc. It returns doc itself when there is nothing to shorten.
 func shorten(doc []byte) ([]byte, []cut) {
@@ -60,9 +82,7 @@ func shorten(doc []byte) ([]byte, []cut) {
 		p := i + j + len(marker)
 		for p < len(doc) {
 			r0 := p
-			// Eight at a time: this loop is most of shorten's time.
-			for p+8 <= len(doc) && base64Run[doc[p]] && base64Run[doc[p+1]] && base64Run[doc[p+2]] &&
-				base64Run[doc[p+3]] && base64Run[doc[p+4]] && base64Run[doc[p+5]] && base64Run[doc[p+6]] && base64Run[doc[p+7]] {
+			for p+8 <= len(doc) && allBase64Run(binary.LittleEndian.Uint64(doc[p:])) {
 				p += 8
 			}
 			for p < len(doc) && base64Run[doc[p]] {

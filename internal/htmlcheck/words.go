@@ -61,7 +61,7 @@ var leadFiller = wordSet(`free instant instantly start begin click tap press her
 	sekarang gratis`)
 
 // trailFiller are words that may come after the download word.
-var trailFiller = wordSet(`now here free today it them now again
+var trailFiller = wordSet(`now here free today again
 	jetzt hier sofort kostenlos gratis
 	ahora aquí aqui gratis
 	maintenant ici gratuitement
@@ -105,8 +105,8 @@ const maxLabelWords = 12
 //     Korean, Thai) and for Arabic and Persian, where the word takes
 //     prefixes, the word anywhere in the label.
 //
-// Labels longer than 12 words (a whole card that is a link) are checked
-// for their first word only.
+// Labels longer than 12 words (a whole card that is a link) and questions
+// ("How do I download it?") are checked for their first word only.
 func isDownloadLabel(label []byte, truncated bool) bool {
 	lower := strings.ToLower(strings.ReplaceAll(strings.ToValidUTF8(string(label), " "), "İ", "i"))
 	for _, w := range spacelessDownloadWords {
@@ -134,7 +134,9 @@ func isDownloadLabel(label []byte, truncated bool) bool {
 			return true
 		}
 	}
-	if truncated || len(words) > maxLabelWords {
+	if truncated || len(words) > maxLabelWords || strings.HasSuffix(strings.TrimSpace(lower), "?") {
+		// A card or a question ("How do I download it?") is not a call
+		// to action, unless it starts with one.
 		return false
 	}
 	last := len(words) - 1
