@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -50,9 +51,9 @@ type Finding struct {
 	// runes (Unicode code points) from the start of the line; each byte of
 	// invalid UTF-8 counts as one.
 	Column int `json:"column"`
-	// Excerpt is the offending source, starting at or just before Line and
-	// Column, on one line: at most 80 runes of valid UTF-8 with white space
-	// collapsed.
+	// Excerpt quotes the offending source (or, when it is short, the whole
+	// tag it is in) on one line: at most 80 runes of valid UTF-8, white
+	// space collapsed, ending in "…" when cut.
 	Excerpt string `json:"excerpt"`
 	// Hint says how to fix it.
 	Hint string `json:"hint"`
@@ -268,7 +269,18 @@ func (c *checker) addAttr(r rule, start, end int, key string, atValue bool, msg 
 	if atValue {
 		pos = start + a.span.v0
 	}
-	c.add(r, pos, start+a.span.k0, start+a.span.v1+1, msg)
+	ex0, ex1 := c.excerptSpan(start, end, start+a.span.k0, start+a.span.v1+1)
+	c.add(r, pos, ex0, ex1, msg)
+}
+
+// excerptSpan returns what to excerpt for a finding about [ex0,ex1),
+// part of the tag at [start,end): the whole tag when it fits in an
+// excerpt, for context, and [ex0,ex1) otherwise.
+func (c *checker) excerptSpan(start, end, ex0, ex1 int) (int, int) {
+	if end-start <= maxExcerpt && utf8.Valid(c.src[start:end]) {
+		return start, end
+	}
+	return ex0, ex1
 }
 
 // place says where scanned text (an element's content or an attribute's
@@ -276,6 +288,7 @@ func (c *checker) addAttr(r rule, start, end int, key string, atValue bool, msg 
 type place struct {
 	c          *checker
 	v0, k0, v1 int  // the text; for an attribute, k0 is where its name starts
+	ex0, ex1   int  // what to excerpt for a finding in an attribute not exact
 	exact      bool // the scanned text is the source byte for byte
 }
 
@@ -285,9 +298,10 @@ func (c *checker) contentPlace(start, end int) place {
 
 // attrPlace is the place of the value of a, an attribute of the start tag
 // that begins at start.
-func (c *checker) attrPlace(start int, a *attr) place {
+func (c *checker) attrPlace(start, end int, a *attr) place {
 	p := place{c: c, v0: start + a.span.v0, k0: start + a.span.k0, v1: start + a.span.v1}
 	p.exact = bytes.Equal(c.src[p.v0:p.v1], a.val)
+	p.ex0, p.ex1 = c.excerptSpan(start, end, p.k0, p.v1+1)
 	return p
 }
 
@@ -298,7 +312,7 @@ func (p place) add(r rule, rel0, rel1 int, msg string) {
 		p.c.add(r, p.v0+rel0, p.v0+rel0, p.v0+rel1, msg)
 		return
 	}
-	p.c.add(r, p.v0, p.k0, p.v1+1, msg)
+	p.c.add(r, p.v0, p.ex0, p.ex1, msg)
 }
 
 // pos returns the source offsets of [rel0,rel1) of the scanned text.
@@ -462,6 +476,9 @@ func (c *checker) text(start, end int, raw rawKind) {
 		// Text, and not a label: no need to decode it.
 	case bytes.IndexByte(text, '&') < 0 && len(c.frames) == 0:
 		return // only white space
+	case !hasNonSpace(text) && bytes.IndexByte(text, '&') < 0:
+		c.appendLabel([]byte(" ")) // white space between words of a label
+		return
 	default:
 		// Only white space or references to it (&nbsp;), or a label:
 		// decode it.

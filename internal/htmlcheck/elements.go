@@ -20,9 +20,9 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		k := at.key
 		switch {
 		case string(k) == "style":
-			c.scanCSS(c.attrPlace(start, at), at.val, "style attribute")
+			c.scanCSS(c.attrPlace(start, end, at), at.val, "style attribute")
 		case len(k) > 2 && k[0] == 'o' && k[1] == 'n':
-			c.scanJS(c.attrPlace(start, at), at.val)
+			c.scanJS(c.attrPlace(start, end, at), at.val)
 			switch string(k) {
 			case "onclick", "onmousedown", "onmouseup", "onpointerdown", "onpointerup", "ontouchstart", "ontouchend", "onauxclick", "ondblclick":
 				clickable = true
@@ -219,7 +219,7 @@ func (c *checker) checkSVGImage(start, end int, name []byte) {
 
 // checkSrcset checks each candidate of a srcset attribute.
 func (c *checker) checkSrcset(start, end int, v, name []byte) {
-	p := c.attrPlace(start, c.findAttr("srcset"))
+	p := c.attrPlace(start, end, c.findAttr("srcset"))
 	eachSrcsetURL(v, func(s, e int) {
 		u := v[s:e]
 		if !urlLoads(u) && c.want(ruleImageSource) {
@@ -247,7 +247,7 @@ func (c *checker) checkLink(start, end int, key string, v, name []byte) {
 		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
 			"<%s %s=%s> links to a %s URL, which serves a file: it is a download link.", name, key, q(u), bytes.ToLower(u[:4])))
 	case hasPrefixFold(u, "javascript:"):
-		c.scanJS(c.attrPlace(start, c.findAttr(key)), v)
+		c.scanJS(c.attrPlace(start, end, c.findAttr(key)), v)
 	case serviceLink(u, c.opts.ServiceHosts):
 		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
 			"<%s %s=%s> links to this service's file page or download URL: it is a download link.", name, key, q(u)))
@@ -327,7 +327,12 @@ func (c *checker) scanJS(p place, js []byte) {
 		case jsClipboard:
 			if !c.clip {
 				c.clip = true
-				c.clipPos, c.clipEnd = p.pos(s, e)
+				// Show the whole call: up to the end of the line.
+				line := js[s:min(len(js), s+maxExcerpt)]
+				if i := bytes.IndexByte(line, '\n'); i >= 0 {
+					line = line[:i]
+				}
+				c.clipPos, c.clipEnd = p.pos(s, max(e, s+len(line)))
 			}
 		case jsWindowOpen:
 			p.add(ruleSandboxWindowOpen, s, e, "window.open opens a popup, which the sandbox blocks.")
