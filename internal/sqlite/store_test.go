@@ -273,9 +273,10 @@ func TestTwoStoresOnOneFile(t *testing.T) {
 	}
 }
 
-// TestWriteLockAtBegin checks that a write transaction takes the write lock
-// when it begins (BEGIN IMMEDIATE): a writer of another Store then waits for
-// it, until its context ends, instead of starting and failing later.
+// TestWriteLockAtBegin holds the write lock with a transaction begun on one
+// Store's writer connection (BEGIN IMMEDIATE through _txlock, so the lock is
+// taken at BEGIN) and checks that a write through another Store waits for
+// it, gives up when its context ends, and succeeds once the lock is free.
 func TestWriteLockAtBegin(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.db")
 	holder, waiter := open(t, path), open(t, path)
