@@ -130,11 +130,11 @@ type foreignElem struct {
 
 // frame is an open clickable element whose text is being collected.
 type frame struct {
-	name       string
-	depth      int // open elements of the same name, itself included
-	start, end int // the start tag
-	text       int // where its text starts in checker.label
-	reported   bool
+	name     string
+	depth    int // open elements of the same name, itself included
+	start    int // where its start tag is
+	text     int // where its text starts in checker.label
+	reported bool
 }
 
 // maxLabel is how much text of clickable elements is kept.
@@ -654,7 +654,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 				}
 			}
 		}
-		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, end: end, text: len(c.label)})
+		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label)})
 	}
 }
 
