@@ -413,3 +413,30 @@ func compareAttrs(doc []byte) error {
 		}
 	}
 }
+
+// TestConcurrent runs Check from many goroutines at once; with -race it
+// shows that Check shares no mutable state.
+func TestConcurrent(t *testing.T) {
+	docs := corpus(t, "testdata/*/*.html")
+	want := map[string]Result{}
+	for name, doc := range docs {
+		want[name] = Check(doc, testOptions)
+	}
+	done := make(chan error)
+	for range 4 {
+		go func() {
+			for name, doc := range docs {
+				if got := Check(doc, testOptions); !slices.EqualFunc(got.Errors, want[name].Errors, func(a, b Finding) bool { return a == b }) {
+					done <- fmt.Errorf("%s: got %v, want %v", name, got.Errors, want[name].Errors)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
