@@ -60,6 +60,10 @@
 //   - hygiene.doctype, hygiene.title, hygiene.viewport: no <!DOCTYPE>, no
 //     or an empty <title>, no viewport <meta>.
 //
+// At most 20 errors and 5 warnings of each rule are reported (2 of each
+// document.* rule), in source order: enough to show a repeated mistake
+// without flooding the response.
+//
 // The document is tokenized with golang.org/x/net/html; CSS and JavaScript
 // are searched with small scanners that know strings and comments well
 // enough to find URLs and a handful of calls, not full parsers. Check is
