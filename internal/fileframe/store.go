@@ -15,6 +15,16 @@ import (
 // other error is internal. Several processes may use one store at once (the
 // server and the admin CLI, or many instances), so no method may rely on
 // state kept in memory.
+//
+// Details that storetest holds every implementation to:
+//   - an empty or unknown Plan in CreateAccount is EINVALID (no default plan);
+//   - CreateFile and CreateKey for a missing account are ENOTFOUND, and so
+//     are KeysByAccount of a missing account (an account without keys gets
+//     an empty list), Revisions of a file without a page, and TouchKey and
+//     RevokeKey of a missing key;
+//   - a key whose kind and file do not match (a page key without a file, a
+//     general key with one) or whose hash is empty is EINVALID;
+//   - times come back in UTC with at least millisecond precision.
 type Store interface {
 	// CreateAccount stores a new account. The email is lower-cased; a taken
 	// email is ECONFLICT. ID and CreatedAt are set when empty.
