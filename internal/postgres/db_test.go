@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,11 +45,29 @@ func adminConn(tb testing.TB, ctx context.Context) *pgx.Conn {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, testServerURL())
+	conn, err := pgx.Connect(ctx, withoutPoolParams(testServerURL()))
 	if err != nil {
 		tb.Fatalf("connect to PostgreSQL: %v\n%s", err, howToStart)
 	}
 	return conn
+}
+
+// withoutPoolParams returns the URL u without pgxpool's parameters
+// (pool_max_conns, ...), which a single connection would send to the server
+// as settings it does not know. So the test URL may set them for the stores.
+func withoutPoolParams(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	q := parsed.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "pool_") {
+			q.Del(k)
+		}
+	}
+	parsed.RawQuery = q.Encode()
+	return parsed.String()
 }
 
 // newDatabase creates a fresh, empty database on the test server, drops it
