@@ -90,7 +90,7 @@ func (s *Server) touchKey(r *http.Request, key fileframe.Key) {
 	if now.Sub(key.LastUsedAt) < time.Minute {
 		return
 	}
-	if ok, _ := s.limiter.allow("touch:"+string(key.ID), 1.0/60, 1); !ok {
+	if ok, _ := s.touches.allow("touch:"+string(key.ID), 1.0/60, 1); !ok {
 		return
 	}
 	if err := s.store.TouchKey(r.Context(), key.ID, now); err != nil {

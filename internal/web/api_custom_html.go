@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -156,10 +157,10 @@ func (s *Server) customHTML(w http.ResponseWriter, r *http.Request) (customHTMLR
 // address's bucket. When either is empty it sets Retry-After and returns a
 // rate_limited error.
 func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, key fileframe.Key) error {
-	ok, wait := s.limiter.allow("key:"+string(key.ID), s.cfg.KeyRate, s.cfg.KeyBurst)
+	ok, wait := s.allow(r, "key:"+string(key.ID), s.cfg.KeyRate, s.cfg.KeyBurst)
 	what := fmt.Sprintf("this API key (%g requests a second on average, bursts of %d)", s.cfg.KeyRate, max(s.cfg.KeyBurst, 1))
 	if ok {
-		ok, wait = s.limiter.allow(clientBucket(r.RemoteAddr), s.cfg.IPRate, s.cfg.IPBurst)
+		ok, wait = s.allow(r, clientBucket(r.RemoteAddr), s.cfg.IPRate, s.cfg.IPBurst)
 		what = fmt.Sprintf("your network address (%g requests a second on average, bursts of %d)", s.cfg.IPRate, max(s.cfg.IPBurst, 1))
 	}
 	if ok {
@@ -169,6 +170,19 @@ func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, key fileframe
 	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 	return fileframe.Errorf(fileframe.CodeRateLimited,
 		"Too many requests for %s. Wait %d seconds (the Retry-After header) and send the same request again.", what, secs)
+}
+
+// allow takes a token from a bucket of the rate limiter. A limiter that
+// fails (a shared one whose database is unreachable) lets the request pass:
+// the error is logged, and the API stays up without limits rather than
+// going down with the limiter.
+func (s *Server) allow(r *http.Request, bucket string, perSecond float64, burst int) (bool, time.Duration) {
+	ok, wait, err := s.limits.Allow(r.Context(), bucket, perSecond, burst, s.now())
+	if err != nil {
+		s.logFor(r).Error("api: rate limiter failed; letting the request pass", "bucket", bucket, "err", err)
+		return true, 0
+	}
+	return ok, wait
 }
 
 // checkJSONContentType accepts application/json with any parameters (such

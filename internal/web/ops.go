@@ -34,11 +34,14 @@ const readyCheckTimeout = 2 * time.Second
 type readiness struct {
 	Status string          `json:"status"`
 	Checks readinessChecks `json:"checks"`
+	// Backends names what each check talks to: sqlite or postgres, disk or
+	// s3.
+	Backends readinessChecks `json:"backends,omitzero"`
 }
 
 type readinessChecks struct {
-	Store string `json:"store"`
-	Blobs string `json:"blobs"`
+	Store string `json:"store,omitempty"`
+	Blobs string `json:"blobs,omitempty"`
 }
 
 // readyz answers 200 when the store and the blob store answer a ping, and
@@ -54,7 +57,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		}
 		*result = "ok"
 	}
-	var body readiness
+	body := readiness{Backends: readinessChecks{Store: s.cfg.StoreKind, Blobs: s.cfg.BlobsKind}}
 	var wg sync.WaitGroup
 	wg.Go(func() { check("store", s.store.Ping, &body.Checks.Store) })
 	wg.Go(func() { check("blobs", s.blobs.Ping, &body.Checks.Blobs) })

@@ -1,17 +1,27 @@
 package web
 
 import (
+	"context"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
 // minDownloadRate is the slowest client a download waits for: the write
 // deadline of a download is one minute plus its size at this rate, so a
 // large file can finish while a stalled client still times out.
 const minDownloadRate = 32 << 10 // bytes per second
+
+// presigner is a blob store that can hand out a URL from which a client
+// fetches a blob directly (internal/blob/s3's Store). The URL's response
+// carries the given Content-Disposition and Content-Type.
+type presigner interface {
+	PresignGet(ctx context.Context, key, contentDisposition, contentType string) (string, error)
+}
 
 // publicDownload serves /f/{slug}/download: the file's bytes with
 // http.ServeContent, which answers HEAD, Range, If-Range and If-None-Match.
@@ -20,6 +30,10 @@ const minDownloadRate = 32 << 10 // bytes per second
 func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	f, _, ok := s.publicLookup(w, r)
 	if !ok {
+		return
+	}
+	if s.presign != nil && r.Method == http.MethodGet {
+		s.redirectDownload(w, r, f)
 		return
 	}
 	blob, err := s.blobs.Open(r.Context(), f.BlobKey)
@@ -123,3 +137,31 @@ func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter 
 // writerOnly hides every method but Write, so io.Copy cannot loop back into
 // the ReadFrom that called it.
 type writerOnly struct{ io.Writer }
+
+// redirectDownload answers a download GET with a 302 to a presigned URL of
+// the blob, whose response names the file and its type as a streamed
+// download would. The client sends its Range header on to the object store,
+// so the download is counted here when it starts at byte 0: no Range, or one
+// that begins "bytes=0-".
+func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, f fileframe.File) {
+	ctype := f.ContentType
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	u, err := s.presign.PresignGet(r.Context(), f.BlobKey, contentDisposition(f.Name), ctype)
+	if err != nil {
+		s.publicError(w, r, err)
+		return
+	}
+	if rng := r.Header.Get("Range"); rng == "" || strings.HasPrefix(rng, "bytes=0-") {
+		s.counts.Add(f.ID)
+		s.metrics.downloads.Inc()
+	}
+	h := w.Header()
+	// The URL expires within minutes, so no cache may keep the redirect.
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Location", u)
+	w.WriteHeader(http.StatusFound)
+}

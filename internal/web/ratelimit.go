@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"math"
 	"net"
 	"net/netip"
@@ -8,11 +9,15 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
 // limiter keeps one token bucket per string key ("key:<id>", "ip:<addr>",
 // ...) in this process's memory. It reads time only from its clock, so tests
-// drive it with a fake one.
+// drive it with a fake one. It is the default fileframe.RateLimiter, right
+// for a single instance; instances behind a load balancer share one through
+// their database instead (Config.RateLimiter).
 //
 // Memory is bounded in two ways. Buckets that have refilled completely are
 // dropped, at most once per sweepEvery: a full bucket behaves exactly like a
@@ -52,8 +57,20 @@ func newLimiter(now func() time.Time) *limiter {
 // tokens a second up to burst. When the bucket is empty it takes nothing and
 // returns how long until a token will be there.
 func (l *limiter) allow(bucket string, perSecond float64, burst int) (ok bool, retryAfter time.Duration) {
+	return l.allowAt(l.now(), bucket, perSecond, burst)
+}
+
+var _ fileframe.RateLimiter = (*limiter)(nil)
+
+// Allow is allow at the given time, as fileframe.RateLimiter; it never
+// fails.
+func (l *limiter) Allow(_ context.Context, bucket string, perSecond float64, burst int, now time.Time) (bool, time.Duration, error) {
+	ok, wait := l.allowAt(now, bucket, perSecond, burst)
+	return ok, wait, nil
+}
+
+func (l *limiter) allowAt(now time.Time, bucket string, perSecond float64, burst int) (ok bool, retryAfter time.Duration) {
 	burst = max(burst, 1) // a bucket of 0 would refuse everything for ever
-	now := l.now()
 
 	// Everything happens under l.mu, so that a sweep cannot drop a bucket
 	// between its lookup and the reservation (which would lose the token).

@@ -42,6 +42,21 @@ type Config struct {
 	// 10/s burst 200 per address).
 	KeyRate, IPRate   float64
 	KeyBurst, IPBurst int
+	// RateLimiter keeps the buckets of KeyRate and IPRate; nil means one in
+	// this process's memory, right for a single instance. Instances behind a
+	// load balancer share one (internal/postgres's Store), so that a limit
+	// hit on one is felt on all. When it fails, requests pass and the error
+	// is logged (fail open).
+	RateLimiter fileframe.RateLimiter
+
+	// DownloadRedirect answers a download GET with a 302 to a presigned URL
+	// of the blob store instead of streaming the bytes through this process.
+	// It needs Blobs that can presign (see presigner); HEAD stays streamed.
+	DownloadRedirect bool
+
+	// StoreKind and BlobsKind name the backends ("sqlite", "postgres",
+	// "disk", "s3") in /readyz's answer; empty ones are left out.
+	StoreKind, BlobsKind string
 
 	// CountFlushInterval is how often batched download counts are written;
 	// default 1s.
@@ -59,7 +74,13 @@ type Server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
-	limiter *limiter
+	// limits holds the API's rate-limit buckets (Config.RateLimiter);
+	// touches, this process's own, only spares the store repeated writes of
+	// a key's last-used time.
+	limits  fileframe.RateLimiter
+	touches *limiter
+	// presign is Blobs as a presigner when Config.DownloadRedirect is set.
+	presign presigner
 	counts  *downloadCounter
 	pages   *pageRenderer
 }
@@ -96,13 +117,26 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	var presign presigner
+	if cfg.DownloadRedirect {
+		p, ok := cfg.Blobs.(presigner)
+		if !ok {
+			return nil, errors.New("web: DownloadRedirect needs a blob store that presigns URLs (S3)")
+		}
+		presign = p
+	}
 	pages, err := newPageRenderer()
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: cfg.Store, blobs: cfg.Blobs, log: cfg.Logger, now: cfg.Now, pages: pages}
 	s.metrics = newMetrics(cfg.Registry)
-	s.limiter = newLimiter(cfg.Now)
+	s.touches = newLimiter(cfg.Now)
+	s.limits = cfg.RateLimiter
+	if s.limits == nil {
+		s.limits = newLimiter(cfg.Now)
+	}
+	s.presign = presign
 	// Last: it starts the goroutine that Close stops.
 	s.counts = newDownloadCounter(cfg.Store, cfg.Logger, cfg.CountFlushInterval)
 	return s, nil

@@ -1,0 +1,70 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recordingLimiter is a fileframe.RateLimiter that refuses every bucket
+// named in deny and fails with err when it is set, recording every call.
+type recordingLimiter struct {
+	mu      sync.Mutex
+	calls   []string
+	deny    map[string]time.Duration
+	err     error
+	lastNow time.Time
+}
+
+func (l *recordingLimiter) Allow(_ context.Context, bucket string, perSecond float64, burst int, now time.Time) (bool, time.Duration, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls = append(l.calls, bucket)
+	l.lastNow = now
+	if l.err != nil {
+		return false, 0, l.err
+	}
+	if d, ok := l.deny[bucket]; ok {
+		return false, d, nil
+	}
+	return true, 0, nil
+}
+
+// TestAPIRateLimiterPluggable checks that the API asks Config.RateLimiter,
+// with the key's bucket and then the address's, at the server's clock, and
+// answers 429 with its Retry-After.
+func TestAPIRateLimiterPluggable(t *testing.T) {
+	clock := newFakeClock()
+	lim := &recordingLimiter{}
+	fx := newAPIFixture(t, func(c *Config) { c.RateLimiter = lim; c.Now = clock.Now })
+	body := map[string]any{"html": validPage}
+	checkSuccess(t, fx, fx.post(t, fx.page, body), fx.file)
+	if len(lim.calls) != 2 || !strings.HasPrefix(lim.calls[0], "key:") || !strings.HasPrefix(lim.calls[1], "ip:") {
+		t.Fatalf("buckets asked: got %q, want key:… then ip:…", lim.calls)
+	}
+	if !lim.lastNow.Equal(clock.Now()) {
+		t.Errorf("now: got %v, want the server's clock %v", lim.lastNow, clock.Now())
+	}
+
+	lim.deny = map[string]time.Duration{lim.calls[0]: 2500 * time.Millisecond}
+	res := fx.post(t, fx.page, body)
+	checkProblem(t, res, http.StatusTooManyRequests, "rate_limited")
+	if got := res.resp.Header.Get("Retry-After"); got != "3" {
+		t.Errorf("Retry-After: got %q, want 3", got)
+	}
+}
+
+// TestAPIRateLimiterFailsOpen checks that a failing limiter lets requests
+// pass and logs why.
+func TestAPIRateLimiterFailsOpen(t *testing.T) {
+	lim := &recordingLimiter{err: errors.New("database unreachable")}
+	fx := newAPIFixture(t, func(c *Config) { c.RateLimiter = lim })
+	checkSuccess(t, fx, fx.post(t, fx.page, map[string]any{"html": validPage}), fx.file)
+	if !strings.Contains(fx.e.logs.String(), "database unreachable") {
+		t.Errorf("the limiter's error was not logged:\n%s", fx.e.logs.String())
+	}
+}
