@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -39,6 +40,9 @@ import (
 // one database at once.
 type Store struct {
 	pool *pgxpool.Pool
+	// ratePurge is when Allow last deleted full buckets, in Unix
+	// nanoseconds.
+	ratePurge atomic.Int64
 }
 
 var _ fileframe.Store = (*Store)(nil)
