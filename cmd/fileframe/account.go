@@ -57,7 +57,7 @@ type accountJSON struct {
 }
 
 func runAccountCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
-	data := c.dataFlag(fs)
+	data := c.storageFlags(fs)
 	emailFlag := fs.String("email", "", "the account's email address (required)")
 	pw := fs.String("password", "", "the account's password (omit for an account without one)")
 	planFlag := fs.String("plan", string(fileframe.PlanFree), "plan: free, pro or agency")
@@ -90,7 +90,7 @@ func runAccountCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []stri
 		}
 	}
 
-	store, err := openStore(ctx, *data, true)
+	store, err := data.openStore(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func runAccountCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []stri
 }
 
 func runAccountSetPlan(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
-	data := c.dataFlag(fs)
+	data := c.storageFlags(fs)
 	emailFlag := fs.String("email", "", "the account's email address (required)")
 	planFlag := fs.String("plan", "", "the new plan: free, pro or agency (required)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
@@ -136,7 +136,7 @@ func runAccountSetPlan(ctx context.Context, c *CLI, fs *flag.FlagSet, args []str
 		return err
 	}
 
-	store, err := openStore(ctx, *data, false)
+	store, err := data.openStore(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -7,15 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 
-	"github.com/fileframe/fileframe/internal/blob/disk"
 	"github.com/fileframe/fileframe/internal/fileframe"
-	"github.com/fileframe/fileframe/internal/sqlite"
 )
 
 // Exit codes.
@@ -38,9 +35,10 @@ Usage:
   fileframe migrate [--json]
   fileframe version
 
-Every command takes --data DIR (default ./data, or $FILEFRAME_DATA) and works
-while a server runs on the same data. Run 'fileframe COMMAND -h' for a
-command's flags.
+Every command takes --data DIR (default ./data, or $FILEFRAME_DATA) and the
+same flags as serve for PostgreSQL (--database-url) and S3 (--s3-bucket, ...),
+and works while servers run on the same data. Run 'fileframe COMMAND -h' for
+a command's flags.
 `
 
 // CLI runs one fileframe command. Its fields are the process's streams and
@@ -167,60 +165,10 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// dataFlag adds --data to an admin command; its default is $FILEFRAME_DATA
-// or ./data, like serve's.
-func (c *CLI) dataFlag(fs *flag.FlagSet) *string {
-	def := defaultData
-	if v, ok := c.Env("FILEFRAME_DATA"); ok && v != "" {
-		def = v
-	}
-	return fs.String("data", def, "data directory: the SQLite database and the blobs (env FILEFRAME_DATA)")
-}
-
 // dataPaths returns the database file and the blob directory of a data
 // directory.
 func dataPaths(dir string) (db, blobs string) {
 	return filepath.Join(dir, "fileframe.db"), filepath.Join(dir, "blobs")
-}
-
-// openStore opens the database in dir, applying migrations. With create
-// false, a missing database is an error rather than a new empty one, so a
-// mistyped --data does not look like "no such account".
-func openStore(ctx context.Context, dir string, create bool) (*sqlite.Store, error) {
-	if dir == "" {
-		return nil, usagef("--data must not be empty")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("resolving --data: %w", err)
-	}
-	dbPath, _ := dataPaths(abs)
-	if create {
-		if err := os.MkdirAll(abs, 0o750); err != nil {
-			return nil, fmt.Errorf("creating the data directory: %w", err)
-		}
-	} else if _, err := os.Stat(dbPath); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("no database at %s: check --data, or create an account first", dbPath)
-	}
-	store, err := sqlite.Open(ctx, dbPath)
-	if err != nil {
-		return nil, fmt.Errorf("opening the database %s: %w", dbPath, err)
-	}
-	return store, nil
-}
-
-// openBlobs opens the blob directory of dir.
-func openBlobs(dir string) (*disk.Store, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("resolving --data: %w", err)
-	}
-	_, blobDir := dataPaths(abs)
-	blobs, err := disk.Open(blobDir)
-	if err != nil {
-		return nil, fmt.Errorf("opening the blob store %s: %w", blobDir, err)
-	}
-	return blobs, nil
 }
 
 // baseURL is the app origin used in printed examples: $FILEFRAME_BASE_URL,

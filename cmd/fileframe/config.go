@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fileframe/fileframe/internal/blob/s3"
 )
 
 // ServeConfig is the configuration of `fileframe serve`, parsed once from
@@ -39,6 +41,18 @@ type ServeConfig struct {
 
 	KeyRate, IPRate   float64
 	KeyBurst, IPBurst int
+
+	// DatabaseURL and S3 choose PostgreSQL and S3 over SQLite and disk in
+	// Data; see Storage. DatabaseURL and S3.SecretKey are secrets.
+	DatabaseURL string
+	S3          s3.Config
+	// DownloadRedirect sends downloads to presigned S3 URLs (S3 only).
+	DownloadRedirect bool
+}
+
+// Storage returns where cfg keeps its data.
+func (cfg ServeConfig) Storage() Storage {
+	return Storage{Data: cfg.Data, DatabaseURL: cfg.DatabaseURL, S3: cfg.S3}
 }
 
 // Defaults of serve, also quoted by the README's table.
@@ -73,7 +87,9 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.IntVar(&cfg.KeyBurst, "key-burst", defaultKeyBurst, "API requests allowed per key in a burst")
 	fs.Float64Var(&cfg.IPRate, "ip-rate", defaultIPRate, "API requests per second allowed per client address, on average")
 	fs.IntVar(&cfg.IPBurst, "ip-burst", defaultIPBurst, "API requests allowed per client address in a burst")
-	return map[string]string{
+	fs.BoolVar(&cfg.DownloadRedirect, "download-redirect", false, "answer downloads with a redirect to a short-lived presigned S3 URL instead of streaming them (S3 only)")
+	vars := addBackendFlags(fs, &raw.backend)
+	for k, v := range map[string]string{
 		"addr":                "FILEFRAME_ADDR",
 		"data":                "FILEFRAME_DATA",
 		"base-url":            "FILEFRAME_BASE_URL",
@@ -87,12 +103,17 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"key-burst":           "FILEFRAME_KEY_BURST",
 		"ip-rate":             "FILEFRAME_IP_RATE",
 		"ip-burst":            "FILEFRAME_IP_BURST",
+		"download-redirect":   "FILEFRAME_DOWNLOAD_REDIRECT",
+	} {
+		vars[k] = v
 	}
+	return vars
 }
 
 // rawServe holds the flags that are checked and converted after parsing.
 type rawServe struct {
 	data, baseURL, contentOrigin, contentAddr, logLevel string
+	backend                                             backendFlags
 }
 
 // parseServeConfig parses serve's arguments and environment. Errors are
@@ -150,6 +171,14 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 		return fmt.Errorf("resolving --data: %w", err)
 	}
 	cfg.Data = data
+	st, err := raw.backend.storage(data)
+	if err != nil {
+		return err
+	}
+	cfg.DatabaseURL, cfg.S3 = st.DatabaseURL, st.S3
+	if cfg.DownloadRedirect && cfg.S3.Bucket == "" {
+		return usagef("--download-redirect (FILEFRAME_DOWNLOAD_REDIRECT) needs the files in S3: set --s3-bucket")
+	}
 	if raw.baseURL != "" {
 		if cfg.BaseURL, err = parseOrigin("--base-url", raw.baseURL); err != nil {
 			return err

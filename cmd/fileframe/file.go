@@ -22,7 +22,7 @@ type fileJSON struct {
 }
 
 func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
-	data := c.dataFlag(fs)
+	data := c.storageFlags(fs)
 	emailFlag := fs.String("email", "", "the owner's email address (required)")
 	name := fs.String("name", "", "the name visitors download the file as (default: PATH's base name)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
@@ -53,7 +53,7 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 		return fmt.Errorf("%s is a directory, not a file", path)
 	}
 
-	store, err := openStore(ctx, *data, false)
+	store, err := data.openStore(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	if err != nil {
 		return err
 	}
-	blobs, err := openBlobs(*data)
+	blobs, err := data.openBlobs(ctx)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ type keyJSON struct {
 }
 
 func runKeyCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
-	data := c.dataFlag(fs)
+	data := c.storageFlags(fs)
 	emailFlag := fs.String("email", "", "the owner's email address (required)")
 	fileFlag := fs.String("file", "", "bind the key to this file's page (FILE_ID); default: a general key")
 	name := fs.String("name", "", "a name to recognise the key by")
@@ -45,7 +45,7 @@ func runKeyCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) 
 		}
 	}
 
-	store, err := openStore(ctx, *data, false)
+	store, err := data.openStore(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func parseLifetime(s string) (time.Duration, error) {
 }
 
 func runKeyRevoke(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
-	data := c.dataFlag(fs)
+	data := c.storageFlags(fs)
 	emailFlag := fs.String("email", "", "the owner's email address (required)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	rest, err := parseArgs(fs, args)
@@ -167,7 +167,7 @@ func runKeyRevoke(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) 
 		return err
 	}
 
-	store, err := openStore(ctx, *data, false)
+	store, err := data.openStore(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -129,7 +129,8 @@ type serveProc struct {
 	cmd     *exec.Cmd
 	app     string // app origin, as printed
 	content string // content origin, as printed
-	data    string // data directory, as printed
+	store   string // where the metadata is, as printed
+	blobs   string // where the file bytes are, as printed
 	stderr  *lockedBuffer
 	done    chan struct{} // closed when the process has exited
 	waitErr error
@@ -139,8 +140,14 @@ type serveProc struct {
 // args, reads the origins it prints and waits until /healthz answers.
 func startServe(t *testing.T, dir string, args ...string) *serveProc {
 	t.Helper()
+	return startServeEnv(t, nil, dir, args...)
+}
+
+// startServeEnv is startServe with extra variables in the environment.
+func startServeEnv(t *testing.T, env []string, dir string, args ...string) *serveProc {
+	t.Helper()
 	cmd := exec.Command(binPath, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, args...)...)
-	cmd.Env = cleanEnv()
+	cmd.Env = cleanEnv(env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +181,7 @@ func startServe(t *testing.T, dir string, args ...string) *serveProc {
 
 	var got []string
 	timeout := time.After(time.Minute)
-	for len(got) < 4 {
+	for len(got) < 5 {
 		select {
 		case line, ok := <-lines:
 			if !ok {
@@ -198,8 +205,10 @@ func startServe(t *testing.T, dir string, args ...string) *serveProc {
 			p.app = strings.TrimPrefix(l, "  app:     ")
 		case strings.HasPrefix(l, "  content: "):
 			p.content = strings.TrimPrefix(l, "  content: ")
-		case strings.HasPrefix(l, "  data:    "):
-			p.data = strings.TrimPrefix(l, "  data:    ")
+		case strings.HasPrefix(l, "  store:   "):
+			p.store = strings.TrimPrefix(l, "  store:   ")
+		case strings.HasPrefix(l, "  blobs:   "):
+			p.blobs = strings.TrimPrefix(l, "  blobs:   ")
 		default:
 			t.Fatalf("unexpected line %q in %q", l, got)
 		}

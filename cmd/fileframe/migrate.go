@@ -7,7 +7,7 @@ import (
 )
 
 func runMigrate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
-	data := c.dataFlag(fs)
+	data := c.storageFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -17,7 +17,7 @@ func runMigrate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 		return err
 	}
 	// Opening applies the migrations (and refuses a newer database).
-	store, err := openStore(ctx, *data, true)
+	store, err := data.openStore(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -31,7 +31,8 @@ func runMigrate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 			SchemaVersion int `json:"schemaVersion"`
 		}{v})
 	}
-	dbPath, _ := dataPaths(*data)
-	fmt.Fprintf(c.Stdout, "The database %s is at schema version %d.\n", dbPath, v)
+	st, _ := data.storage()
+	where, _ := st.describe()
+	fmt.Fprintf(c.Stdout, "The database (%s) is at schema version %d.\n", where, v)
 	return nil
 }

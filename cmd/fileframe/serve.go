@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fileframe/fileframe/internal/sqlite"
+	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/web"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -47,8 +47,13 @@ type Main struct {
 	stdout io.Writer
 	log    *slog.Logger
 
-	store     *sqlite.Store
+	store     appStore
+	blobs     fileframe.Blobs
 	srv       *web.Server
+	// stopBackground stops the hourly clean-up of S3 temp objects, and
+	// background waits for it.
+	stopBackground context.CancelFunc
+	background     sync.WaitGroup
 	listeners []net.Listener
 	servers   []*http.Server
 	closeOnce sync.Once
@@ -69,6 +74,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.open(ctx); err != nil {
 		return err
 	}
+	m.startBackground()
 	errc := make(chan error, len(m.servers))
 	for i, s := range m.servers {
 		go func() {
@@ -98,14 +104,22 @@ func (m *Main) Run(ctx context.Context) error {
 // server. Listeners are bound first so that port 0 can be resolved into the
 // base URL and the content origin.
 func (m *Main) open(ctx context.Context) error {
-	store, err := openStore(ctx, m.cfg.Data, true)
+	st := m.cfg.Storage()
+	store, err := openStore(ctx, st, true)
 	if err != nil {
 		return err
 	}
 	m.store = store
-	blobs, err := openBlobs(m.cfg.Data)
+	blobs, err := openBlobs(ctx, st)
 	if err != nil {
 		return err
+	}
+	m.blobs = blobs
+	// Instances sharing a PostgreSQL database share its rate limits; alone,
+	// a process keeps them in memory (web's default).
+	var limiter fileframe.RateLimiter
+	if rl, ok := store.(fileframe.RateLimiter); ok && st.StoreKind() == "postgres" {
+		limiter = rl
 	}
 	secret, err := store.Secret(ctx, "preview-links", func() []byte {
 		b := make([]byte, 32)
@@ -155,6 +169,11 @@ func (m *Main) open(ctx context.Context) error {
 		KeyBurst:      m.cfg.KeyBurst,
 		IPRate:        m.cfg.IPRate,
 		IPBurst:       m.cfg.IPBurst,
+		RateLimiter:   limiter,
+
+		DownloadRedirect: m.cfg.DownloadRedirect,
+		StoreKind:        st.StoreKind(),
+		BlobsKind:        st.BlobsKind(),
 	})
 	if err != nil {
 		return fmt.Errorf("starting the web server: %w", err)
@@ -166,14 +185,52 @@ func (m *Main) open(ctx context.Context) error {
 		m.servers = append(m.servers, m.httpServer(srv.HostHandler()))
 	}
 
-	fmt.Fprintf(m.stdout, "Fileframe is serving\n  app:     %s\n  content: %s\n  data:    %s\n",
-		origin(baseURL), origin(contentOrigin), m.cfg.Data)
-	attrs := []any{"app", origin(baseURL), "content", origin(contentOrigin), "listen", app.Addr().String(), "data", m.cfg.Data}
+	storeAt, blobsAt := st.describe()
+	fmt.Fprintf(m.stdout, "Fileframe is serving\n  app:     %s\n  content: %s\n  store:   %s\n  blobs:   %s\n",
+		origin(baseURL), origin(contentOrigin), storeAt, blobsAt)
+	attrs := []any{"app", origin(baseURL), "content", origin(contentOrigin), "listen", app.Addr().String(),
+		"store", storeAt, "blobs", blobsAt, "download_redirect", m.cfg.DownloadRedirect}
 	if content != nil {
 		attrs = append(attrs, "content_listen", content.Addr().String())
 	}
 	m.log.Info("serving", attrs...)
 	return nil
+}
+
+// tempCleanEvery is how often serve removes the temp objects that crashed
+// uploads left in the S3 bucket; s3.Open also does it at start.
+const tempCleanEvery = time.Hour
+
+// startBackground starts the periodic work of a running server: on S3, the
+// hourly removal of temp objects older than an hour (crash leftovers; see
+// s3.Store.CleanTemp). Every instance may do it: the removals are
+// idempotent.
+func (m *Main) startBackground() {
+	ctx, cancel := context.WithCancel(context.Background())
+	m.stopBackground = cancel
+	cleaner, ok := m.blobs.(interface {
+		CleanTemp(ctx context.Context, olderThan time.Duration) (int, error)
+	})
+	if !ok {
+		return
+	}
+	m.background.Go(func() {
+		t := time.NewTicker(tempCleanEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			n, err := cleaner.CleanTemp(ctx, tempCleanEvery)
+			if err != nil && ctx.Err() == nil {
+				m.log.Warn("removing stale S3 temp objects", "err", err, "removed", n)
+			} else if n > 0 {
+				m.log.Info("removed stale S3 temp objects", "removed", n)
+			}
+		}
+	})
 }
 
 // httpServer returns an http.Server for h with the timeouts against slow
@@ -240,6 +297,10 @@ func (m *Main) Close() error {
 		}
 		for _, l := range m.listeners {
 			l.Close()
+		}
+		if m.stopBackground != nil {
+			m.stopBackground()
+			m.background.Wait()
 		}
 		err = m.closeServer()
 		if m.store != nil {

@@ -98,8 +98,8 @@ func TestServe(t *testing.T) {
 	if err != nil || content.Hostname() != "127.0.0.1" || content.Port() == "0" || content.Port() == app.Port() {
 		t.Fatalf("content origin %q, want http://127.0.0.1:<another port>", p.content)
 	}
-	if abs, _ := filepath.Abs(dir); p.data != abs {
-		t.Errorf("data line %q, want %q", p.data, abs)
+	if abs, _ := filepath.Abs(dir); p.store != "SQLite "+filepath.Join(abs, "fileframe.db") || p.blobs != "disk "+filepath.Join(abs, "blobs") {
+		t.Errorf("store and blobs lines %q, %q; want SQLite and disk in %q", p.store, p.blobs, abs)
 	}
 
 	// The CLI, while the server runs.
