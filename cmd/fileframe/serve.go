@@ -47,16 +47,16 @@ type Main struct {
 	stdout io.Writer
 	log    *slog.Logger
 
-	store     appStore
-	blobs     fileframe.Blobs
-	srv       *web.Server
+	store appStore
+	blobs fileframe.Blobs
+	srv   *web.Server
 	// stopBackground stops the hourly clean-up of S3 temp objects, and
 	// background waits for it.
 	stopBackground context.CancelFunc
 	background     sync.WaitGroup
-	listeners []net.Listener
-	servers   []*http.Server
-	closeOnce sync.Once
+	listeners      []net.Listener
+	servers        []*http.Server
+	closeOnce      sync.Once
 }
 
 // NewMain returns a Main for cfg that prints its addresses to stdout and

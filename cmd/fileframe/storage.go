@@ -72,11 +72,11 @@ func (st Storage) describe() (store, blobs string) {
 
 // backendFlags are the flags that choose PostgreSQL and S3, as typed.
 type backendFlags struct {
-	databaseURL, databaseURLFile string
+	databaseURL, databaseURLFile             string
 	s3Endpoint, s3Bucket, s3Region, s3Prefix string
-	s3AccessKey, s3AccessKeyFile         string
-	s3SecretKey, s3SecretKeyFile         string
-	s3PathStyle                          bool
+	s3AccessKey, s3AccessKeyFile             string
+	s3SecretKey, s3SecretKeyFile             string
+	s3PathStyle                              bool
 }
 
 // addBackendFlags binds the backend flags to b and returns the variable
