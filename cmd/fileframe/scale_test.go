@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The scale-out test needs a real PostgreSQL server and a real S3 server.
+// It never skips without them: it fails, saying how to get them.
+
+// testDatabaseURL is the PostgreSQL server on which the test may create and
+// drop a database: FILEFRAME_TEST_DATABASE_URL, else a local server with
+// trust authentication (as internal/postgres's tests use).
+func testDatabaseURL() string {
+	if u := os.Getenv("FILEFRAME_TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+}
+
+// newTestDatabase creates a fresh database, drops it when the test ends and
+// returns its URL.
+func newTestDatabase(t *testing.T) string {
+	t.Helper()
+	admin := testDatabaseURL()
+	base, err := url.Parse(admin)
+	if err != nil || (base.Scheme != "postgres" && base.Scheme != "postgresql") {
+		t.Fatalf("FILEFRAME_TEST_DATABASE_URL: want a postgres:// URL")
+	}
+	connect := func(ctx context.Context) *pgx.Conn {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			t.Fatalf("connect to PostgreSQL: %v\nthis test needs a PostgreSQL server on which it may create databases: start one (scripts/ensure-postgres) or set FILEFRAME_TEST_DATABASE_URL", err)
+		}
+		return conn
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	name := "fileframe_scale_" + hex.EncodeToString(b[:])
+	ident := pgx.Identifier{name}.Sanitize()
+	conn := connect(t.Context())
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), "CREATE DATABASE "+ident); err != nil {
+		t.Fatalf("CREATE DATABASE: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn := connect(ctx)
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
+			t.Errorf("DROP DATABASE %s: %v", name, err)
+		}
+	})
+	u := *base
+	u.Path, u.RawPath = "/"+name, ""
+	return u.String()
+}
+
+// s3Server is an S3 server for the test.
+type s3Server struct{ endpoint, accessKey, secretKey string }
+
+// startS3 returns the server named by FILEFRAME_TEST_S3_ENDPOINT (with
+// FILEFRAME_TEST_S3_ACCESS_KEY and _SECRET_KEY), or starts versitygw, from
+// PATH or $(go env GOPATH)/bin, on a free loopback port for the test.
+func startS3(t *testing.T) s3Server {
+	t.Helper()
+	if ep := os.Getenv("FILEFRAME_TEST_S3_ENDPOINT"); ep != "" {
+		s := s3Server{ep, os.Getenv("FILEFRAME_TEST_S3_ACCESS_KEY"), os.Getenv("FILEFRAME_TEST_S3_SECRET_KEY")}
+		if s.accessKey == "" || s.secretKey == "" {
+			t.Fatalf("FILEFRAME_TEST_S3_ENDPOINT is set but FILEFRAME_TEST_S3_ACCESS_KEY or FILEFRAME_TEST_S3_SECRET_KEY is not")
+		}
+		return s
+	}
+	const hint = "this test needs an S3 server: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0, or set FILEFRAME_TEST_S3_ENDPOINT, FILEFRAME_TEST_S3_ACCESS_KEY and FILEFRAME_TEST_S3_SECRET_KEY"
+	bin, err := exec.LookPath("versitygw")
+	if err != nil {
+		out, _ := exec.Command("go", "env", "GOPATH").Output()
+		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
+			if p := filepath.Join(dir, "bin", "versitygw"); fileExists(p) {
+				bin, err = p, nil
+				break
+			}
+		}
+	}
+	if err != nil {
+		t.Fatalf("versitygw not found in PATH nor in $(go env GOPATH)/bin; %s", hint)
+	}
+	root := t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	s := s3Server{"http://" + addr, "fileframetest", rand.Text()}
+	logs := &lockedBuffer{}
+	cmd := exec.Command(bin, "--access", s.accessKey, "--secret", s.secretKey, "--port", addr, "--quiet", "posix", root)
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start versitygw: %v; %s", err, hint)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(s.endpoint + "/")
+		if err == nil {
+			resp.Body.Close()
+			return s // any answer, even 403, means it is up
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("versitygw exited (%v) before answering:\n%s", err, logs)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("versitygw did not answer on %s within 30s:\n%s", addr, logs)
+		}
+	}
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// runCLIEnv is runCLI with extra variables in the environment.
+func runCLIEnv(t *testing.T, env []string, args ...string) cliResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binPath, args...)
+	cmd.Env = cleanEnv(env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("running fileframe %s: %v", strings.Join(args, " "), err)
+	}
+	r := cliResult{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	if r.code != 0 {
+		t.Fatalf("fileframe %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// cliJSONEnv is cliJSON with extra variables in the environment.
+func cliJSONEnv(t *testing.T, env []string, args ...string) map[string]any {
+	t.Helper()
+	r := runCLIEnv(t, env, append(args, "--json")...)
+	var v map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		t.Fatalf("fileframe %s: stdout is not JSON: %v\n%s", strings.Join(args, " "), err, r.stdout)
+	}
+	return v
+}
+
+// TestScaleOut runs instances of `fileframe serve` as processes on one
+// PostgreSQL database and one S3 bucket (issue 5), with the admin CLI
+// beside them on the same backends: what is done through one instance is
+// seen at once through the other.
+func TestScaleOut(t *testing.T) {
+	t.Parallel()
+	db := newTestDatabase(t)
+	s3srv := startS3(t)
+	secretFile := filepath.Join(t.TempDir(), "s3-secret")
+	if err := os.WriteFile(secretFile, []byte(s3srv.secretKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The backends come from the environment, the secret from a file, as an
+	// operator would set them; every instance gets a data directory of its
+	// own, which none of them uses.
+	env := []string{
+		"FILEFRAME_DATABASE_URL=" + db,
+		"FILEFRAME_S3_ENDPOINT=" + s3srv.endpoint,
+		"FILEFRAME_S3_BUCKET=fileframe-scale-" + strings.ToLower(rand.Text()[:12]),
+		"FILEFRAME_S3_ACCESS_KEY=" + s3srv.accessKey,
+		"FILEFRAME_S3_SECRET_KEY_FILE=" + secretFile,
+		"FILEFRAME_S3_PATH_STYLE=true",
+	}
+	cliData := []string{"--data", t.TempDir()}
+	cli := func(args ...string) map[string]any {
+		t.Helper()
+		return cliJSONEnv(t, env, append(args, cliData...)...)
+	}
+
+	// The CLI works against PostgreSQL and S3 before any server runs.
+	cli("account", "create", "--email", "agent@example.com", "--plan", "agency")
+	fileBytes := make([]byte, 300<<10)
+	mrand.NewChaCha8([32]byte{5}).Read(fileBytes)
+	src := filepath.Join(t.TempDir(), "Quarterly report.bin")
+	if err := os.WriteFile(src, fileBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := cli("file", "add", src, "--email", "agent@example.com")
+	fileID, slug := f["fileId"].(string), f["slug"].(string)
+	pageKey := cli("key", "create", "--email", "agent@example.com", "--file", fileID)["key"].(string)
+	general := cli("key", "create", "--email", "agent@example.com")
+
+	// A small burst, refilled slowly, so that the test can exhaust it.
+	limits := []string{"--key-burst", "2", "--key-rate", "0.01"}
+	a := startServeEnv(t, env, t.TempDir(), limits...)
+	b := startServeEnv(t, env, t.TempDir(), limits...)
+	for _, p := range []*serveProc{a, b} {
+		if !strings.HasPrefix(p.store, "PostgreSQL at ") || !strings.HasPrefix(p.blobs, "S3 bucket fileframe-scale-") {
+			t.Errorf("serve prints store %q and blobs %q, want PostgreSQL and S3", p.store, p.blobs)
+		}
+		if strings.Contains(p.store+p.blobs+p.stderr.String(), s3srv.secretKey) {
+			t.Errorf("serve printed the S3 secret key")
+		}
+		resp, body := httpGet(t, p.app+"/readyz")
+		if want := `{"status":"ok","checks":{"store":"ok","blobs":"ok"},"backends":{"store":"postgres","blobs":"s3"}}`; resp.StatusCode != 200 || strings.TrimSpace(string(body)) != want {
+			t.Errorf("GET /readyz: %d %s, want 200 %s", resp.StatusCode, body, want)
+		}
+	}
+
+	// A page posted through A is served by B: the outer page and the bytes
+	// on B's content origin.
+	if status, res := postPage(t, a.app, pageKey, true); status != http.StatusOK || res["published"] != true {
+		t.Fatalf("POST custom-html through A = %d %v, want 200 published", status, res)
+	}
+	frame := outerPage(t, b, slug)
+	if resp, body := httpGet(t, frame, "Sec-Fetch-Dest", "iframe"); resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "fileframe-serve-test-page") {
+		t.Fatalf("GET %s (B's content origin) as an iframe: %d, body lacks the page:\n%s", frame, resp.StatusCode, body)
+	}
+
+	// A download through B is the file the CLI added, byte for byte.
+	download(t, b, slug, fileBytes)
+
+	// The key's burst of 2: one POST above through A, one more through A;
+	// then B refuses, because the bucket is shared.
+	if status, res := postPage(t, a.app, pageKey, true); status != http.StatusOK {
+		t.Fatalf("second POST through A = %d %v, want 200 (burst of 2)", status, res)
+	}
+	body, _ := json.Marshal(map[string]any{"html": testPage, "publish": true})
+	req, _ := http.NewRequest(http.MethodPost, b.app+"/api/campaign/custom-html", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+pageKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, raw := httpDo(t, req)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("POST through B after A used the burst = %d %s, want 429", resp.StatusCode, raw)
+	}
+	if ra := resp.Header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Errorf("429 from B: Retry-After %q, want seconds to wait", ra)
+	}
+
+	// A key used through B, then revoked, is refused by B at once.
+	generalKey := general["key"].(string)
+	if status, res := postPageFor(t, b.app, generalKey, fileID); status != http.StatusOK {
+		t.Fatalf("POST with the general key through B = %d %v, want 200", status, res)
+	}
+	cli("key", "revoke", "--email", "agent@example.com", general["keyId"].(string))
+	for _, p := range []*serveProc{b, a} {
+		if status, res := postPageFor(t, p.app, generalKey, fileID); status != http.StatusUnauthorized {
+			t.Fatalf("POST with the revoked key through %s = %d %v, want 401", p.app, status, res)
+		}
+	}
+
+	// With --download-redirect, a third instance sends the download to the
+	// S3 server, which returns the same bytes under the file's name.
+	c := startServeEnv(t, env, t.TempDir(), "--download-redirect")
+	resp, _ = httpGet(t, c.app+"/f/"+slug+"/download")
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(loc, s3srv.endpoint+"/") {
+		t.Fatalf("download through C = %d to %q, want 302 to the S3 server %s", resp.StatusCode, loc, s3srv.endpoint)
+	}
+	resp, got := httpGet(t, loc)
+	if resp.StatusCode != http.StatusOK || !bytes.Equal(got, fileBytes) {
+		t.Fatalf("GET the presigned URL = %d, %d bytes; want 200 and the %d bytes added", resp.StatusCode, len(got), len(fileBytes))
+	}
+	_, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition"))
+	if err != nil || params["filename"] != "Quarterly report.bin" {
+		t.Errorf("presigned download's Content-Disposition %q, want an attachment named Quarterly report.bin", resp.Header.Get("Content-Disposition"))
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/octet-stream" {
+		t.Errorf("presigned download's Content-Type %q, want application/octet-stream", ct)
+	}
+	// HEAD stays on the instance, headers only.
+	req, _ = http.NewRequest(http.MethodHead, c.app+"/f/"+slug+"/download", nil)
+	if resp, _ := httpDo(t, req); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Length") != fmt.Sprint(len(fileBytes)) {
+		t.Errorf("HEAD through C = %d, Content-Length %q; want 200, %d", resp.StatusCode, resp.Header.Get("Content-Length"), len(fileBytes))
+	}
+
+	for _, p := range []*serveProc{a, b, c} {
+		p.stop()
+		p.checkJSONLogs()
+	}
+}
+
+// postPageFor posts the test page for fileID with a general key.
+func postPageFor(t *testing.T, app, key, fileID string) (int, map[string]any) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"html": testPage, "publish": true, "fileId": fileID})
+	req, _ := http.NewRequest(http.MethodPost, app+"/api/campaign/custom-html", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, b := httpDo(t, req)
+	var v map[string]any
+	json.Unmarshal(b, &v)
+	return resp.StatusCode, v
+}
