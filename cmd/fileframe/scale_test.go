@@ -216,7 +216,11 @@ func TestScaleOut(t *testing.T) {
 		return cliJSONEnv(t, env, append(args, cliData...)...)
 	}
 
-	// The CLI works against PostgreSQL and S3 before any server runs.
+	// The CLI works against PostgreSQL and S3 before any server runs;
+	// migrate brings the fresh database to the newest schema.
+	if v := cli("migrate"); v["schemaVersion"] != float64(2) {
+		t.Errorf("migrate on PostgreSQL = %v, want schemaVersion 2", v)
+	}
 	cli("account", "create", "--email", "agent@example.com", "--plan", "agency")
 	fileBytes := make([]byte, 300<<10)
 	mrand.NewChaCha8([32]byte{5}).Read(fileBytes)
