@@ -100,25 +100,19 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 		}
 		return fileframe.Revision{}, false
 	}
-	f, err := s.store.FileBySlug(ctx, slug)
+	// The file, owner and page come from the public cache; the revision's
+	// HTML (up to 1 MiB) is read from the store.
+	e, err := s.publicRecord(ctx, slug)
 	if err != nil {
 		return fail(err)
 	}
-	acct, err := s.store.AccountByID(ctx, f.AccountID)
-	if err != nil {
-		return fail(err)
-	}
-	if acct.Disabled || !acct.Plan.CustomPages() {
+	if e.acct.Disabled || !e.acct.Plan.CustomPages() || !e.hasPage {
 		return fail(fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
 	}
-	page, err := s.store.PageByFile(ctx, f.ID)
-	if err != nil {
-		return fail(err)
-	}
-	if !preview && page.LiveRevision != rev {
+	if !preview && e.page.LiveRevision != rev {
 		return fail(fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
 	}
-	revision, err := s.store.Revision(ctx, f.ID, rev)
+	revision, err := s.store.Revision(ctx, e.file.ID, rev)
 	if err != nil {
 		return fail(err)
 	}

@@ -56,69 +56,61 @@ type errorPage struct {
 
 // publicFile serves /f/{slug}: the outer page of a published custom page (or
 // of a draft, with a valid preview token), otherwise the neutral default page.
-// It only reads from the store.
+// It only reads from the store, and the public page (the one without a
+// preview) comes from the public cache when it holds the slug.
 func (s *Server) publicFile(w http.ResponseWriter, r *http.Request) {
-	f, acct, ok := s.publicLookup(w, r)
+	e, ok := s.publicLookupEntry(w, r)
 	if !ok {
 		return
 	}
-	frame, preview, err := s.customFrame(r, f, acct)
+	h := w.Header()
+	if frame, ok := s.previewFrame(r, e); ok {
+		s.setPageHeaders(h, s.hdr.cspContent)
+		// The page carries the preview token in the frame's address.
+		h.Set("Cache-Control", "no-store")
+		data := filePage{Assets: s.pages.assets, File: newFileView(e.file), FrameURL: frame, Preview: true}
+		if err := s.pages.render(w, r, http.StatusOK, "outer.html", data); err != nil {
+			s.publicError(w, r, err)
+		}
+		return
+	}
+	p, err := s.publicPage(e)
 	if err != nil {
 		s.publicError(w, r, err)
 		return
 	}
-	data := filePage{Assets: s.pages.assets, File: newFileView(f)}
-	h := w.Header()
-	name := "default.html"
-	if frame == "" {
-		setPageHeaders(h, "'none'")
-		h.Set("Cache-Control", "no-cache")
-	} else {
-		name = "outer.html"
-		data.FrameURL, data.Preview = frame, preview
-		setPageHeaders(h, s.ContentOrigin())
-		if preview {
-			// The page carries the preview token in the frame's address.
-			h.Set("Cache-Control", "no-store")
-		} else {
-			h.Set("Cache-Control", "no-cache")
-		}
-	}
-	if err := s.pages.render(w, r, http.StatusOK, name, data); err != nil {
-		s.publicError(w, r, err)
+	s.setPageHeaders(h, p.csp)
+	h["Cache-Control"] = s.hdr.noCache
+	h["Content-Type"] = s.hdr.html
+	h["Content-Length"] = p.contentLength
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(p.body)
 	}
 }
 
-// customFrame returns the content-origin address of the custom page that
-// /f/{slug} should frame, or "" when the default page applies.
+// previewFrame returns the content-origin address of the draft that
+// /f/{slug} should frame for a preview token in the query, and false when
+// the public page applies.
 //
 // A valid preview token for a stored revision frames that revision with the
 // preview marker. An invalid, expired or foreign token is ignored: the visitor
 // sees the public state, exactly as without the token, so the page tells
 // nothing about tokens. A token for the live revision itself shows the plain
 // public outer page (it is not a preview any more).
-func (s *Server) customFrame(r *http.Request, f fileframe.File, acct fileframe.Account) (src string, preview bool, err error) {
-	if !acct.Plan.CustomPages() {
-		return "", false, nil
+func (s *Server) previewFrame(r *http.Request, e *publicEntry) (string, bool) {
+	if !e.hasPage || r.URL.RawQuery == "" {
+		return "", false
 	}
-	page, err := s.store.PageByFile(r.Context(), f.ID)
-	if fileframe.IsNotFound(err) {
-		return "", false, nil
-	} else if err != nil {
-		return "", false, err
+	token := r.URL.Query().Get("preview")
+	if token == "" {
+		return "", false
 	}
-	if r.URL.RawQuery != "" {
-		if token := r.URL.Query().Get("preview"); token != "" {
-			rev, ok := s.verifyPreview(f.Slug, token)
-			if ok && rev <= page.LatestRevision && rev != page.LiveRevision {
-				return s.contentPageURL(f.Slug, rev, token), true, nil
-			}
-		}
+	rev, ok := s.verifyPreview(e.file.Slug, token)
+	if !ok || rev > e.page.LatestRevision || rev == e.page.LiveRevision {
+		return "", false
 	}
-	if page.Published() {
-		return s.contentPageURL(f.Slug, page.LiveRevision, ""), false, nil
-	}
-	return "", false, nil
+	return s.contentPageURL(e.file.Slug, rev, token), true
 }
 
 // contentPageURL returns the content-origin address of one revision of the
@@ -135,22 +127,26 @@ func (s *Server) contentPageURL(slug string, rev int, token string) string {
 // cannot be shown (unknown slug, disabled or missing account) it writes the
 // 404 page; on a store failure the 500 page; and returns ok false.
 func (s *Server) publicLookup(w http.ResponseWriter, r *http.Request) (fileframe.File, fileframe.Account, bool) {
-	ctx := r.Context()
-	f, err := s.store.FileBySlug(ctx, r.PathValue("slug"))
-	if err != nil {
-		s.publicLookupError(w, r, err)
+	e, ok := s.publicLookupEntry(w, r)
+	if !ok {
 		return fileframe.File{}, fileframe.Account{}, false
 	}
-	acct, err := s.store.AccountByID(ctx, f.AccountID)
+	return e.file, e.acct, true
+}
+
+// publicLookupEntry is publicLookup returning the slug's whole public
+// record (public_cache.go).
+func (s *Server) publicLookupEntry(w http.ResponseWriter, r *http.Request) (*publicEntry, bool) {
+	e, err := s.publicRecord(r.Context(), r.PathValue("slug"))
 	if err != nil {
 		s.publicLookupError(w, r, err)
-		return fileframe.File{}, fileframe.Account{}, false
+		return nil, false
 	}
-	if acct.Disabled {
+	if e.acct.Disabled {
 		s.publicNotFound(w, r)
-		return fileframe.File{}, fileframe.Account{}, false
+		return nil, false
 	}
-	return f, acct, true
+	return e, true
 }
 
 func (s *Server) publicLookupError(w http.ResponseWriter, r *http.Request, err error) {
@@ -170,16 +166,46 @@ func newFileView(f fileframe.File) fileView {
 	}
 }
 
+// pageCSP returns the CSP of the app origin's HTML pages; frameSrc is the
+// frame-src value ('none' or the content origin).
+func pageCSP(frameSrc string) string {
+	return "default-src 'none'; frame-src " + frameSrc +
+		"; frame-ancestors 'none'; form-action 'none'; base-uri 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:"
+}
+
+// headerValues are the values of the public pages' headers, built once in
+// New, so that setting one costs a map assignment. They are shared between
+// responses: net/http and the middleware only read or replace header
+// values, never change them in place.
+type headerValues struct {
+	cspNone, cspContent                   []string // pageCSP of 'none' and of the content origin
+	deny, sameOrigin, noReferrer, nosniff []string
+	permissions, noCache, html            []string
+}
+
+func newHeaderValues(contentOrigin string) headerValues {
+	return headerValues{
+		cspNone:     []string{pageCSP("'none'")},
+		cspContent:  []string{pageCSP(contentOrigin)},
+		deny:        []string{"DENY"},
+		sameOrigin:  []string{"same-origin"},
+		noReferrer:  []string{"no-referrer"},
+		nosniff:     []string{"nosniff"},
+		permissions: []string{permissionsPolicy},
+		noCache:     []string{"no-cache"},
+		html:        []string{"text/html; charset=utf-8"},
+	}
+}
+
 // setPageHeaders sets the security headers of the app origin's HTML pages;
-// frameSrc is the CSP frame-src value ('none' or the content origin).
-func setPageHeaders(h http.Header, frameSrc string) {
-	h.Set("Content-Security-Policy", "default-src 'none'; frame-src "+frameSrc+
-		"; frame-ancestors 'none'; form-action 'none'; base-uri 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Permissions-Policy", permissionsPolicy)
+// csp is s.hdr.cspNone or s.hdr.cspContent.
+func (s *Server) setPageHeaders(h http.Header, csp []string) {
+	h["Content-Security-Policy"] = csp
+	h["X-Frame-Options"] = s.hdr.deny
+	h["Cross-Origin-Opener-Policy"] = s.hdr.sameOrigin
+	h["Referrer-Policy"] = s.hdr.noReferrer
+	h["X-Content-Type-Options"] = s.hdr.nosniff
+	h["Permissions-Policy"] = s.hdr.permissions
 }
 
 // publicNotFound answers the app origin's unknown paths, unknown slugs and
@@ -205,7 +231,7 @@ func (s *Server) publicError(w http.ResponseWriter, r *http.Request, err error) 
 
 func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
 	h := w.Header()
-	setPageHeaders(h, "'none'")
+	s.setPageHeaders(h, s.hdr.cspNone)
 	h.Set("Cache-Control", "no-cache")
 	err := s.pages.render(w, r, status, "error.html", errorPage{
 		Assets: s.pages.assets, Status: status, Title: title, Message: msg,

@@ -93,3 +93,19 @@ func (p *pageRenderer) render(w http.ResponseWriter, r *http.Request, status int
 	}
 	return nil
 }
+
+// renderBytes executes the named template with data into a new slice, for
+// a page that is kept (the public cache) rather than written once.
+func (p *pageRenderer) renderBytes(name string, data any) ([]byte, error) {
+	buf := p.bufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			p.bufs.Put(buf)
+		}
+	}()
+	if err := p.tmpl.ExecuteTemplate(buf, name, data); err != nil {
+		return nil, fmt.Errorf("web: rendering %s: %w", name, err)
+	}
+	return bytes.Clone(buf.Bytes()), nil
+}

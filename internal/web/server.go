@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -83,6 +84,14 @@ type Server struct {
 	presign presigner
 	counts  *downloadCounter
 	pages   *pageRenderer
+
+	// changes watches the store for commits of any process; nil when the
+	// store cannot, and then nothing is cached. ownWrites counts this
+	// process's writes (ownWriteStore). See public_cache.go.
+	changes   fileframe.ChangeWatcher
+	ownWrites atomic.Uint64
+	cache     *publicCache
+	hdr       headerValues
 }
 
 // New checks cfg, fills defaults and returns a Server. Call Close when done.
@@ -129,7 +138,18 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: cfg.Store, blobs: cfg.Blobs, log: cfg.Logger, now: cfg.Now, pages: pages}
+	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, now: cfg.Now, pages: pages}
+	s.store = ownWriteStore{Store: cfg.Store, n: &s.ownWrites}
+	s.cache = newPublicCache(publicCacheSize)
+	s.hdr = newHeaderValues(s.ContentOrigin())
+	if cw, ok := cfg.Store.(fileframe.ChangeWatchingStore); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		s.changes, err = cw.WatchChanges(ctx)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+	}
 	s.metrics = newMetrics(cfg.Registry)
 	s.touches = newLimiter(cfg.Now)
 	s.limits = cfg.RateLimiter
@@ -142,10 +162,15 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Close stops background work and writes the download counts still in
-// memory; call it after the HTTP servers have shut down.
+// Close stops background work (the store's change watcher among it) and
+// writes the download counts still in memory; call it after the HTTP
+// servers have shut down.
 func (s *Server) Close(ctx context.Context) error {
-	return s.counts.Close(ctx)
+	err := s.counts.Close(ctx)
+	if s.changes != nil {
+		err = errors.Join(err, s.changes.Close())
+	}
+	return err
 }
 
 // origin returns scheme://host[:port] of u.

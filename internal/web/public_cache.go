@@ -1,0 +1,229 @@
+package web
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// The public read paths (/f/{slug}, /f/{slug}/download and the content
+// origin's /p/{slug}/{revision}) answer from a cache of what they need to
+// know per slug: the file, its owner's plan and state, its page's revision
+// numbers and the rendered public page. A hit reads nothing from the store
+// and executes no template.
+//
+// The cache is never stale. Every entry is tagged with the store's
+// generation (fileframe.ChangeWatcher), read before the records were; a
+// request first reads the current generation and uses an entry only when
+// its tag is equal. Any commit that can affect visitors, by this process,
+// by the admin CLI or by another instance, changes the generation, and the
+// whole cache is dropped at the next fill: writes are rare next to reads,
+// so per-record invalidation would buy little. This process's own writes
+// also bump a counter of its own (ownWriteStore) added to the generation,
+// so they never wait for the store to notice them.
+//
+// A store that cannot watch for changes gets no cache: every request reads
+// it afresh, through the same code.
+
+// publicCacheSize bounds the entries kept; an entry is a few kilobytes
+// (mostly the rendered page).
+const publicCacheSize = 10_000
+
+// publicEntry is what the public paths know about one slug. Entries are
+// shared between requests and never modified, but for page, which is filled
+// once on first use.
+type publicEntry struct {
+	gen  uint64
+	file fileframe.File
+	// acct is the owner, without its password hash.
+	acct fileframe.Account
+	// page is the file's custom page, when it has one and its owner's plan
+	// shows custom pages; hasPage is false otherwise.
+	page    fileframe.Page
+	hasPage bool
+
+	rendered atomic.Pointer[renderedPage] // the public /f/{slug} page
+	ref      atomic.Bool                  // used since the clock hand last passed
+}
+
+// renderedPage is a public page ready to be written: its body and the
+// header values that depend on it, as slices that are set, never changed.
+type renderedPage struct {
+	body          []byte
+	csp           []string
+	contentLength []string
+}
+
+// publicCache holds entries by slug, evicting with the clock algorithm (an
+// approximation of least-recently-used in which a hit only sets a flag).
+type publicCache struct {
+	mu     sync.RWMutex
+	gen    uint64 // the generation of every entry held
+	bySlug map[string]int
+	ring   []*publicEntry
+	hand   int
+	max    int
+}
+
+func newPublicCache(max int) *publicCache {
+	return &publicCache{bySlug: make(map[string]int), max: max}
+}
+
+// get returns the entry of slug if it was read under generation gen.
+func (c *publicCache) get(slug string, gen uint64) *publicEntry {
+	c.mu.RLock()
+	i, ok := c.bySlug[slug]
+	var e *publicEntry
+	if ok {
+		e = c.ring[i]
+	}
+	c.mu.RUnlock()
+	if e == nil || e.gen != gen {
+		return nil
+	}
+	if !e.ref.Load() {
+		e.ref.Store(true)
+	}
+	return e
+}
+
+// put adds e. An entry of a newer generation than the cache's drops every
+// other; one of an older generation is not kept.
+func (c *publicCache) put(e *publicEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case e.gen < c.gen:
+		return
+	case e.gen > c.gen:
+		clear(c.bySlug)
+		clear(c.ring)
+		c.ring, c.hand, c.gen = c.ring[:0], 0, e.gen
+	}
+	slug := e.file.Slug
+	if i, ok := c.bySlug[slug]; ok {
+		c.ring[i] = e
+		return
+	}
+	if len(c.ring) < c.max {
+		c.bySlug[slug] = len(c.ring)
+		c.ring = append(c.ring, e)
+		return
+	}
+	for {
+		old := c.ring[c.hand]
+		if old.ref.Load() {
+			old.ref.Store(false)
+			c.hand = (c.hand + 1) % c.max
+			continue
+		}
+		delete(c.bySlug, old.file.Slug)
+		c.ring[c.hand] = e
+		c.bySlug[slug] = c.hand
+		c.hand = (c.hand + 1) % c.max
+		return
+	}
+}
+
+// generation returns the generation to read and tag entries under, and
+// false when nothing may be cached (no watcher, or it failed).
+func (s *Server) generation(ctx context.Context) (uint64, bool) {
+	if s.changes == nil {
+		return 0, false
+	}
+	own := s.ownWrites.Load()
+	g, err := s.changes.Generation(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("reading the store's generation failed; serving uncached", "err", err)
+		}
+		return 0, false
+	}
+	return g + own, true
+}
+
+// publicRecord returns what the public paths know about slug, from the
+// cache or read afresh. A slug without a file, or whose owner is missing,
+// is ENOTFOUND; a disabled owner is left to the caller.
+func (s *Server) publicRecord(ctx context.Context, slug string) (*publicEntry, error) {
+	gen, cacheable := s.generation(ctx)
+	if cacheable {
+		if e := s.cache.get(slug, gen); e != nil {
+			return e, nil
+		}
+	}
+	f, err := s.store.FileBySlug(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := s.store.AccountByID(ctx, f.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	acct.PasswordHash = ""
+	e := &publicEntry{gen: gen, file: f, acct: acct}
+	if !acct.Disabled && acct.Plan.CustomPages() {
+		page, err := s.store.PageByFile(ctx, f.ID)
+		if err == nil {
+			e.page, e.hasPage = page, true
+		} else if !fileframe.IsNotFound(err) {
+			return nil, err
+		}
+	}
+	if cacheable {
+		s.cache.put(e)
+	}
+	return e, nil
+}
+
+// publicPage returns e's public /f/{slug} page, rendering it on first use:
+// the outer page of the published custom page, or the default page.
+func (s *Server) publicPage(e *publicEntry) (*renderedPage, error) {
+	if p := e.rendered.Load(); p != nil {
+		return p, nil
+	}
+	data := filePage{Assets: s.pages.assets, File: newFileView(e.file)}
+	name, csp := "default.html", s.hdr.cspNone
+	if e.hasPage && e.page.Published() {
+		name, csp = "outer.html", s.hdr.cspContent
+		data.FrameURL = s.contentPageURL(e.file.Slug, e.page.LiveRevision, "")
+	}
+	body, err := s.pages.renderBytes(name, data)
+	if err != nil {
+		return nil, err
+	}
+	p := &renderedPage{body: body, csp: csp, contentLength: []string{strconv.Itoa(len(body))}}
+	e.rendered.Store(p)
+	return p, nil
+}
+
+// ownWriteStore is the server's Store, counting the writes of this process
+// that can change what visitors see, after they return.
+type ownWriteStore struct {
+	fileframe.Store
+	n *atomic.Uint64
+}
+
+func (o ownWriteStore) SetAccountPlan(ctx context.Context, id fileframe.AccountID, p fileframe.Plan) error {
+	defer o.n.Add(1)
+	return o.Store.SetAccountPlan(ctx, id, p)
+}
+
+func (o ownWriteStore) CreateFile(ctx context.Context, f fileframe.File) (fileframe.File, error) {
+	defer o.n.Add(1)
+	return o.Store.CreateFile(ctx, f)
+}
+
+func (o ownWriteStore) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.Page, error) {
+	defer o.n.Add(1)
+	return o.Store.SavePage(ctx, w)
+}
+
+func (o ownWriteStore) RevokeKey(ctx context.Context, account fileframe.AccountID, id fileframe.KeyID, at time.Time) error {
+	defer o.n.Add(1)
+	return o.Store.RevokeKey(ctx, account, id, at)
+}
