@@ -16,6 +16,10 @@
 // Schema changes are numbered migrations, migrations/NNN-name.sql, embedded
 // in the binary and applied by Open; see Open.
 //
+// Store is also the fileframe.RateLimiter that instances on one database
+// share (Allow, in ratelimit.go), so that a rate limit hit through one
+// instance is felt on all.
+//
 // Times are stored as timestamptz, written in UTC truncated to the
 // millisecond (as internal/sqlite keeps them) and read back as UTC time.Time
 // values; the zero time.Time is stored as NULL.
