@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"sync"
@@ -27,7 +28,11 @@ import (
 type ChangeWatcher struct {
 	db   *sql.DB
 	conn *sql.Conn
-	stmt *sql.Stmt
+	// stmt is PRAGMA data_version prepared on conn's driver connection,
+	// used only inside conn.Raw: database/sql's own statement machinery
+	// (pool bookkeeping, Rows, Scan) cost as much as the statement.
+	stmt driver.Stmt
+	dest []driver.Value
 
 	mu      sync.Mutex // serialises the statement on conn
 	version int64      // the last data_version read
@@ -71,15 +76,49 @@ func (s *Store) watchChanges(ctx context.Context) (*ChangeWatcher, error) {
 		db.Close()
 		return nil, err
 	}
-	if w.stmt, err = w.conn.PrepareContext(ctx, `PRAGMA data_version`); err != nil {
-		w.Close()
-		return nil, err
+	err = w.conn.Raw(func(dc any) error {
+		c, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("driver connection %T cannot prepare", dc)
+		}
+		w.stmt, err = c.PrepareContext(ctx, `PRAGMA data_version`)
+		return err
+	})
+	if err == nil {
+		w.dest = make([]driver.Value, 1)
+		w.version, err = w.dataVersion(ctx)
 	}
-	if err := w.stmt.QueryRowContext(ctx).Scan(&w.version); err != nil {
+	if err != nil {
 		w.Close()
 		return nil, err
 	}
 	return w, nil
+}
+
+// dataVersion runs PRAGMA data_version; the caller holds mu (or is alone).
+func (w *ChangeWatcher) dataVersion(ctx context.Context) (int64, error) {
+	var v int64
+	err := w.conn.Raw(func(any) error {
+		q, ok := w.stmt.(driver.StmtQueryContext)
+		if !ok {
+			return fmt.Errorf("driver statement %T cannot query", w.stmt)
+		}
+		rows, err := q.QueryContext(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if err := rows.Next(w.dest); err != nil {
+			return err
+		}
+		n, ok := w.dest[0].(int64)
+		if !ok {
+			return fmt.Errorf("data_version is a %T", w.dest[0])
+		}
+		v = n
+		return nil
+	})
+	return v, err
 }
 
 // Generation returns a number that changes when any connection but the
@@ -93,8 +132,8 @@ func (w *ChangeWatcher) Generation(ctx context.Context) (uint64, error) {
 		return w.gen, nil
 	}
 	n := w.started.Add(1)
-	var v int64
-	if err := w.stmt.QueryRowContext(ctx).Scan(&v); err != nil {
+	v, err := w.dataVersion(ctx)
+	if err != nil {
 		return 0, fmt.Errorf("sqlite: data_version: %w", err)
 	}
 	if v != w.version {
@@ -109,7 +148,7 @@ func (w *ChangeWatcher) Generation(ctx context.Context) (uint64, error) {
 func (w *ChangeWatcher) Close() error {
 	var errs []error
 	if w.stmt != nil {
-		errs = append(errs, w.stmt.Close())
+		errs = append(errs, w.conn.Raw(func(any) error { return w.stmt.Close() }))
 	}
 	if w.conn != nil {
 		errs = append(errs, w.conn.Close())
