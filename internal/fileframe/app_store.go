@@ -3,13 +3,30 @@ package fileframe
 import (
 	"context"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // AppStore is what the web application needs of a store beyond Store:
 // sessions, account administration, file management, appearances and
 // publishing an existing revision. Errors follow Store's conventions
 // (ENOTFOUND, ECONFLICT, EINVALID). Both backends implement it and pass
-// storetest; Store embeds it once they do.
+// storetest (RunApp); Store embeds it once they do.
+//
+// Details that storetest holds every implementation to:
+//   - every method naming an account, file or session that does not exist is
+//     ENOTFOUND, except DeleteSession and DeleteAccountSessions (nothing to
+//     end is not an error); FilesByAccount of a missing account is ENOTFOUND
+//     (an account without files gets an empty list), as KeysByAccount;
+//   - RenameFile checks the name with CheckFileName (EINVALID), so that no
+//     caller can store a name a download could not carry; appearances are
+//     stored as given (the web edge validates templates and colours);
+//   - DeleteFile deletes, in one transaction, the page-bound keys of the
+//     file, its page with every revision (and the HTML no other revision
+//     shares), and its appearance; general keys are untouched;
+//   - a revision published by SetLiveRevision gets PublishedAt (its first
+//     publication time is kept if it had one), so pruning keeps it, and
+//     the page's UpdatedAt becomes at.
 type AppStore interface {
 	// CreateSession stores a new session (its token's hash). The account
 	// must exist (else ENOTFOUND).
@@ -68,4 +85,28 @@ type AppStore interface {
 	// (number ≥ 1) or unpublishes the page (number 0), without storing a
 	// new revision. A revision that is not kept is ENOTFOUND.
 	SetLiveRevision(ctx context.Context, id FileID, number int, at time.Time) (Page, error)
+}
+
+// MaxFileNameLen is the longest file name, in bytes, that RenameFile takes.
+const MaxFileNameLen = 255
+
+// CheckFileName returns an EINVALID error unless name can be a file's name:
+// 1 to MaxFileNameLen bytes of UTF-8 without control characters (they could
+// not be carried in a Content-Disposition header, and would show as nothing
+// in a listing).
+func CheckFileName(name string) error {
+	switch {
+	case name == "":
+		return Errorf(EINVALID, "A file name cannot be empty.")
+	case len(name) > MaxFileNameLen:
+		return Errorf(EINVALID, "A file name can be at most %d bytes long.", MaxFileNameLen)
+	case !utf8.ValidString(name):
+		return Errorf(EINVALID, "A file name must be valid UTF-8.")
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return Errorf(EINVALID, "A file name cannot contain control characters such as line breaks or tabs.")
+		}
+	}
+	return nil
 }
