@@ -58,10 +58,13 @@ type Store struct {
 	// Statements of the reads on the request paths, prepared once on each
 	// reader connection: parsing and planning is about a third of the cost
 	// of a lookup by key.
-	accountByID, fileByID, fileBySlug, keyByHash, pageByFile, revision *sql.Stmt
+	accountByID, fileByID, fileBySlug, keyByHash, pageByFile, revision, sessionByHash *sql.Stmt
 }
 
-var _ fileframe.Store = (*Store)(nil)
+var (
+	_ fileframe.Store    = (*Store)(nil)
+	_ fileframe.AppStore = (*Store)(nil)
+)
 
 // busyTimeout is how long a statement waits for a lock held by another
 // connection (usually another process's writer) before SQLite gives up with
@@ -153,6 +156,7 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.revision, `SELECT r.file_id, r.number, r.sha256, r.size, r.created_at, r.published_at, h.html
 			FROM page_revisions r JOIN page_html h ON h.sha256 = r.sha256
 			WHERE r.file_id = ? AND r.number = ?`},
+		{&s.sessionByHash, `SELECT hash, account_id, created_at, last_seen_at, expires_at FROM sessions WHERE hash = ?`},
 	} {
 		stmt, err := s.read.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -187,7 +191,7 @@ func (s *Store) Close() error {
 		close(s.quit)
 		<-s.writerDone
 		var errs []error
-		for _, stmt := range []*sql.Stmt{s.accountByID, s.fileByID, s.fileBySlug, s.keyByHash, s.pageByFile, s.revision} {
+		for _, stmt := range []*sql.Stmt{s.accountByID, s.fileByID, s.fileBySlug, s.keyByHash, s.pageByFile, s.revision, s.sessionByHash} {
 			if stmt != nil {
 				errs = append(errs, stmt.Close())
 			}
