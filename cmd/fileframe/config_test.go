@@ -279,3 +279,23 @@ func TestParseEmail(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseLifetime checks that --expires never panics and that whatever it
+// accepts is a positive duration, at most 100 years when given in days.
+func FuzzParseLifetime(f *testing.F) {
+	for _, s := range []string{"30d", "12h", "90m", "1.5d", "0d", "-1d", "NaNd", "Infd", "1e309d", "36500d", "36501d", "0x1p4d", "1h30m", "", "d", "-5m"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseLifetime(s)
+		if err != nil {
+			return
+		}
+		if d <= 0 {
+			t.Fatalf("parseLifetime(%q) = %v, want a positive duration", s, d)
+		}
+		if strings.HasSuffix(s, "d") && d > 100*365*24*time.Hour {
+			t.Fatalf("parseLifetime(%q) = %v, more than 100 years", s, d)
+		}
+	})
+}

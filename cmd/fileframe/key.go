@@ -134,7 +134,9 @@ func parseLifetime(s string) (time.Duration, error) {
 	var d time.Duration
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.ParseFloat(days, 64)
-		if err != nil || n > 100*365 {
+		// !(n > 0) also refuses NaN, whose conversion to a Duration is
+		// implementation-defined.
+		if err != nil || !(n > 0) || n > 100*365 {
 			return 0, bad
 		}
 		d = time.Duration(n * float64(24*time.Hour))
