@@ -68,6 +68,7 @@ var conflicts = map[string]string{
 	"files_slug_key":     "This link is already taken.",
 	"api_keys_pkey":      "This key already exists.",
 	"api_keys_hash_key":  "This key already exists.",
+	"sessions_pkey":      "This session already exists.",
 }
 
 // missing is the user-safe message of a foreign key violation that means a
@@ -77,6 +78,10 @@ var missing = map[string]string{
 	"api_keys_account_id_fkey": "Account not found.",
 	"api_keys_file_id_fkey":    "File not found.",
 	"pages_file_id_fkey":       "File not found.",
+	"sessions_account_id_fkey": "Account not found.",
+
+	"account_appearances_account_id_fkey": "Account not found.",
+	"file_appearances_file_id_fkey":       "File not found.",
 }
 
 // wrap maps err to what the store returns: a *fileframe.Error as it is; "no
