@@ -7,11 +7,11 @@ import (
 	"unicode/utf8"
 )
 
-// AppStore is what the web application needs of a store beyond Store:
-// sessions, account administration, file management, appearances and
-// publishing an existing revision. Errors follow Store's conventions
-// (ENOTFOUND, ECONFLICT, EINVALID). Both backends implement it and pass
-// storetest (RunApp); Store embeds it once they do.
+// AppStore is what the web application needs of a store beyond the rest of
+// Store: sessions, account administration, file management, appearances
+// and publishing an existing revision. Store embeds it, so every store
+// implements it, and storetest.Run holds both backends to it. Errors follow
+// Store's conventions (ENOTFOUND, ECONFLICT, EINVALID).
 //
 // Details that storetest holds every implementation to:
 //   - every method naming an account, file or session that does not exist is

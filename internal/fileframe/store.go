@@ -25,7 +25,12 @@ import (
 //   - a key whose kind and file do not match (a page key without a file, a
 //     general key with one) or whose hash is empty is EINVALID;
 //   - times come back in UTC with at least millisecond precision.
+//
+// Store embeds AppStore, what the web application needs beyond the public
+// paths and the API; its own details are listed there.
 type Store interface {
+	AppStore
+
 	// CreateAccount stores a new account. The email is lower-cased; a taken
 	// email is ECONFLICT. ID and CreatedAt are set when empty.
 	CreateAccount(ctx context.Context, a Account) (Account, error)

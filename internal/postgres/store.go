@@ -49,10 +49,7 @@ type Store struct {
 	ratePurge atomic.Int64
 }
 
-var (
-	_ fileframe.Store    = (*Store)(nil)
-	_ fileframe.AppStore = (*Store)(nil)
-)
+var _ fileframe.Store = (*Store)(nil)
 
 // Open connects to the database at url (postgres://...), applies pending
 // migrations and refuses a database whose schema is newer than this binary.

@@ -22,12 +22,6 @@ func TestStore(t *testing.T) {
 	})
 }
 
-func TestAppStore(t *testing.T) {
-	storetest.RunApp(t, func(t *testing.T) fileframe.Store {
-		return open(t, newDatabase(t))
-	})
-}
-
 func TestMigrations(t *testing.T) {
 	ms, err := migrations()
 	if err != nil {

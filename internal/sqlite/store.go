@@ -61,10 +61,7 @@ type Store struct {
 	accountByID, fileByID, fileBySlug, keyByHash, pageByFile, revision, sessionByHash *sql.Stmt
 }
 
-var (
-	_ fileframe.Store    = (*Store)(nil)
-	_ fileframe.AppStore = (*Store)(nil)
-)
+var _ fileframe.Store = (*Store)(nil)
 
 // busyTimeout is how long a statement waits for a lock held by another
 // connection (usually another process's writer) before SQLite gives up with

@@ -40,12 +40,6 @@ func TestStore(t *testing.T) {
 	})
 }
 
-func TestAppStore(t *testing.T) {
-	storetest.RunApp(t, func(t *testing.T) fileframe.Store {
-		return open(t, filepath.Join(t.TempDir(), "test.db"))
-	})
-}
-
 func TestMigrations(t *testing.T) {
 	t.Run("embedded migrations are numbered 1..N", func(t *testing.T) {
 		ms, err := migrations()
