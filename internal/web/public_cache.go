@@ -202,7 +202,8 @@ func (s *Server) publicPage(e *publicEntry) (*renderedPage, error) {
 }
 
 // ownWriteStore is the server's Store, counting the writes of this process
-// that can change what visitors see, after they return.
+// that can change what visitors see, after they return. A new such write
+// method of fileframe.Store needs its override here.
 type ownWriteStore struct {
 	fileframe.Store
 	n *atomic.Uint64
@@ -226,4 +227,34 @@ func (o ownWriteStore) SavePage(ctx context.Context, w fileframe.PageWrite) (fil
 func (o ownWriteStore) RevokeKey(ctx context.Context, account fileframe.AccountID, id fileframe.KeyID, at time.Time) error {
 	defer o.n.Add(1)
 	return o.Store.RevokeKey(ctx, account, id, at)
+}
+
+func (o ownWriteStore) SetAccountDisabled(ctx context.Context, id fileframe.AccountID, disabled bool) error {
+	defer o.n.Add(1)
+	return o.Store.SetAccountDisabled(ctx, id, disabled)
+}
+
+func (o ownWriteStore) SetAccountAppearance(ctx context.Context, id fileframe.AccountID, a fileframe.Appearance) error {
+	defer o.n.Add(1)
+	return o.Store.SetAccountAppearance(ctx, id, a)
+}
+
+func (o ownWriteStore) RenameFile(ctx context.Context, id fileframe.FileID, name string) error {
+	defer o.n.Add(1)
+	return o.Store.RenameFile(ctx, id, name)
+}
+
+func (o ownWriteStore) DeleteFile(ctx context.Context, id fileframe.FileID) (fileframe.File, error) {
+	defer o.n.Add(1)
+	return o.Store.DeleteFile(ctx, id)
+}
+
+func (o ownWriteStore) SetFileAppearance(ctx context.Context, id fileframe.FileID, a fileframe.Appearance) error {
+	defer o.n.Add(1)
+	return o.Store.SetFileAppearance(ctx, id, a)
+}
+
+func (o ownWriteStore) SetLiveRevision(ctx context.Context, id fileframe.FileID, number int, at time.Time) (fileframe.Page, error) {
+	defer o.n.Add(1)
+	return o.Store.SetLiveRevision(ctx, id, number, at)
 }

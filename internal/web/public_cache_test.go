@@ -247,3 +247,49 @@ func TestPublicCacheBounded(t *testing.T) {
 		t.Errorf("an entry of an older generation was kept")
 	}
 }
+
+// TestOwnWritesCounted: each write through the server's store that can
+// change what visitors see bumps its own-write counter, so that it shows at
+// once even on a store whose watcher learns of it later (PostgreSQL).
+func TestOwnWritesCounted(t *testing.T) {
+	e := newTestEnv(t)
+	ctx := context.Background()
+	a := e.account(fileframe.PlanAgency)
+	f := e.file(a, "a.txt", []byte("a"))
+	_, k := e.key(a, "")
+	s := e.srv.store
+	writes := []struct {
+		name string
+		do   func() error
+	}{
+		{"SetAccountPlan", func() error { return s.SetAccountPlan(ctx, a.ID, fileframe.PlanPro) }},
+		{"SavePage", func() error {
+			_, err := s.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: []byte(customHTML("x")), Publish: true})
+			return err
+		}},
+		{"SetLiveRevision", func() error { _, err := s.SetLiveRevision(ctx, f.ID, 0, time.Now()); return err }},
+		{"RevokeKey", func() error { return s.RevokeKey(ctx, a.ID, k.ID, time.Now()) }},
+		{"SetAccountDisabled", func() error { return s.SetAccountDisabled(ctx, a.ID, true) }},
+		{"SetAccountAppearance", func() error {
+			return s.SetAccountAppearance(ctx, a.ID, fileframe.Appearance{Template: "clean", Headline: "Hi"})
+		}},
+		{"SetFileAppearance", func() error {
+			return s.SetFileAppearance(ctx, f.ID, fileframe.Appearance{Template: "clean", Headline: "Hi"})
+		}},
+		{"RenameFile", func() error { return s.RenameFile(ctx, f.ID, "b.txt") }},
+		{"CreateFile", func() error {
+			_, err := s.CreateFile(ctx, fileframe.File{AccountID: a.ID, Name: "c.txt", BlobKey: f.BlobKey})
+			return err
+		}},
+		{"DeleteFile", func() error { _, err := s.DeleteFile(ctx, f.ID); return err }},
+	}
+	for _, w := range writes {
+		before := e.srv.ownWrites.Load()
+		if err := w.do(); err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if got := e.srv.ownWrites.Load(); got != before+1 {
+			t.Errorf("%s: own writes got %d, want %d", w.name, got, before+1)
+		}
+	}
+}

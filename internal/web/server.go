@@ -70,10 +70,9 @@ type Config struct {
 // Server serves the app origin and the content origin.
 type Server struct {
 	cfg Config
-	// store is cfg.Store counting this process's writes (ownWriteStore,
-	// public_cache.go). It hides cfg.Store's other methods: assert optional
-	// interfaces on cfg.Store, and after a write through one that can
-	// change what visitors see, add 1 to ownWrites.
+	// store is cfg.Store counting this process's writes that can change
+	// what visitors see (ownWriteStore, public_cache.go). It hides
+	// cfg.Store's optional interfaces: assert those on cfg.Store.
 	store   fileframe.Store
 	blobs   fileframe.Blobs
 	log     *slog.Logger
