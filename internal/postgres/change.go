@@ -33,6 +33,11 @@ const changePingInterval = 5 * time.Second
 // While the listener is not connected, notifications may be lost, so the
 // generation is new on every call (nothing may be cached) until it has
 // connected and LISTENed again; then it is bumped once.
+//
+// LISTEN needs a session of its own on the server: through a connection
+// pooler in transaction mode (PgBouncer's pool_mode=transaction)
+// notifications are lost, so the watcher's connection must reach PostgreSQL
+// directly or through session pooling.
 type ChangeWatcher struct {
 	config    *pgx.ConnConfig
 	gen       atomic.Uint64
