@@ -282,7 +282,7 @@ func (m *Main) closeServer() error {
 	err := m.srv.Close(ctx)
 	m.srv = nil
 	if err != nil {
-		return fmt.Errorf("writing download counts: %w", err)
+		return fmt.Errorf("closing the web server: %w", err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"sync/atomic"
@@ -169,9 +170,14 @@ func New(cfg Config) (*Server, error) {
 // writes the download counts still in memory; call it after the HTTP
 // servers have shut down.
 func (s *Server) Close(ctx context.Context) error {
-	err := s.counts.Close(ctx)
+	var err error
+	if cerr := s.counts.Close(ctx); cerr != nil {
+		err = fmt.Errorf("writing download counts: %w", cerr)
+	}
 	if s.changes != nil {
-		err = errors.Join(err, s.changes.Close())
+		if cerr := s.changes.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("closing the change watcher: %w", cerr))
+		}
 	}
 	return err
 }
