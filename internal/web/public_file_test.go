@@ -437,7 +437,7 @@ func TestPublicFilePreview(t *testing.T) {
 
 func TestPublicNotFound(t *testing.T) {
 	e := newTestEnv(t)
-	for _, path := range []string{"/f/nosuchslug", "/f/nosuchslug/download", "/", "/nope", "/f/", "/static/nope.css", "/p/x/1"} {
+	for _, path := range []string{"/f/nosuchslug", "/f/nosuchslug/download", "/nope", "/f/", "/static/nope.css", "/p/x/1"} {
 		t.Run(path, func(t *testing.T) {
 			resp, body := e.appGet(path)
 			if resp.StatusCode != http.StatusNotFound {

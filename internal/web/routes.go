@@ -18,6 +18,19 @@ func (s *Server) AppHandler() http.Handler {
 	mux.HandleFunc("GET /f/{slug}/download", s.publicDownload)
 	mux.Handle("GET /static/", s.staticFiles())
 
+	// App, session (app_*.go). Every state-changing form also passes the
+	// standard cross-origin protection before its CSRF token is checked.
+	mux.HandleFunc("GET /{$}", s.appHandler(s.appHome))
+	mux.Handle("GET /setup", http.HandlerFunc(s.setup))
+	mux.Handle("POST /setup", s.crossOrigin(http.HandlerFunc(s.setup)))
+	mux.HandleFunc("GET /signup", s.appHandler(s.signup))
+	mux.Handle("POST /signup", s.crossOrigin(s.appHandler(s.signup)))
+	mux.HandleFunc("GET /login", s.appHandler(s.login))
+	mux.Handle("POST /login", s.crossOrigin(s.appHandler(s.login)))
+	mux.Handle("POST /logout", s.crossOrigin(s.appHandler(s.logout)))
+	mux.HandleFunc("GET /account", s.appHandler(s.account))
+	mux.Handle("POST /account/password", s.crossOrigin(s.appHandler(s.changePassword)))
+
 	// Operations (ops.go).
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)

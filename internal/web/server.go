@@ -51,6 +51,18 @@ type Config struct {
 	// is logged (fail open).
 	RateLimiter fileframe.RateLimiter
 
+	// Signup lets anyone create a Free account at /signup; when false only
+	// the setup screen (the first account) and operators create accounts.
+	Signup bool
+	// SessionTTL is how long a web application session lasts without use
+	// (it slides with activity); default 30 days.
+	SessionTTL time.Duration
+	// LoginRate and LoginBurst limit sign-in, sign-up and setup attempts
+	// per client address, and sign-ins per email, through RateLimiter. Zero
+	// means the default: 10 a minute with bursts of 10.
+	LoginRate  float64
+	LoginBurst int
+
 	// DownloadRedirect answers a download GET with a 302 to a presigned URL
 	// of the blob store instead of streaming the bytes through this process.
 	// It needs Blobs that can presign (see presigner); HEAD stays streamed.

@@ -1,0 +1,456 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/password"
+)
+
+// appCSP is the Content-Security-Policy of the application's pages: no
+// scripts, styles and images from the app origin only, forms posting only
+// to it.
+var appCSP = []string{"default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"}
+
+// appCSSURL is the address of static/app.css with its content hash.
+var appCSSURL = sync.OnceValue(func() string {
+	u, err := assetURL("app.css")
+	if err != nil {
+		panic(err) // the file is embedded; a test renders every page
+	}
+	return u
+})
+
+// appPage is the data of every app_*.html page.
+type appPage struct {
+	CSS   string
+	Title string
+	// Email is the signed-in account's; empty when signed out.
+	Email string
+	CSRF  string
+	// Form is what the person typed (never a password), Errors the
+	// messages by field ("" for the form as a whole).
+	Form   map[string]string
+	Errors map[string]string
+	Notice string
+	Signup bool // open sign-up: the login page links to /signup
+	// Account page.
+	Plan     string
+	Features []string
+	Admin    bool
+	// Error page.
+	Status  int
+	Message string
+}
+
+func (s *Server) newAppPage(title string, si *signedIn) appPage {
+	p := appPage{CSS: appCSSURL(), Title: title, Signup: s.cfg.Signup, Form: map[string]string{}, Errors: map[string]string{}}
+	if si != nil {
+		p.Email, p.CSRF = si.account.Email, si.csrf
+	}
+	return p
+}
+
+// renderApp writes an application page with its security headers. No
+// application page may be stored by a cache: they carry CSRF tokens.
+func (s *Server) renderApp(w http.ResponseWriter, r *http.Request, status int, name string, p appPage) {
+	h := w.Header()
+	s.setPageHeaders(h, appCSP)
+	h.Set("Cache-Control", "no-store")
+	if err := s.pages.render(w, r, status, name, p); err != nil {
+		s.logFor(r).Error("app: rendering", "page", name, "err", err)
+		http.Error(w, "Something went wrong.", http.StatusInternalServerError)
+	}
+}
+
+// appError renders the application's error page.
+func (s *Server) appError(w http.ResponseWriter, r *http.Request, si *signedIn, status int, title, msg string) {
+	p := s.newAppPage(title, si)
+	p.Status, p.Message = status, msg
+	s.renderApp(w, r, status, "app_error.html", p)
+}
+
+// appFailed logs err and renders the 500 page.
+func (s *Server) appFailed(w http.ResponseWriter, r *http.Request, si *signedIn, err error) {
+	s.logFor(r).Error("app: request failed", "path", r.URL.Path, "err", err)
+	s.appError(w, r, si, http.StatusInternalServerError, "Something went wrong",
+		"Your request could not be completed. Please try again in a moment.")
+}
+
+func (s *Server) csrfFailed(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	s.appError(w, r, si, http.StatusForbidden, "This form expired",
+		"This form expired. Reload the page and try again.")
+}
+
+// appRedirect answers with 303 See Other to a path of the app origin.
+func appRedirect(w http.ResponseWriter, r *http.Request, path string) {
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, path, http.StatusSeeOther)
+}
+
+// crossOrigin rejects cross-origin state-changing requests (Sec-Fetch-Site,
+// else Origin against Host) before they reach the CSRF token check.
+func (s *Server) crossOrigin(h http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.csrfFailed(w, r, nil)
+	}))
+	return cop.Handler(h)
+}
+
+// appHandler wraps an application page: it sends everyone to /setup while
+// no account exists, reads the form of a POST (capped) and loads the
+// session.
+func (s *Server) appHandler(h func(http.ResponseWriter, *http.Request, *signedIn)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		n, err := s.store.CountAccounts(r.Context())
+		if err != nil {
+			s.appFailed(w, r, nil, err)
+			return
+		}
+		if n == 0 {
+			appRedirect(w, r, "/setup")
+			return
+		}
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
+			if err := r.ParseForm(); err != nil {
+				s.appError(w, r, nil, http.StatusBadRequest, "The form could not be read",
+					"The form could not be read. Reload the page and try again.")
+				return
+			}
+		}
+		h(w, r, s.currentSession(w, r))
+	}
+}
+
+// appHome serves GET /: the account page when signed in, else sign-in.
+func (s *Server) appHome(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	if si != nil {
+		appRedirect(w, r, "/account")
+		return
+	}
+	appRedirect(w, r, "/login")
+}
+
+// rateLimited takes a token from each bucket; when one is empty it answers
+// 429 with Retry-After on the form's page, keeping what was typed.
+func (s *Server) rateLimited(w http.ResponseWriter, r *http.Request, name string, p appPage, buckets ...string) bool {
+	rate, burst := s.loginLimit()
+	for _, b := range buckets {
+		ok, wait := s.allow(r, b, rate, burst)
+		if ok {
+			continue
+		}
+		secs := retryAfterSeconds(wait)
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+		p.Errors[""] = fmt.Sprintf("Too many attempts. Please wait %d seconds and try again.", secs)
+		s.renderApp(w, r, http.StatusTooManyRequests, name, p)
+		return true
+	}
+	return false
+}
+
+// setup serves /setup: the one-time screen that creates the first account,
+// an admin on Agency. Once an account exists it is not found.
+func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	n, err := s.store.CountAccounts(ctx)
+	if err != nil {
+		s.appFailed(w, r, nil, err)
+		return
+	}
+	if n > 0 {
+		s.appError(w, r, nil, http.StatusNotFound, "Not found",
+			"Fileframe is already set up. Sign in instead.")
+		return
+	}
+	p := s.newAppPage("Set up Fileframe", nil)
+	if r.Method != http.MethodPost {
+		p.CSRF = s.anonCSRF(w, r)
+		s.renderApp(w, r, http.StatusOK, "app_setup.html", p)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
+	if r.ParseForm() != nil || !s.checkAnonCSRF(r) {
+		s.csrfFailed(w, r, nil)
+		return
+	}
+	p.CSRF = s.anonCSRF(w, r)
+	if s.rateLimited(w, r, "app_setup.html", p, "app-setup:"+clientBucket(r.RemoteAddr)) {
+		return
+	}
+	email, pw, ok := s.newCredentials(r, &p)
+	if !ok {
+		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_setup.html", p)
+		return
+	}
+	acct, err := s.createAccount(r, email, pw, fileframe.PlanAgency, true)
+	if err != nil {
+		s.appFailed(w, r, nil, err)
+		return
+	}
+	if err := s.startSession(ctx, w, acct.ID); err != nil {
+		s.appFailed(w, r, nil, err)
+		return
+	}
+	appRedirect(w, r, "/account")
+}
+
+// newCredentials reads and checks the email and new password of the setup
+// and sign-up forms, recording what was typed and the errors in p.
+func (s *Server) newCredentials(r *http.Request, p *appPage) (email, pw string, ok bool) {
+	email, msg := parseEmail(r.PostFormValue("email"))
+	p.Form["email"] = r.PostFormValue("email")
+	if msg != "" {
+		p.Errors["email"] = msg
+	}
+	pw = r.PostFormValue("password")
+	if msg := checkNewPassword(pw); msg != "" {
+		p.Errors["password"] = msg
+	}
+	return email, pw, len(p.Errors) == 0
+}
+
+func (s *Server) createAccount(r *http.Request, email, pw string, plan fileframe.Plan, admin bool) (fileframe.Account, error) {
+	hash, err := password.Hash(pw)
+	if err != nil {
+		return fileframe.Account{}, err
+	}
+	return s.store.CreateAccount(r.Context(), fileframe.Account{
+		Email: email, PasswordHash: hash, Plan: plan, Admin: admin, CreatedAt: s.now(),
+	})
+}
+
+// signup serves /signup: open sign-up of Free accounts, when the operator
+// allows it.
+func (s *Server) signup(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	if si != nil {
+		appRedirect(w, r, "/account")
+		return
+	}
+	p := s.newAppPage("Create your account", nil)
+	if !s.cfg.Signup {
+		status := http.StatusOK
+		if r.Method == http.MethodPost {
+			status = http.StatusForbidden
+		}
+		s.renderApp(w, r, status, "app_signup_closed.html", p)
+		return
+	}
+	if r.Method != http.MethodPost {
+		p.CSRF = s.anonCSRF(w, r)
+		s.renderApp(w, r, http.StatusOK, "app_signup.html", p)
+		return
+	}
+	if !s.checkAnonCSRF(r) {
+		s.csrfFailed(w, r, nil)
+		return
+	}
+	p.CSRF = s.anonCSRF(w, r)
+	p.Form["email"] = r.PostFormValue("email")
+	if s.rateLimited(w, r, "app_signup.html", p, "app-signup:"+clientBucket(r.RemoteAddr)) {
+		return
+	}
+	email, pw, ok := s.newCredentials(r, &p)
+	if !ok {
+		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_signup.html", p)
+		return
+	}
+	acct, err := s.createAccount(r, email, pw, fileframe.PlanFree, false)
+	if fileframe.ErrorCode(err) == fileframe.ECONFLICT {
+		p.Errors["email"] = "An account with this email already exists. Sign in instead."
+		s.renderApp(w, r, http.StatusConflict, "app_signup.html", p)
+		return
+	}
+	if err != nil {
+		s.appFailed(w, r, nil, err)
+		return
+	}
+	if err := s.startSession(r.Context(), w, acct.ID); err != nil {
+		s.appFailed(w, r, nil, err)
+		return
+	}
+	appRedirect(w, r, "/account")
+}
+
+// errBadLogin is the one answer to a wrong email or password, so that the
+// form never tells which was wrong.
+const errBadLogin = "That email and password do not match an account."
+
+// login serves /login.
+func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	if si != nil {
+		appRedirect(w, r, "/account")
+		return
+	}
+	p := s.newAppPage("Sign in", nil)
+	if r.Method != http.MethodPost {
+		p.CSRF = s.anonCSRF(w, r)
+		s.renderApp(w, r, http.StatusOK, "app_login.html", p)
+		return
+	}
+	if !s.checkAnonCSRF(r) {
+		s.csrfFailed(w, r, nil)
+		return
+	}
+	p.CSRF = s.anonCSRF(w, r)
+	p.Form["email"] = r.PostFormValue("email")
+	email, msg := parseEmail(r.PostFormValue("email"))
+	if s.rateLimited(w, r, "app_login.html", p,
+		"app-login:"+clientBucket(r.RemoteAddr), "app-login-email:"+fileframe.HashKey(email)) {
+		return
+	}
+	pw := r.PostFormValue("password")
+	if msg != "" || pw == "" || len(pw) > maxPasswordBytes {
+		if msg != "" {
+			p.Errors["email"] = msg
+		}
+		if pw == "" {
+			p.Errors["password"] = "Enter your password."
+		} else if len(pw) > maxPasswordBytes {
+			p.Errors[""] = errBadLogin
+		}
+		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_login.html", p)
+		return
+	}
+	acct, err := s.store.AccountByEmail(r.Context(), email)
+	if err != nil && !fileframe.IsNotFound(err) {
+		s.appFailed(w, r, nil, err)
+		return
+	}
+	hash := acct.PasswordHash
+	if err != nil || hash == "" {
+		hash = dummyHash()
+	}
+	match, verr := password.Verify(pw, hash)
+	if verr != nil {
+		s.logFor(r).Error("app: verifying a password", "err", verr)
+	}
+	if err != nil || acct.PasswordHash == "" || !match {
+		p.Errors[""] = errBadLogin
+		s.renderApp(w, r, http.StatusUnauthorized, "app_login.html", p)
+		return
+	}
+	if acct.Disabled {
+		p.Errors[""] = "This account is disabled. Contact the person who runs this Fileframe."
+		s.renderApp(w, r, http.StatusForbidden, "app_login.html", p)
+		return
+	}
+	if err := s.startSession(r.Context(), w, acct.ID); err != nil {
+		s.appFailed(w, r, nil, err)
+		return
+	}
+	appRedirect(w, r, "/account")
+}
+
+// logout serves POST /logout.
+func (s *Server) logout(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	if si == nil {
+		appRedirect(w, r, "/login")
+		return
+	}
+	if !s.checkSessionCSRF(r, si) {
+		s.csrfFailed(w, r, si)
+		return
+	}
+	if err := s.store.DeleteSession(r.Context(), si.session.Hash); err != nil {
+		s.appFailed(w, r, si, err)
+		return
+	}
+	s.setCookie(w, s.sessionCookieName(), "", -1)
+	appRedirect(w, r, "/login")
+}
+
+// planFeatures says what a plan gives.
+func planFeatures(p fileframe.Plan) []string {
+	f := []string{"Upload files and share them with a link"}
+	if p.Templates() {
+		f = append(f, "Template appearances and your own branding on download pages")
+	}
+	if p.CustomPages() {
+		f = append(f, "Custom pages for your files", "API keys")
+	}
+	return f
+}
+
+var planNames = map[fileframe.Plan]string{
+	fileframe.PlanFree: "Free", fileframe.PlanPro: "Pro", fileframe.PlanAgency: "Agency",
+}
+
+// account serves GET /account.
+func (s *Server) account(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	if si == nil {
+		appRedirect(w, r, "/login")
+		return
+	}
+	p := s.accountPage(si)
+	if r.URL.Query().Get("password") == "changed" {
+		p.Notice = "Your password was changed. Every other session of this account was signed out."
+	}
+	s.renderApp(w, r, http.StatusOK, "app_account.html", p)
+}
+
+func (s *Server) accountPage(si *signedIn) appPage {
+	p := s.newAppPage("Your account", si)
+	p.Plan = planNames[si.account.Plan]
+	if p.Plan == "" {
+		p.Plan = string(si.account.Plan)
+	}
+	p.Features = planFeatures(si.account.Plan)
+	p.Admin = si.account.Admin
+	return p
+}
+
+// changePassword serves POST /account/password: the current password and a
+// new one. It ends the account's other sessions and keeps this one.
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	if si == nil {
+		appRedirect(w, r, "/login")
+		return
+	}
+	if !s.checkSessionCSRF(r, si) {
+		s.csrfFailed(w, r, si)
+		return
+	}
+	p := s.accountPage(si)
+	cur, next := r.PostFormValue("current"), r.PostFormValue("new")
+	match := false
+	if cur != "" && len(cur) <= maxPasswordBytes && si.account.PasswordHash != "" {
+		var err error
+		match, err = password.Verify(cur, si.account.PasswordHash)
+		if err != nil && !errors.Is(err, password.ErrMalformed) {
+			s.appFailed(w, r, si, err)
+			return
+		}
+	}
+	if !match {
+		p.Errors["current"] = "Your current password is not right."
+	}
+	if msg := checkNewPassword(next); msg != "" {
+		p.Errors["new"] = msg
+	}
+	if len(p.Errors) > 0 {
+		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_account.html", p)
+		return
+	}
+	hash, err := password.Hash(next)
+	if err != nil {
+		s.appFailed(w, r, si, err)
+		return
+	}
+	ctx := r.Context()
+	if err := s.store.SetAccountPassword(ctx, si.account.ID, hash); err != nil {
+		s.appFailed(w, r, si, err)
+		return
+	}
+	if err := s.store.DeleteAccountSessions(ctx, si.account.ID, si.session.Hash); err != nil {
+		s.appFailed(w, r, si, err)
+		return
+	}
+	appRedirect(w, r, "/account?password=changed")
+}
