@@ -48,6 +48,8 @@ type ServeConfig struct {
 	S3          s3.Config
 	// DownloadRedirect sends downloads to presigned S3 URLs (S3 only).
 	DownloadRedirect bool
+	// Signup opens /signup to anyone (--signup open); closed by default.
+	Signup bool
 }
 
 // Storage returns where cfg keeps its data.
@@ -66,6 +68,10 @@ const (
 	defaultKeyBurst          = 100
 	defaultIPRate            = 10
 	defaultIPBurst           = 200
+	// defaultSignup is closed: a self-hosted instance is set up by its
+	// operator on the setup screen, and strangers should not be able to
+	// create accounts (and store files) until the operator opens it.
+	defaultSignup = "closed"
 )
 
 // lookupEnv is os.LookupEnv, injected so tests control the environment.
@@ -88,6 +94,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.Float64Var(&cfg.IPRate, "ip-rate", defaultIPRate, "API requests per second allowed per client address, on average")
 	fs.IntVar(&cfg.IPBurst, "ip-burst", defaultIPBurst, "API requests allowed per client address in a burst")
 	fs.BoolVar(&cfg.DownloadRedirect, "download-redirect", false, "answer downloads with a redirect to a short-lived presigned S3 URL instead of streaming them (S3 only)")
+	fs.StringVar(&raw.signup, "signup", defaultSignup, "open lets anyone create a Free account at /signup; closed leaves account creation to the operator")
 	vars := addBackendFlags(fs, &raw.backend)
 	for k, v := range map[string]string{
 		"addr":                "FILEFRAME_ADDR",
@@ -104,6 +111,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"ip-rate":             "FILEFRAME_IP_RATE",
 		"ip-burst":            "FILEFRAME_IP_BURST",
 		"download-redirect":   "FILEFRAME_DOWNLOAD_REDIRECT",
+		"signup":              "FILEFRAME_SIGNUP",
 	} {
 		vars[k] = v
 	}
@@ -112,8 +120,8 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 
 // rawServe holds the flags that are checked and converted after parsing.
 type rawServe struct {
-	data, baseURL, contentOrigin, contentAddr, logLevel string
-	backend                                             backendFlags
+	data, baseURL, contentOrigin, contentAddr, logLevel, signup string
+	backend                                                     backendFlags
 }
 
 // parseServeConfig parses serve's arguments and environment. Errors are
@@ -229,6 +237,14 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 	}
 	if cfg.KeyBurst < 1 || cfg.IPBurst < 1 {
 		return usagef("--key-burst and --ip-burst must be at least 1")
+	}
+	switch raw.signup {
+	case "open":
+		cfg.Signup = true
+	case "closed":
+		cfg.Signup = false
+	default:
+		return usagef("--signup %q: use open or closed", raw.signup)
 	}
 	return nil
 }

@@ -94,6 +94,21 @@ func TestParseServeConfig(t *testing.T) {
 					t.Errorf("KeyBurst, IPBurst = %d, %d; want 11 (flag), 33 (env)", c.KeyBurst, c.IPBurst)
 				}
 			}},
+		{"signup flag", []string{"--signup", "open"}, envOf(), func(t *testing.T, c ServeConfig) {
+			if !c.Signup {
+				t.Errorf("Signup = false, want true from --signup open")
+			}
+		}},
+		{"signup env", nil, envOf("FILEFRAME_SIGNUP", "open"), func(t *testing.T, c ServeConfig) {
+			if !c.Signup {
+				t.Errorf("Signup = false, want true from FILEFRAME_SIGNUP=open")
+			}
+		}},
+		{"signup flag beats env", []string{"--signup", "closed"}, envOf("FILEFRAME_SIGNUP", "open"), func(t *testing.T, c ServeConfig) {
+			if c.Signup {
+				t.Errorf("Signup = true, want false from --signup closed")
+			}
+		}},
 		{"empty env is unset", nil, envOf("FILEFRAME_ADDR", "", "FILEFRAME_BASE_URL", ""),
 			func(t *testing.T, c ServeConfig) {
 				if c.Addr != defaultAddr || c.BaseURL != nil {
@@ -178,6 +193,8 @@ func TestParseServeConfigErrors(t *testing.T) {
 		{"zero rate", []string{"--key-rate", "0"}, nil, "must be positive"},
 		{"zero burst", []string{"--ip-burst", "0"}, nil, "at least 1"},
 		{"empty data", []string{"--data", ""}, nil, "--data must not be empty"},
+		{"bad signup", []string{"--signup", "yes"}, nil, "--signup \"yes\": use open or closed"},
+		{"bad signup from env", nil, envOf("FILEFRAME_SIGNUP", "maybe"), "--signup \"maybe\""},
 		{"positional argument", []string{"extra"}, nil, "unexpected argument \"extra\""},
 	}
 	for _, tt := range tests {

@@ -172,6 +172,7 @@ func (m *Main) open(ctx context.Context) error {
 		RateLimiter:   limiter,
 
 		DownloadRedirect: m.cfg.DownloadRedirect,
+		Signup:           m.cfg.Signup,
 		StoreKind:        st.StoreKind(),
 		BlobsKind:        st.BlobsKind(),
 	})
