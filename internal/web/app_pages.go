@@ -96,6 +96,9 @@ func appRedirect(w http.ResponseWriter, r *http.Request, path string) {
 // else Origin against Host) before they reach the CSRF token check.
 func (s *Server) crossOrigin(h http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
+	// A reverse proxy may rewrite Host; the public app origin is always
+	// same-origin. AppOrigin is scheme://host[:port], which cannot fail.
+	_ = cop.AddTrustedOrigin(s.AppOrigin())
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.csrfFailed(w, r, nil)
 	}))
@@ -155,10 +158,18 @@ func (s *Server) rateLimited(w http.ResponseWriter, r *http.Request, name string
 	return false
 }
 
+// setupMu serialises setup's count-then-create in this process, so that two
+// forms sent at once cannot both create an admin.
+var setupMu sync.Mutex
+
 // setup serves /setup: the one-time screen that creates the first account,
 // an admin on Agency. Once an account exists it is not found.
 func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	if r.Method == http.MethodPost {
+		setupMu.Lock()
+		defer setupMu.Unlock()
+	}
 	n, err := s.store.CountAccounts(ctx)
 	if err != nil {
 		s.appFailed(w, r, nil, err)
@@ -181,6 +192,7 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.CSRF = s.anonCSRF(w, r)
+	p.Form["email"] = r.PostFormValue("email")
 	if s.rateLimited(w, r, "app_setup.html", p, "app-setup:"+clientBucket(r.RemoteAddr)) {
 		return
 	}

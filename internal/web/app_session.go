@@ -106,7 +106,10 @@ func (s *Server) currentSession(w http.ResponseWriter, r *http.Request) *signedI
 	sess, err := s.store.SessionByHash(ctx, hash)
 	if err != nil {
 		if !fileframe.IsNotFound(err) {
+			// Signed out for this request only: the cookie is kept, so a
+			// passing database failure does not end the session.
 			s.logFor(r).Error("app: reading the session", "err", err)
+			return nil
 		}
 		s.setCookie(w, s.sessionCookieName(), "", -1)
 		return nil

@@ -466,22 +466,32 @@ func TestAppCrossOrigin(t *testing.T) {
 }
 
 func TestAppRateLimit(t *testing.T) {
-	e := newTestEnv(t, func(c *Config) { c.LoginRate, c.LoginBurst = 1.0/60, 3 })
-	e.member("a@example.com", fileframe.PlanFree)
-	b := newAppBrowser(e)
-	tok := b.token("/login")
-	for i := range 3 {
-		resp, _ := b.post("/login", url.Values{"csrf": {tok}, "email": {"a@example.com"}, "password": {"wrong password"}})
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("attempt %d: got %d, want 401", i+1, resp.StatusCode)
-		}
-	}
-	resp, body := b.post("/login", url.Values{"csrf": {tok}, "email": {"a@example.com"}, "password": {testPassword}})
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("after the burst: got %d Retry-After %q, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
-	}
-	if !strings.Contains(body, "Too many attempts") || !strings.Contains(body, `value="a@example.com"`) {
-		t.Errorf("429 page: want the message and the typed email:\n%s", body)
+	for _, tt := range []struct {
+		path   string
+		status int // of an attempt within the burst
+	}{
+		{"/login", http.StatusUnauthorized},
+		{"/signup", http.StatusUnprocessableEntity},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			e := newTestEnv(t, func(c *Config) { c.LoginRate, c.LoginBurst, c.Signup = 1.0/60, 3, true })
+			e.member("a@example.com", fileframe.PlanFree)
+			b := newAppBrowser(e)
+			tok := b.token(tt.path)
+			for i := range 3 {
+				resp, _ := b.post(tt.path, url.Values{"csrf": {tok}, "email": {"a@example.com"}, "password": {"wrong"}})
+				if resp.StatusCode != tt.status {
+					t.Fatalf("attempt %d: got %d, want %d", i+1, resp.StatusCode, tt.status)
+				}
+			}
+			resp, body := b.post(tt.path, url.Values{"csrf": {tok}, "email": {"a@example.com"}, "password": {testPassword}})
+			if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+				t.Fatalf("after the burst: got %d Retry-After %q, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+			}
+			if !strings.Contains(body, "Too many attempts") || !strings.Contains(body, `value="a@example.com"`) {
+				t.Errorf("429 page: want the message and the typed email:\n%s", body)
+			}
+		})
 	}
 }
 
