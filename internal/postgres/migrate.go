@@ -4,12 +4,8 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 
+	"github.com/fileframe/fileframe/internal/migration"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -20,39 +16,11 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migration is one numbered schema change.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in order, or an error when
-// their names are not NNN-name.sql numbered 1, 2, 3, ...
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+// migrations returns the embedded migrations in order.
+func migrations() ([]migration.Migration, error) {
+	ms, err := migration.Load(migrationFiles, "migrations")
 	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "-")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("postgres: migration %s: name is not NNN-name.sql", base)
-		}
-		b, err := migrationFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("postgres: migration %s: expected number %d", m.name, i+1)
-		}
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	return ms, nil
 }
@@ -99,15 +67,15 @@ func (s *Store) migrate(ctx context.Context) error {
 			if current > latest {
 				return fmt.Errorf("database schema version %d is newer than this binary (%d); upgrade fileframe", current, latest)
 			}
-			if current >= m.version {
+			if current >= m.Version {
 				return nil
 			}
 			// Without arguments, Exec uses the simple query protocol, which
 			// runs a file of several statements.
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return fmt.Errorf("%s: %w", m.Name, err)
 			}
-			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`, m.version, now())
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`, m.Version, now())
 			return err
 		})
 		if err != nil {

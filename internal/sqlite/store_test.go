@@ -50,8 +50,8 @@ func TestMigrations(t *testing.T) {
 			t.Fatalf("migrations: got none, want at least 001-initial.sql")
 		}
 		for i, m := range ms {
-			if m.version != i+1 {
-				t.Errorf("migration %s: version got %d, want %d", m.name, m.version, i+1)
+			if m.Version != i+1 {
+				t.Errorf("migration %s: version got %d, want %d", m.Name, m.Version, i+1)
 			}
 		}
 	})
