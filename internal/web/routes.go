@@ -30,6 +30,10 @@ func (s *Server) AppHandler() http.Handler {
 	mux.Handle("POST /logout", s.crossOrigin(s.appHandler(s.logout)))
 	mux.HandleFunc("GET /account", s.appHandler(s.account))
 	mux.Handle("POST /account/password", s.crossOrigin(s.appHandler(s.changePassword)))
+	// API keys (app_keys.go).
+	mux.HandleFunc("GET /keys", s.appHandler(s.keys))
+	mux.Handle("POST /keys", s.crossOrigin(s.appHandler(s.createKey)))
+	mux.Handle("POST /keys/{id}/revoke", s.crossOrigin(s.appHandler(s.revokeKey)))
 
 	// Operations (ops.go).
 	mux.HandleFunc("GET /healthz", s.healthz)
