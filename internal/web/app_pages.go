@@ -51,6 +51,7 @@ func (s *Server) newAppPage(title string, si *signedIn) appPage {
 	p := appPage{CSS: appCSSURL(), Title: title, Signup: s.cfg.Signup, Form: map[string]string{}, Errors: map[string]string{}}
 	if si != nil {
 		p.Email, p.CSRF = si.account.Email, si.csrf
+		p.Admin = si.account.Admin // the header links to /admin
 	}
 	return p
 }

@@ -34,6 +34,11 @@ func (s *Server) AppHandler() http.Handler {
 	mux.HandleFunc("GET /keys", s.appHandler(s.keys))
 	mux.Handle("POST /keys", s.crossOrigin(s.appHandler(s.createKey)))
 	mux.Handle("POST /keys/{id}/revoke", s.crossOrigin(s.appHandler(s.revokeKey)))
+	// Admin (app_admin.go): admins only; anyone else gets a 404.
+	mux.HandleFunc("GET /admin", s.appHandler(s.admin))
+	mux.Handle("POST /admin/accounts/{id}/plan", s.crossOrigin(s.appHandler(s.adminSetPlan)))
+	mux.Handle("POST /admin/accounts/{id}/disable", s.crossOrigin(s.appHandler(s.adminDisable)))
+	mux.Handle("POST /admin/accounts/{id}/enable", s.crossOrigin(s.appHandler(s.adminEnable)))
 
 	// Operations (ops.go).
 	mux.HandleFunc("GET /healthz", s.healthz)
