@@ -19,106 +19,19 @@ package disk
 // cache; 4 KiB is the cost of open, fstat, read and close.
 
 import (
-	"encoding/binary"
-	"fmt"
-	"io"
 	"testing"
 
 	"github.com/fileframe/fileframe/internal/blob/blobtest"
+	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
-// payload reads size bytes: a unique 8-byte prefix (so every Put stores a
-// new blob instead of finding an existing one) and then a 1 MiB
-// pseudo-random block over and over, so generating it costs a memcpy.
-type payload struct {
-	prefix [8]byte
-	block  []byte
-	off    int64
-	size   int64
-}
-
-func newPayload(block []byte, n uint64, size int64) *payload {
-	p := &payload{block: block, size: size}
-	binary.LittleEndian.PutUint64(p.prefix[:], n)
-	return p
-}
-
-func (p *payload) Read(b []byte) (int, error) {
-	if p.off >= p.size {
-		return 0, io.EOF
-	}
-	b = b[:min(int64(len(b)), p.size-p.off)]
-	n := 0
-	for n < len(b) {
-		var m int
-		if p.off < int64(len(p.prefix)) {
-			m = copy(b[n:], p.prefix[p.off:])
-		} else {
-			m = copy(b[n:], p.block[p.off%int64(len(p.block)):])
-		}
-		n += m
-		p.off += int64(m)
-	}
-	return n, nil
-}
-
-func randomBlock(b *testing.B) []byte {
-	block := make([]byte, 1<<20)
-	if _, err := io.ReadFull(blobtest.NewPseudoRandomReader(1, int64(len(block))), block); err != nil {
+func newBenchBlobs(b *testing.B) fileframe.Blobs {
+	s, err := Open(b.TempDir())
+	if err != nil {
 		b.Fatal(err)
 	}
-	return block
+	return s
 }
 
-func BenchmarkPut(b *testing.B) {
-	block := randomBlock(b)
-	for _, size := range []int64{1 << 20, 64 << 20} {
-		b.Run(fmt.Sprintf("%dMiB", size>>20), func(b *testing.B) {
-			s, err := Open(b.TempDir())
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(size)
-			b.ReportAllocs()
-			var n uint64
-			for b.Loop() {
-				n++
-				if _, err := s.Put(b.Context(), newPayload(block, n, size)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-func BenchmarkOpenRead(b *testing.B) {
-	block := randomBlock(b)
-	for _, size := range []int64{4 << 10, 64 << 20} {
-		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
-			s, err := Open(b.TempDir())
-			if err != nil {
-				b.Fatal(err)
-			}
-			info, err := s.Put(b.Context(), newPayload(block, 0, size))
-			if err != nil {
-				b.Fatal(err)
-			}
-			buf := make([]byte, 256<<10)
-			b.SetBytes(size)
-			b.ReportAllocs()
-			for b.Loop() {
-				br, err := s.Open(b.Context(), info.Key)
-				if err != nil {
-					b.Fatal(err)
-				}
-				// Hide WriterTo/ReaderFrom so this measures read(2) through
-				// one buffer, not io.Discard's own small one.
-				n, err := io.CopyBuffer(struct{ io.Writer }{io.Discard}, struct{ io.Reader }{br.Body}, buf)
-				br.Body.Close()
-				if err != nil || n != size {
-					b.Fatalf("read %d bytes, %v; want %d", n, err, size)
-				}
-			}
-		})
-	}
-}
+func BenchmarkPut(b *testing.B)      { blobtest.BenchPut(b, newBenchBlobs) }
+func BenchmarkOpenRead(b *testing.B) { blobtest.BenchOpenRead(b, newBenchBlobs) }
