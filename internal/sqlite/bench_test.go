@@ -20,110 +20,24 @@ package sqlite
 // disk's fsync latency, not CPU (the CPU profile is about a third busy).
 
 import (
-	"bytes"
-	"fmt"
-	"math/rand/v2"
 	"path/filepath"
-	"runtime"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/storetest"
 )
 
-// BenchmarkSavePage stores 20 KB pages, each a new revision with new HTML,
-// spread over 16 pages, from a few and from many concurrent writers, as
-// concurrent API calls do. Every SavePage is durable when it returns
-// (synchronous=FULL: an fsync of the WAL per commit), so this is the figure
-// behind "POST custom-html, 20 KB page, acknowledged = durable, ≥ 1,000/s on
-// SQLite" in DESIGN.md. Pruning keeps each page at 50 revisions.
-func BenchmarkSavePage(b *testing.B) {
-	for _, parallelism := range []int{1, 8} {
-		writers := parallelism * runtime.GOMAXPROCS(0)
-		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) { benchmarkSavePage(b, parallelism) })
-	}
-}
-
-func benchmarkSavePage(b *testing.B, parallelism int) {
+func newBenchStore(b *testing.B) fileframe.Store {
 	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
 		b.Fatalf("Open: %v", err)
 	}
-	defer s.Close()
-	a, err := s.CreateAccount(b.Context(), fileframe.Account{Email: "bench@example.com", Plan: fileframe.PlanAgency})
-	if err != nil {
-		b.Fatalf("CreateAccount: %v", err)
-	}
-	var files []fileframe.FileID
-	for range 16 {
-		f, err := s.CreateFile(b.Context(), fileframe.File{AccountID: a.ID, Name: "f"})
-		if err != nil {
-			b.Fatalf("CreateFile: %v", err)
-		}
-		files = append(files, f.ID)
-	}
-	var page bytes.Buffer
-	page.WriteString("<!doctype html><html><head><title>Bench</title></head><body><!-- 0000000000000000 -->")
-	for page.Len() < 20_000-len("</body></html>") {
-		page.WriteString("<p>A paragraph of an AI-written download page.</p>\n")
-	}
-	page.WriteString("</body></html>")
-	const stampAt = len("<!doctype html><html><head><title>Bench</title></head><body><!-- ")
-
-	var seq atomic.Int64
-	b.SetBytes(int64(page.Len()))
-	b.SetParallelism(parallelism)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		html := bytes.Clone(page.Bytes())
-		for pb.Next() {
-			n := seq.Add(1)
-			copy(html[stampAt:], fmt.Sprintf("%016d", n)) // distinct HTML: no deduplication
-			_, err := s.SavePage(b.Context(), fileframe.PageWrite{
-				FileID: files[n%int64(len(files))], HTML: html, Publish: n%2 == 0, At: time.Now(),
-			})
-			if err != nil {
-				b.Errorf("SavePage: %v", err)
-				return
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "saves/s")
+	b.Cleanup(func() { s.Close() })
+	return s
 }
 
-// BenchmarkFileBySlug looks up random files among 10,000 by their public
-// slug, the one store read on every /f/<slug> view.
-func BenchmarkFileBySlug(b *testing.B) {
-	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatalf("Open: %v", err)
-	}
-	defer s.Close()
-	a, err := s.CreateAccount(b.Context(), fileframe.Account{Email: "bench@example.com", Plan: fileframe.PlanAgency})
-	if err != nil {
-		b.Fatalf("CreateAccount: %v", err)
-	}
-	slugs := make([]string, 10_000)
-	for i := range slugs {
-		f, err := s.CreateFile(b.Context(), fileframe.File{
-			AccountID: a.ID, Name: "report.pdf", Size: 1 << 20, ContentType: "application/pdf", BlobKey: "k",
-		})
-		if err != nil {
-			b.Fatalf("CreateFile: %v", err)
-		}
-		slugs[i] = f.Slug
-	}
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			slug := slugs[rand.IntN(len(slugs))]
-			f, err := s.FileBySlug(b.Context(), slug)
-			if err != nil || f.Slug != slug {
-				b.Errorf("FileBySlug(%s): got %q, %v", slug, f.Slug, err)
-				return
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
-}
+// BenchmarkSavePage: see storetest.BenchSavePage.
+func BenchmarkSavePage(b *testing.B) { storetest.BenchSavePage(b, newBenchStore) }
+
+// BenchmarkFileBySlug: see storetest.BenchFileBySlug.
+func BenchmarkFileBySlug(b *testing.B) { storetest.BenchFileBySlug(b, newBenchStore) }
