@@ -603,8 +603,15 @@ func TestAppPagesRender(t *testing.T) {
 			t.Errorf("account page lacks %q", want)
 		}
 	}
-	if strings.Contains(body, "API keys") {
-		t.Errorf("a Free account's page offers API keys")
+	// The plan's feature list, not the header (whose "API keys" link every
+	// signed-in account sees, to learn what Agency gives).
+	start := strings.Index(body, `<ul class="features">`)
+	if start < 0 {
+		t.Fatalf("account page has no feature list")
+	}
+	features, _, _ := strings.Cut(body[start:], "</ul>")
+	if strings.Contains(features, "API keys") {
+		t.Errorf("a Free account's plan lists API keys: %s", features)
 	}
 	if !bytes.Contains([]byte(body), []byte("a@example.com")) {
 		t.Errorf("header lacks the email")
