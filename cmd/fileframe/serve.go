@@ -198,25 +198,35 @@ func (m *Main) open(ctx context.Context) error {
 	return nil
 }
 
-// tempCleanEvery is how often serve removes the temp objects that crashed
-// uploads left in the S3 bucket; s3.Open also does it at start.
-const tempCleanEvery = time.Hour
+// backgroundEvery is how often serve does its periodic clean-ups: removing
+// the temp objects that crashed uploads left in the S3 bucket (s3.Open also
+// does it at start) and the expired sessions of the web application.
+const backgroundEvery = time.Hour
 
-// startBackground starts the periodic work of a running server: on S3, the
-// hourly removal of temp objects older than an hour (crash leftovers; see
-// s3.Store.CleanTemp). Every instance may do it: the removals are
-// idempotent.
+// startBackground starts the periodic work of a running server: the hourly
+// removal of expired sessions and, on S3, of temp objects older than an
+// hour (crash leftovers; see s3.Store.CleanTemp). Every instance may do it:
+// the removals are idempotent.
 func (m *Main) startBackground() {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stopBackground = cancel
-	cleaner, ok := m.blobs.(interface {
-		CleanTemp(ctx context.Context, olderThan time.Duration) (int, error)
+	m.every(ctx, "expired sessions", func(ctx context.Context) (int, error) {
+		return m.store.DeleteExpiredSessions(ctx, time.Now())
 	})
-	if !ok {
-		return
+	if cleaner, ok := m.blobs.(interface {
+		CleanTemp(ctx context.Context, olderThan time.Duration) (int, error)
+	}); ok {
+		m.every(ctx, "stale S3 temp objects", func(ctx context.Context) (int, error) {
+			return cleaner.CleanTemp(ctx, backgroundEvery)
+		})
 	}
+}
+
+// every runs clean every backgroundEvery until ctx ends, logging what it
+// removed (what) and its failures.
+func (m *Main) every(ctx context.Context, what string, clean func(context.Context) (int, error)) {
 	m.background.Go(func() {
-		t := time.NewTicker(tempCleanEvery)
+		t := time.NewTicker(backgroundEvery)
 		defer t.Stop()
 		for {
 			select {
@@ -224,11 +234,11 @@ func (m *Main) startBackground() {
 				return
 			case <-t.C:
 			}
-			n, err := cleaner.CleanTemp(ctx, tempCleanEvery)
+			n, err := clean(ctx)
 			if err != nil && ctx.Err() == nil {
-				m.log.Warn("removing stale S3 temp objects", "err", err, "removed", n)
+				m.log.Warn("removing "+what, "err", err, "removed", n)
 			} else if n > 0 {
-				m.log.Info("removed stale S3 temp objects", "removed", n)
+				m.log.Info("removed "+what, "removed", n)
 			}
 		}
 	})
