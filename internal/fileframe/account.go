@@ -15,3 +15,13 @@ type Account struct {
 	Disabled     bool // a disabled account's links stop working; nothing is deleted
 	CreatedAt    time.Time
 }
+
+// Check reports whether a can be stored: an email address and a known
+// plan. Stores call it before writing; its errors are EINVALID.
+func (a Account) Check() error {
+	if a.Email == "" {
+		return Errorf(EINVALID, "An account needs an email address.")
+	}
+	_, err := ParsePlan(string(a.Plan))
+	return err
+}

@@ -122,3 +122,20 @@ func NewKeyID() KeyID { return KeyID("k_" + RandomBase62(16)) }
 
 // NewSlug returns a fresh random public slug.
 func NewSlug() string { return RandomBase62(12) }
+
+// Check reports whether k can be stored: a known kind, a file exactly when
+// it is page-bound, and a hash. Stores call it before writing; its errors
+// are EINVALID.
+func (k Key) Check() error {
+	switch {
+	case k.Kind != KeyGeneral && k.Kind != KeyPage:
+		return Errorf(EINVALID, "Unknown key kind %q.", k.Kind)
+	case k.Kind == KeyPage && k.FileID == "":
+		return Errorf(EINVALID, "A page-bound key needs a file.")
+	case k.Kind == KeyGeneral && k.FileID != "":
+		return Errorf(EINVALID, "A general key is not bound to a file.")
+	case k.Hash == "":
+		return Errorf(EINVALID, "A key needs a hash.")
+	}
+	return nil
+}

@@ -123,3 +123,25 @@ func TestIDs(t *testing.T) {
 		t.Errorf("len(NewSlug()) = %d, want 12", got)
 	}
 }
+
+func TestKeyAndAccountCheck(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string // error code, "" for valid
+	}{
+		{"general key", Key{Kind: KeyGeneral, Hash: "h"}.Check(), ""},
+		{"page key", Key{Kind: KeyPage, FileID: "f", Hash: "h"}.Check(), ""},
+		{"unknown kind", Key{Kind: "x", Hash: "h"}.Check(), EINVALID},
+		{"page key without file", Key{Kind: KeyPage, Hash: "h"}.Check(), EINVALID},
+		{"general key with file", Key{Kind: KeyGeneral, FileID: "f", Hash: "h"}.Check(), EINVALID},
+		{"key without hash", Key{Kind: KeyGeneral}.Check(), EINVALID},
+		{"account", Account{Email: "a@example.com", Plan: PlanFree}.Check(), ""},
+		{"account without email", Account{Plan: PlanFree}.Check(), EINVALID},
+		{"account without plan", Account{Email: "a@example.com"}.Check(), EINVALID},
+	} {
+		if got := ErrorCode(tt.err); got != tt.want {
+			t.Errorf("%s: error code %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

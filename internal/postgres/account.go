@@ -15,10 +15,7 @@ import (
 // or an unknown plan is EINVALID.
 func (s *Store) CreateAccount(ctx context.Context, a fileframe.Account) (fileframe.Account, error) {
 	a.Email = strings.ToLower(a.Email)
-	if a.Email == "" {
-		return fileframe.Account{}, fileframe.Errorf(fileframe.EINVALID, "An account needs an email address.")
-	}
-	if _, err := fileframe.ParsePlan(string(a.Plan)); err != nil {
+	if err := a.Check(); err != nil {
 		return fileframe.Account{}, err
 	}
 	if a.ID == "" {

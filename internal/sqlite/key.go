@@ -15,15 +15,8 @@ import (
 // without a file, a general key with one, or an empty hash is EINVALID; a
 // taken hash is ECONFLICT.
 func (s *Store) CreateKey(ctx context.Context, k fileframe.Key) (fileframe.Key, error) {
-	switch {
-	case k.Kind != fileframe.KeyGeneral && k.Kind != fileframe.KeyPage:
-		return fileframe.Key{}, fileframe.Errorf(fileframe.EINVALID, "Unknown key kind %q.", k.Kind)
-	case k.Kind == fileframe.KeyPage && k.FileID == "":
-		return fileframe.Key{}, fileframe.Errorf(fileframe.EINVALID, "A page-bound key needs a file.")
-	case k.Kind == fileframe.KeyGeneral && k.FileID != "":
-		return fileframe.Key{}, fileframe.Errorf(fileframe.EINVALID, "A general key is not bound to a file.")
-	case k.Hash == "":
-		return fileframe.Key{}, fileframe.Errorf(fileframe.EINVALID, "A key needs a hash.")
+	if err := k.Check(); err != nil {
+		return fileframe.Key{}, err
 	}
 	if k.ID == "" {
 		k.ID = fileframe.NewKeyID()
