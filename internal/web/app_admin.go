@@ -120,7 +120,7 @@ func (s *Server) renderAdmin(w http.ResponseWriter, r *http.Request, si *signedI
 		}
 	}
 	h := w.Header()
-	s.setPageHeaders(h, appCSP)
+	s.setPageHeaders(h, s.hdr.appCSP)
 	h.Set("Cache-Control", "no-store")
 	if err := s.pages.render(w, r, status, "app_admin.html", p); err != nil {
 		s.logFor(r).Error("app: rendering", "page", "app_admin.html", "err", err)

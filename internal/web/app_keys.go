@@ -116,7 +116,7 @@ func (s *Server) keys(w http.ResponseWriter, r *http.Request, si *signedIn) {
 
 func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, status int, p keysPage) {
 	h := w.Header()
-	s.setPageHeaders(h, appCSP)
+	s.setPageHeaders(h, s.hdr.appCSP)
 	h.Set("Cache-Control", "no-store")
 	if err := s.pages.render(w, r, status, "app_keys.html", p); err != nil {
 		s.logFor(r).Error("app: rendering", "page", "app_keys.html", "err", err)

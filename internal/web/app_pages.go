@@ -11,10 +11,15 @@ import (
 	"github.com/fileframe/fileframe/internal/password"
 )
 
-// appCSP is the Content-Security-Policy of the application's pages: no
-// scripts, styles and images from the app origin only, forms posting only
-// to it.
-var appCSP = []string{"default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"}
+// appCSP returns the Content-Security-Policy of the application's pages:
+// scripts, styles, images and requests from the app origin only (no inline
+// script or style), frames of the app origin (live previews) and of the
+// content origin (draft previews in the visitors' sandbox), forms posting
+// only to the app origin.
+func appCSP(contentOrigin string) string {
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
+		"frame-src 'self' " + contentOrigin + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+}
 
 // appCSSURL is the address of static/app.css with its content hash.
 var appCSSURL = sync.OnceValue(func() string {
@@ -25,10 +30,25 @@ var appCSSURL = sync.OnceValue(func() string {
 	return u
 })
 
+// appAssetURL returns the address of an embedded static file with its
+// content hash; it panics for a file that is not embedded (a test renders
+// every page).
+func appAssetURL(name string) string {
+	u, err := assetURL(name)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
 // appPage is the data of every app_*.html page.
 type appPage struct {
-	CSS   string
-	Title string
+	CSS string
+	// Styles and Scripts are further stylesheets and (deferred) scripts of
+	// the page, as appAssetURL addresses.
+	Styles  []string
+	Scripts []string
+	Title   string
 	// Email is the signed-in account's; empty when signed out.
 	Email string
 	CSRF  string
@@ -60,7 +80,7 @@ func (s *Server) newAppPage(title string, si *signedIn) appPage {
 // application page may be stored by a cache: they carry CSRF tokens.
 func (s *Server) renderApp(w http.ResponseWriter, r *http.Request, status int, name string, p appPage) {
 	h := w.Header()
-	s.setPageHeaders(h, appCSP)
+	s.setPageHeaders(h, s.hdr.appCSP)
 	h.Set("Cache-Control", "no-store")
 	if err := s.pages.render(w, r, status, name, p); err != nil {
 		s.logFor(r).Error("app: rendering", "page", name, "err", err)

@@ -181,6 +181,7 @@ type headerValues struct {
 	cspNone, cspContent                   []string // pageCSP of 'none' and of the content origin
 	deny, sameOrigin, noReferrer, nosniff []string
 	permissions, noCache, html            []string
+	appCSP                                []string // the application's pages (appCSP)
 }
 
 func newHeaderValues(contentOrigin string) headerValues {
@@ -194,6 +195,7 @@ func newHeaderValues(contentOrigin string) headerValues {
 		permissions: []string{permissionsPolicy},
 		noCache:     []string{"no-cache"},
 		html:        []string{"text/html; charset=utf-8"},
+		appCSP:      []string{appCSP(contentOrigin)},
 	}
 }
 

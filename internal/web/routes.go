@@ -34,6 +34,11 @@ func (s *Server) AppHandler() http.Handler {
 	mux.HandleFunc("GET /keys", s.appHandler(s.keys))
 	mux.Handle("POST /keys", s.crossOrigin(s.appHandler(s.createKey)))
 	mux.Handle("POST /keys/{id}/revoke", s.crossOrigin(s.appHandler(s.revokeKey)))
+	// Files (app_files.go), uploads (app_upload.go) and appearances
+	// (app_appearance.go) register their own routes.
+	s.fileRoutes(mux)
+	s.uploadRoutes(mux)
+	s.appearanceRoutes(mux)
 	// Admin (app_admin.go): admins only; anyone else gets a 404.
 	mux.HandleFunc("GET /admin", s.appHandler(s.admin))
 	mux.Handle("POST /admin/accounts/{id}/plan", s.crossOrigin(s.appHandler(s.adminSetPlan)))
