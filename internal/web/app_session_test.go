@@ -168,10 +168,10 @@ func assertAppHeaders(t *testing.T, resp *http.Response) {
 		t.Errorf("Content-Security-Policy %q allows something unsafe", csp)
 	}
 	for k, want := range map[string]string{
-		"X-Frame-Options":         "DENY",
-		"X-Content-Type-Options":  "nosniff",
-		"Referrer-Policy":         "no-referrer",
-		"Cache-Control":           "no-store",
+		"X-Frame-Options":        "DENY",
+		"X-Content-Type-Options": "nosniff",
+		"Referrer-Policy":        "no-referrer",
+		"Cache-Control":          "no-store",
 	} {
 		if got := resp.Header.Get(k); got != want {
 			t.Errorf("%s: got %q, want %q", k, got, want)
