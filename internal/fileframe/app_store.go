@@ -45,6 +45,12 @@ type AppStore interface {
 	// returns how many.
 	DeleteExpiredSessions(ctx context.Context, t time.Time) (int, error)
 
+	// CreateFirstAccount stores a as the instance's first account, like
+	// CreateAccount, but only while no account exists: otherwise it is
+	// ECONFLICT. Check and insert are one atomic step across every process
+	// sharing the store, so that two setup screens submitted at once (on one
+	// instance or on several) cannot both create an admin.
+	CreateFirstAccount(ctx context.Context, a Account) (Account, error)
 	// CountAccounts returns the number of accounts (0 on a fresh instance,
 	// which then shows its setup screen).
 	CountAccounts(ctx context.Context) (int, error)

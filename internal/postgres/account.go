@@ -7,6 +7,7 @@ import (
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -14,6 +15,21 @@ import (
 // and CreatedAt when empty. A taken email or ID is ECONFLICT; an empty email
 // or an unknown plan is EINVALID.
 func (s *Store) CreateAccount(ctx context.Context, a fileframe.Account) (fileframe.Account, error) {
+	return s.createAccount(ctx, a, false)
+}
+
+// firstAccountLock is the transaction-level advisory lock that serialises
+// CreateFirstAccount across instances ("fileframe first account").
+const firstAccountLock = 0x66666669727374
+
+// CreateFirstAccount stores a only while no account exists. Under READ
+// COMMITTED two inserts guarded by NOT EXISTS could both see an empty table,
+// so concurrent calls are serialised with an advisory lock first.
+func (s *Store) CreateFirstAccount(ctx context.Context, a fileframe.Account) (fileframe.Account, error) {
+	return s.createAccount(ctx, a, true)
+}
+
+func (s *Store) createAccount(ctx context.Context, a fileframe.Account, first bool) (fileframe.Account, error) {
 	a.Email = strings.ToLower(a.Email)
 	if err := a.Check(); err != nil {
 		return fileframe.Account{}, err
@@ -25,10 +41,30 @@ func (s *Store) CreateAccount(ctx context.Context, a fileframe.Account) (filefra
 		a.CreatedAt = now()
 	}
 	a.CreatedAt = stored(a.CreatedAt)
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO accounts (id, email, password_hash, plan, admin, disabled, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		a.ID, a.Email, a.PasswordHash, a.Plan, a.Admin, a.Disabled, ts(a.CreatedAt))
+	insert := func(ctx context.Context, db interface {
+		Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+	}) (pgconn.CommandTag, error) {
+		return db.Exec(ctx, `
+			INSERT INTO accounts (id, email, password_hash, plan, admin, disabled, created_at)
+			SELECT $1, $2, $3, $4, $5, $6, $7
+			WHERE NOT $8 OR NOT EXISTS (SELECT 1 FROM accounts)`,
+			a.ID, a.Email, a.PasswordHash, a.Plan, a.Admin, a.Disabled, ts(a.CreatedAt), first)
+	}
+	var err error
+	if first {
+		err = s.inTx(ctx, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(firstAccountLock)); err != nil {
+				return err
+			}
+			tag, err := insert(ctx, tx)
+			if err == nil && tag.RowsAffected() == 0 {
+				return fileframe.Errorf(fileframe.ECONFLICT, "An account already exists: this instance is set up.")
+			}
+			return err
+		})
+	} else {
+		_, err = insert(ctx, s.pool)
+	}
 	if err != nil {
 		return fileframe.Account{}, wrap("create account", err)
 	}

@@ -13,6 +13,17 @@ import (
 // and CreatedAt when empty. A taken email is ECONFLICT; an empty email or an
 // unknown plan is EINVALID.
 func (s *Store) CreateAccount(ctx context.Context, a fileframe.Account) (fileframe.Account, error) {
+	return s.createAccount(ctx, a, false)
+}
+
+// CreateFirstAccount stores a only while no account exists. Writes are
+// serialised (one writer, BEGIN IMMEDIATE across processes), so the
+// insert's NOT EXISTS sees every committed account.
+func (s *Store) CreateFirstAccount(ctx context.Context, a fileframe.Account) (fileframe.Account, error) {
+	return s.createAccount(ctx, a, true)
+}
+
+func (s *Store) createAccount(ctx context.Context, a fileframe.Account, first bool) (fileframe.Account, error) {
 	a.Email = strings.ToLower(a.Email)
 	if err := a.Check(); err != nil {
 		return fileframe.Account{}, err
@@ -25,10 +36,18 @@ func (s *Store) CreateAccount(ctx context.Context, a fileframe.Account) (filefra
 	}
 	a.CreatedAt = stored(a.CreatedAt)
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
-		_, err := tx.ExecContext(ctx, `
+		res, err := tx.ExecContext(ctx, `
 			INSERT INTO accounts (id, email, password_hash, plan, admin, disabled, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			a.ID, a.Email, a.PasswordHash, a.Plan, a.Admin, a.Disabled, millis(a.CreatedAt))
+			SELECT ?, ?, ?, ?, ?, ?, ?
+			WHERE NOT ? OR NOT EXISTS (SELECT 1 FROM accounts)`,
+			a.ID, a.Email, a.PasswordHash, a.Plan, a.Admin, a.Disabled, millis(a.CreatedAt), first)
+		if err == nil && first {
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 0 {
+				return fileframe.Errorf(fileframe.ECONFLICT, "An account already exists: this instance is set up.")
+			}
+		}
 		if isUnique(err) {
 			var taken bool
 			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM accounts WHERE email = ?)`, a.Email).Scan(&taken); err != nil {

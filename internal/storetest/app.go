@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -228,6 +229,37 @@ func testSessions(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 }
 
 func testAccountAdmin(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
+	t.Run("CreateFirstAccount creates exactly one account among concurrent calls", func(t *testing.T) {
+		_, as := appStore(t, newStore)
+		const n = 8
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				_, errs[i] = as.CreateFirstAccount(t.Context(), fileframe.Account{
+					Email: fmt.Sprintf("admin%d@example.com", i), Plan: fileframe.PlanAgency, Admin: true, PasswordHash: "ph",
+				})
+			})
+		}
+		wg.Wait()
+		created := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				created++
+			case fileframe.ErrorCode(err) != fileframe.ECONFLICT:
+				t.Errorf("CreateFirstAccount #%d: %v, want nil or ECONFLICT", i, err)
+			}
+		}
+		if count, err := as.CountAccounts(t.Context()); created != 1 || count != 1 || err != nil {
+			t.Errorf("%d calls created %d accounts; CountAccounts = %d, %v; want exactly 1", n, created, count, err)
+		}
+		// Once set up, it refuses even a single caller.
+		if _, err := as.CreateFirstAccount(t.Context(), fileframe.Account{Email: "late@example.com", Plan: fileframe.PlanAgency, PasswordHash: "ph"}); fileframe.ErrorCode(err) != fileframe.ECONFLICT {
+			t.Errorf("CreateFirstAccount after setup: %v, want ECONFLICT", err)
+		}
+	})
+
 	t.Run("CountAccounts counts accounts, 0 when fresh", func(t *testing.T) {
 		s, as := appStore(t, newStore)
 		for want := range 4 {

@@ -179,18 +179,10 @@ func (s *Server) rateLimited(w http.ResponseWriter, r *http.Request, name string
 	return false
 }
 
-// setupMu serialises setup's count-then-create in this process, so that two
-// forms sent at once cannot both create an admin.
-var setupMu sync.Mutex
-
 // setup serves /setup: the one-time screen that creates the first account,
 // an admin on Agency. Once an account exists it is not found.
 func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	if r.Method == http.MethodPost {
-		setupMu.Lock()
-		defer setupMu.Unlock()
-	}
 	n, err := s.store.CountAccounts(ctx)
 	if err != nil {
 		s.appFailed(w, r, nil, err)
@@ -222,7 +214,14 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_setup.html", p)
 		return
 	}
+	// Another setup form may have won since the count above, here or on
+	// another instance: CreateFirstAccount decides atomically.
 	acct, err := s.createAccount(r, email, pw, fileframe.PlanAgency, true)
+	if fileframe.ErrorCode(err) == fileframe.ECONFLICT {
+		s.appError(w, r, nil, http.StatusNotFound, "Not found",
+			"Fileframe is already set up. Sign in instead.")
+		return
+	}
 	if err != nil {
 		s.appFailed(w, r, nil, err)
 		return
@@ -249,14 +248,19 @@ func (s *Server) newCredentials(r *http.Request, p *appPage) (email, pw string, 
 	return email, pw, len(p.Errors) == 0
 }
 
+// createAccount creates an account with the password's hash. The admin
+// account is the first one, made by the setup screen, and only while no
+// account exists (else ECONFLICT).
 func (s *Server) createAccount(r *http.Request, email, pw string, plan fileframe.Plan, admin bool) (fileframe.Account, error) {
 	hash, err := password.Hash(pw)
 	if err != nil {
 		return fileframe.Account{}, err
 	}
-	return s.store.CreateAccount(r.Context(), fileframe.Account{
-		Email: email, PasswordHash: hash, Plan: plan, Admin: admin, CreatedAt: s.now(),
-	})
+	a := fileframe.Account{Email: email, PasswordHash: hash, Plan: plan, Admin: admin, CreatedAt: s.now()}
+	if admin {
+		return s.store.CreateFirstAccount(r.Context(), a)
+	}
+	return s.store.CreateAccount(r.Context(), a)
 }
 
 // signup serves /signup: open sign-up of Free accounts, when the operator
