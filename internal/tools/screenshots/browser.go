@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is where Debian's chromium package (scripts/ensure-chromium)
+// puts the browser; FILEFRAME_CHROMIUM overrides it, as for the browser
+// tests.
+const chromiumPath = "/usr/bin/chromium"
+
+// Time limits: the browser's start, and one screenshot from navigation to
+// the written image.
+const (
+	startTimeout   = 60 * time.Second
+	captureTimeout = 30 * time.Second
+)
+
+// size is a window the screens are captured in.
+type size struct {
+	name          string // the file name's suffix
+	width, height int64  // CSS pixels; the images are as wide (scale 1)
+	mobile        bool   // a phone: mobile viewport rules and touch
+}
+
+// sizes are the two windows of every screen: a laptop and a phone (the CSS
+// viewport of an iPhone 14 or 15). A device scale factor of 1 keeps the
+// images small.
+var sizes = []size{
+	{name: "desktop", width: 1280, height: 800},
+	{name: "phone", width: 390, height: 844, mobile: true},
+}
+
+// browser is a headless Chromium with one browser context (its own cookie
+// jar) per person.
+type browser struct {
+	ctx    context.Context // the first tab, whose life is the browser's
+	cancel context.CancelFunc
+	dir    string // the profile directory
+	tabs   map[person]*tab
+}
+
+// tab is a person's tab, with what its pages logged as errors or warnings
+// since the last capture.
+type tab struct {
+	ctx  context.Context
+	mu   sync.Mutex
+	page string // the address being captured
+	log  []string
+}
+
+// chromiumFlags are switches of the browser: no sandbox (containers and CI
+// run as root), nothing that talks to Google, no first-run screens; the
+// same as the browser tests' (internal/web/browser_harness_test.go).
+var chromiumFlags = []string{
+	"no-sandbox", "disable-gpu", "disable-background-networking", "disable-quic",
+	"no-first-run", "no-default-browser-check", "disable-component-update", "disable-sync",
+	"hide-scrollbars", "mute-audio",
+}
+
+func startBrowser(ctx context.Context) (_ *browser, err error) {
+	path := os.Getenv("FILEFRAME_CHROMIUM")
+	if path == "" {
+		path = chromiumPath
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no Chromium at %s (run scripts/ensure-chromium, or set FILEFRAME_CHROMIUM): %w", path, err)
+	}
+	dir, err := os.MkdirTemp("", "fileframe-screenshots-chromium-")
+	if err != nil {
+		return nil, err
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(dir),
+		chromedp.Flag("headless", "new"),
+		chromedp.WindowSize(1280, 800),
+	}
+	for _, f := range chromiumFlags {
+		opts = append(opts, chromedp.Flag(f, true))
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
+	b := &browser{ctx: tabCtx, dir: dir, tabs: map[person]*tab{}}
+	b.cancel = func() { cancelTab(); cancelAlloc() }
+	// The first Do starts the browser and binds its life to tabCtx, so it
+	// cannot take a deadline; a watchdog stops a start that hangs.
+	watchdog := time.AfterFunc(startTimeout, b.cancel)
+	err = chromedp.Do(tabCtx)
+	if !watchdog.Stop() {
+		err = fmt.Errorf("Chromium did not start within %v: %w", startTimeout, err)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("starting Chromium at %s: %w", path, err), b.close())
+	}
+	return b, nil
+}
+
+// close stops the browser and removes its profile.
+func (b *browser) close() error {
+	b.cancel()
+	return os.RemoveAll(b.dir)
+}
+
+// tabOf returns the person's tab, opening it in a browser context of its own
+// with the cookies the person's client holds for the app origin.
+func (b *browser) tabOf(p person, cookies []*http.Cookie, app string) (*tab, error) {
+	if t, ok := b.tabs[p]; ok {
+		return t, nil
+	}
+	ctx, _ := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext()) // ends with the browser
+	t := &tab{ctx: ctx}
+	watchdog := time.AfterFunc(captureTimeout, func() { chromedp.Cancel(ctx) })
+	err := chromedp.Do(ctx)
+	if !watchdog.Stop() || err != nil {
+		return nil, fmt.Errorf("opening a tab for %s: %v", p, err)
+	}
+	if err := chromedp.Listen(ctx, t.record); err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, captureTimeout)
+	defer cancel()
+	_, err = chromedp.Run(sctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		for _, c := range cookies {
+			_, err := cdp.Call(ctx, target, network.SetCookie, network.SetCookieParams{
+				Name: c.Name, Value: c.Value, URL: app, Path: "/", HTTPOnly: new(true),
+				SameSite: network.CookieSameSiteLax,
+			})
+			if err != nil {
+				return err
+			}
+		}
+		// Pages that animate show their final state.
+		_, err := cdp.Call(ctx, target, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
+		})
+		return err
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("preparing the tab of %s: %w", p, err)
+	}
+	b.tabs[p] = t
+	return t, nil
+}
+
+// record keeps the errors and warnings a page logs, CSP violations and
+// uncaught exceptions among them.
+func (t *tab) record(ev any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var msg string
+	switch ev := ev.(type) {
+	case *log.EventEntryAdded:
+		// Warnings are left out: every page has some about the features
+		// of its Permissions-Policy that this Chromium does not know
+		// (public_file.go lists too many on purpose). The failed load of
+		// a page that must answer an error status is what the screen
+		// shows.
+		if ev.Entry.Level != log.EntryLevelError || ev.Entry.Source == log.EntrySourceNetwork && ev.Entry.URL == t.page {
+			return
+		}
+		msg = fmt.Sprintf("the page logged: %s (%s)", ev.Entry.Text, ev.Entry.URL)
+	case *runtime.EventExceptionThrown:
+		msg = "uncaught exception: " + ev.ExceptionDetails.Text
+		if ev.ExceptionDetails.Exception != nil {
+			msg += " " + ev.ExceptionDetails.Exception.Description
+		}
+	default:
+		return
+	}
+	t.log = append(t.log, msg)
+}
+
+// takeLog returns what the tab logged since the last call.
+func (t *tab) takeLog() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.log
+	t.log = nil
+	return l
+}
+
+// settled resolves once the page is ready to be photographed: its fonts
+// loaded, every frame of its own origin loaded (frames of other origins,
+// such as the custom page's, hold back the load event that navigation
+// waits for), and two more frames painted.
+const settled = `(async () => {
+	await document.fonts.ready;
+	const loaded = () => [...document.querySelectorAll("iframe")].every(f => {
+		let d = null;
+		try { d = f.contentDocument; } catch (e) {}
+		return !d || (d.readyState === "complete" && (!f.getAttribute("src") || d.URL !== "about:blank"));
+	});
+	for (let i = 0; i < 200 && !loaded(); i++) await new Promise(r => setTimeout(r, 25));
+	await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+	return loaded();
+})()`
+
+// capture loads rawURL in the tab at size sz and returns a screenshot of
+// the whole page as PNG. The page must answer want, and must not redirect:
+// a screen that sent its visitor to the sign-in page is not that screen.
+//
+// The whole page is photographed by making the window as tall as the page
+// and capturing the window. Chromium's own full-page capture
+// (captureBeyondViewport, chromedp.FullScreenshot) lays the page out again
+// at its content size, which a scrolling table can make wider than the
+// window: the phone's image came out 901 pixels wide with the page in its
+// left part. A page that is really wider than the window is reported in
+// warnings, not captured wider.
+func (t *tab) capture(rawURL string, sz size, want int) (img []byte, warnings []string, err error) {
+	ctx, cancel := context.WithTimeout(t.ctx, captureTimeout)
+	defer cancel()
+	t.mu.Lock()
+	t.page = rawURL
+	t.mu.Unlock()
+	if err := t.resize(ctx, sz, sz.height); err != nil {
+		return nil, nil, err
+	}
+	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(rawURL))
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading %s: %w", rawURL, err)
+	}
+	if resp == nil {
+		return nil, nil, fmt.Errorf("loading %s: no answer", rawURL)
+	}
+	if int(resp.Status) != want {
+		return nil, nil, fmt.Errorf("%s answered %d %s, want %d", rawURL, resp.Status, resp.StatusText, want)
+	}
+	if resp.URL != rawURL {
+		return nil, nil, fmt.Errorf("%s redirected to %s", rawURL, resp.URL)
+	}
+	if err := settle(ctx, rawURL); err != nil {
+		return nil, nil, err
+	}
+	extent, err := chromedp.Run(ctx, chromedp.Evaluate[struct{ Width, Height int64 }](
+		`({Width: document.documentElement.scrollWidth, Height: document.documentElement.scrollHeight})`))
+	if err != nil {
+		return nil, nil, err
+	}
+	if extent.Width > sz.width {
+		warnings = append(warnings, fmt.Sprintf("the page is %d pixels wide, wider than the %d-pixel window", extent.Width, sz.width))
+	}
+	if extent.Height > sz.height {
+		if err := t.resize(ctx, sz, extent.Height); err != nil {
+			return nil, nil, err
+		}
+		if err := settle(ctx, rawURL); err != nil {
+			return nil, nil, err
+		}
+	}
+	img, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	return img, warnings, err
+}
+
+// resize sets the window to sz's width and the given height, with sz's
+// mobile emulation.
+func (t *tab) resize(ctx context.Context, sz size, height int64) error {
+	opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
+	if sz.mobile {
+		opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch)
+	}
+	_, err := chromedp.Run(ctx, chromedp.EmulateViewport(sz.width, height, opts...))
+	return err
+}
+
+// settle waits until the page is ready to be photographed (see settled).
+func settle(ctx context.Context, rawURL string) error {
+	ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](settled, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return fmt.Errorf("waiting for %s to settle: %w", rawURL, err)
+	}
+	if !ok {
+		return fmt.Errorf("%s: a frame of the page did not load", rawURL)
+	}
+	return nil
+}

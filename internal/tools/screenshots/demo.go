@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/url"
+	"path"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// stage is how far the demo instance has been filled; every screen names the
+// stage it shows, and the screens are taken in stage order.
+type stage int
+
+const (
+	// fresh: no account yet, the setup screen.
+	fresh stage = iota
+	// accounts: the admin (made through /setup) and a member (through
+	// /signup), neither with files yet.
+	accounts
+	// seeded: files, keys, custom pages and more accounts.
+	seeded
+)
+
+// person is who looks at a screen, in a browser context of their own.
+type person string
+
+const (
+	visitor person = "a signed-out visitor"
+	admin   person = "the admin, on Agency" // made on the setup screen
+	member  person = "a member, on Free"    // made through /signup
+)
+
+// The demo's people. Passwords only need to pass the app's rules.
+const (
+	adminEmail  = "maya@northwind.studio"
+	memberEmail = "leo.martin@example.com"
+	password    = "correct horse battery staple"
+)
+
+//go:embed pages
+var pagesFS embed.FS
+
+// demoFile is a file the demo stores for an account.
+type demoFile struct {
+	id    string // the screens' name for it
+	owner person
+	name  string
+	size  int64
+	age   time.Duration // how long ago it was uploaded
+}
+
+// demoFiles are the files of the seeded stage, newest first per owner.
+var demoFiles = []demoFile{
+	{"lookbook", admin, "Spring 2026 lookbook.pdf", 8_412_331, 2 * time.Hour},
+	{"guidelines", admin, "Brand guidelines v3.pdf", 2_138_904, 26 * time.Hour},
+	{"presskit", admin, "Northwind press kit.zip", 14_702_118, 3 * 24 * time.Hour},
+	{"invoice", admin, "Invoice 2026-0142.pdf", 184_220, 9 * 24 * time.Hour},
+	{"teaser", admin, "Launch teaser (1080p).mp4", 5_873_402, 16 * 24 * time.Hour},
+	{"portfolio", member, "Leo Martin – portfolio 2026.pdf", 3_301_876, 5 * time.Hour},
+	{"photos", member, "Wedding selects – Anna & Tom.zip", 6_950_412, 4 * 24 * time.Hour},
+}
+
+// demo is the instance being filled, with what the screens need to find
+// their pages.
+type demo struct {
+	in      *instance
+	stage   stage
+	clients map[person]*client
+	files   map[string]fileframe.File
+	// previewURL is the draft's preview link, as the API answered it.
+	previewURL string
+}
+
+func newDemo(in *instance) *demo {
+	return &demo{in: in, clients: map[person]*client{
+		visitor: newClient(in.app), admin: newClient(in.app), member: newClient(in.app),
+	}, files: map[string]fileframe.File{}}
+}
+
+// advance fills the instance up to stage to.
+func (d *demo) advance(ctx context.Context, to stage) error {
+	steps := map[stage]func(context.Context) error{accounts: d.seedAccounts, seeded: d.seedContent}
+	for d.stage < to {
+		if err := steps[d.stage+1](ctx); err != nil {
+			return fmt.Errorf("seeding: %w", err)
+		}
+		d.stage++
+	}
+	return nil
+}
+
+// seedAccounts makes the admin through the setup screen and the member
+// through sign-up, as people would.
+func (d *demo) seedAccounts(ctx context.Context) error {
+	creds := url.Values{"email": {adminEmail}, "password": {password}}
+	if _, err := d.clients[admin].submit(ctx, "/setup", "/setup", creds); err != nil {
+		return err
+	}
+	creds = url.Values{"email": {memberEmail}, "password": {password}}
+	_, err := d.clients[member].submit(ctx, "/signup", "/signup", creds)
+	return err
+}
+
+// seedContent stores the files, two more accounts for the admin page, API
+// keys, a published custom page and a draft.
+func (d *demo) seedContent(ctx context.Context) error {
+	st := d.in.store
+	owners := map[person]fileframe.Account{}
+	for p, email := range map[person]string{admin: adminEmail, member: memberEmail} {
+		a, err := st.AccountByEmail(ctx, email)
+		if err != nil {
+			return err
+		}
+		owners[p] = a
+	}
+	now := time.Now()
+	for i, f := range demoFiles {
+		file, err := d.storeFile(ctx, owners[f.owner].ID, f.name, f.size, now.Add(-f.age), uint64(i))
+		if err != nil {
+			return err
+		}
+		d.files[f.id] = file
+	}
+
+	// The admin page lists these too: a Pro studio with a file, and a
+	// disabled Free account.
+	pro, err := st.CreateAccount(ctx, fileframe.Account{Email: "ops@harbour-films.com", Plan: fileframe.PlanPro, CreatedAt: now.Add(-40 * 24 * time.Hour)})
+	if err != nil {
+		return err
+	}
+	if _, err := d.storeFile(ctx, pro.ID, "Harbour Films showreel 2026.mov", 9_874_113, now.Add(-6*24*time.Hour), 100); err != nil {
+		return err
+	}
+	gone, err := st.CreateAccount(ctx, fileframe.Account{Email: "sam.okafor@example.org", Plan: fileframe.PlanFree, CreatedAt: now.Add(-75 * 24 * time.Hour)})
+	if err != nil {
+		return err
+	}
+	if err := st.SetAccountDisabled(ctx, gone.ID, true); err != nil {
+		return err
+	}
+
+	// A general key made on the keys page, for the agent that writes the
+	// pages, and a page-bound one as `fileframe key create --file` makes it.
+	answer, err := d.clients[admin].submit(ctx, "/keys", "/keys", url.Values{"name": {"Campaign agent"}, "expires": {"90"}})
+	if err != nil {
+		return err
+	}
+	key := inputValue(answer, "new-key")
+	if key == "" {
+		return fmt.Errorf("the keys page did not show the new key")
+	}
+	secret, hash, prefix := fileframe.NewKeySecret(fileframe.KeyPage)
+	if _, err := st.CreateKey(ctx, fileframe.Key{
+		AccountID: owners[admin].ID, Kind: fileframe.KeyPage, FileID: d.files["guidelines"].ID,
+		Name: "Design review bot", Hash: hash, Prefix: prefix, CreatedAt: now.Add(-20 * time.Hour),
+	}); err != nil {
+		return err
+	}
+
+	// The agent publishes the lookbook's page; the review bot leaves the
+	// guidelines' page as a draft, which has a preview link.
+	page, err := pagesFS.ReadFile("pages/lookbook.html")
+	if err != nil {
+		return err
+	}
+	if _, err := d.clients[admin].postPage(ctx, key, string(d.files["lookbook"].ID), string(page), true); err != nil {
+		return fmt.Errorf("publishing the lookbook's page: %w", err)
+	}
+	if page, err = pagesFS.ReadFile("pages/guidelines.html"); err != nil {
+		return err
+	}
+	draft, err := d.clients[admin].postPage(ctx, secret, string(d.files["guidelines"].ID), string(page), false)
+	if err != nil {
+		return fmt.Errorf("posting the guidelines' draft: %w", err)
+	}
+	d.previewURL = draft.PreviewURL
+	return nil
+}
+
+// storeFile stores size bytes of noise (seeded, so every run stores the same
+// bytes) as a file of the account, as `fileframe file add` does.
+func (d *demo) storeFile(ctx context.Context, owner fileframe.AccountID, name string, size int64, at time.Time, seed uint64) (fileframe.File, error) {
+	r := io.LimitReader(rand.NewChaCha8([32]byte{byte(seed)}), size)
+	info, err := d.in.blobs.Put(ctx, r)
+	if err != nil {
+		return fileframe.File{}, err
+	}
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	return d.in.store.CreateFile(ctx, fileframe.File{
+		AccountID: owner, Name: name, Size: info.Size, BlobKey: info.Key, ContentType: ctype, CreatedAt: at,
+	})
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// writeIndex writes dir/README.md: every screen with its images at both
+// sizes.
+func writeIndex(dir string, list []screen) error {
+	var b strings.Builder
+	b.WriteString("# Screenshots\n\n")
+	b.WriteString("Every screen of Fileframe's web application, on a desktop and on a phone, taken in\n" +
+		"headless Chromium from a fresh instance filled with demo data. Regenerate them with\n" +
+		"`scripts/screenshots` (`go run ./internal/tools/screenshots -out docs/screenshots`, which\n" +
+		"also takes `-only NAME,NAME`); the images are full pages at a device scale factor of 1.\n\n")
+	header := "|"
+	rule := "|"
+	for _, sz := range sizes {
+		header += fmt.Sprintf(" %s, %d×%d |", titleCase(sz.name), sz.width, sz.height)
+		rule += "---|"
+	}
+	for _, sc := range list {
+		fmt.Fprintf(&b, "## %s\n\n`%s`, as %s.\n\n%s\n%s\n|", sc.title, sc.name, sc.as, header, rule)
+		for _, sz := range sizes {
+			f := imageName(sc, sz)
+			fmt.Fprintf(&b, " [![%s, %s](%s)](%s) |", sc.title, sz.name, f, f)
+		}
+		b.WriteString("\n\n")
+	}
+	return os.WriteFile(filepath.Join(dir, "README.md"), []byte(b.String()), 0o644)
+}
+
+// titleCase capitalises the first letter of an ASCII word.
+func titleCase(s string) string { return strings.ToUpper(s[:1]) + s[1:] }

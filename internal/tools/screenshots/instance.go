@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/fileframe/fileframe/internal/blob/disk"
+	"github.com/fileframe/fileframe/internal/sqlite"
+	"github.com/fileframe/fileframe/internal/web"
+)
+
+// instance is a whole Fileframe on real parts, as `fileframe serve` runs
+// it: SQLite and blobs in a temporary directory, the app and content origins
+// on two loopback listeners (two ports of one host are two origins).
+type instance struct {
+	dir     string
+	store   *sqlite.Store
+	blobs   *disk.Store
+	srv     *web.Server
+	servers []*http.Server
+	// app and content are the origins, e.g. http://127.0.0.1:41234.
+	app, content string
+}
+
+// startInstance starts a Fileframe with open sign-up on a fresh data
+// directory. Server errors are logged to logs.
+func startInstance(ctx context.Context, logs io.Writer) (_ *instance, err error) {
+	dir, err := os.MkdirTemp("", "fileframe-screenshots-")
+	if err != nil {
+		return nil, err
+	}
+	in := &instance{dir: dir}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, in.close())
+		}
+	}()
+	if in.store, err = sqlite.Open(ctx, filepath.Join(dir, "fileframe.db")); err != nil {
+		return nil, fmt.Errorf("opening SQLite: %w", err)
+	}
+	if in.blobs, err = disk.Open(filepath.Join(dir, "blobs")); err != nil {
+		return nil, fmt.Errorf("opening the blob directory: %w", err)
+	}
+	var listeners [2]net.Listener
+	for i := range listeners {
+		if listeners[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			for _, l := range listeners[:i] {
+				l.Close()
+			}
+			return nil, err
+		}
+	}
+	in.app, in.content = "http://"+listeners[0].Addr().String(), "http://"+listeners[1].Addr().String()
+	appURL, _ := url.Parse(in.app)
+	contentURL, _ := url.Parse(in.content)
+	secret := make([]byte, 32)
+	rand.Read(secret) // never returns an error (crypto/rand docs, Go 1.24+)
+	in.srv, err = web.New(web.Config{
+		Store:         in.store,
+		Blobs:         in.blobs,
+		Logger:        slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		BaseURL:       appURL,
+		ContentOrigin: contentURL,
+		PreviewSecret: secret,
+		Signup:        true,
+		StoreKind:     "sqlite",
+		BlobsKind:     "disk",
+	})
+	if err != nil {
+		listeners[0].Close()
+		listeners[1].Close()
+		return nil, err
+	}
+	for i, h := range []http.Handler{in.srv.AppHandler(), in.srv.ContentHandler()} {
+		s := &http.Server{Handler: h}
+		in.servers = append(in.servers, s)
+		go s.Serve(listeners[i])
+	}
+	return in, nil
+}
+
+// close stops the servers, closes the data and removes the directory.
+func (in *instance) close() error {
+	var err error
+	for _, s := range in.servers {
+		err = errors.Join(err, s.Close())
+	}
+	if in.srv != nil {
+		err = errors.Join(err, in.srv.Close(context.Background()))
+	}
+	if in.store != nil {
+		err = errors.Join(err, in.store.Close())
+	}
+	return errors.Join(err, os.RemoveAll(in.dir))
+}

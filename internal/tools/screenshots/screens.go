@@ -1,0 +1,45 @@
+package main
+
+import "net/http"
+
+// screen is one screen of the app, captured at every size as
+// <name>-<size>.png.
+type screen struct {
+	name  string // the file names' stem, stable: docs and links use it
+	title string // for the index
+	stage stage  // how far the instance is filled when it is taken
+	as    person // whose browser looks at it
+	// path is the address to open: a path of the app origin, or an absolute
+	// URL.
+	path func(d *demo) string
+	// status is the status the page must answer; 0 means 200.
+	status int
+}
+
+// at returns a screen's path function for a fixed path.
+func at(p string) func(*demo) string { return func(*demo) string { return p } }
+
+// publicLink returns a screen's path function for the public link of a demo
+// file.
+func publicLink(id string) func(*demo) string {
+	return func(d *demo) string { return d.files[id].URL() }
+}
+
+// screens lists every screen, in the order they are taken (by stage). A
+// screen is listed once its route exists: the tool fails on any status but
+// the expected one, so that it never captures a broken or missing page.
+// Numbered names are the application's pages in the order a new user meets
+// them; public-* are what visitors of a link see.
+var screens = []screen{
+	{name: "01-setup", title: "Setup (fresh instance)", stage: fresh, as: visitor, path: at("/setup")},
+	{name: "02-login", title: "Sign in", stage: accounts, as: visitor, path: at("/login")},
+	{name: "03-signup", title: "Sign up", stage: accounts, as: visitor, path: at("/signup")},
+	{name: "09-account", title: "Account (admin on Agency)", stage: seeded, as: admin, path: at("/account")},
+	{name: "10-keys", title: "API keys", stage: seeded, as: admin, path: at("/keys")},
+	{name: "11-keys-free-plan", title: "API keys on the Free plan", stage: seeded, as: member, path: at("/keys")},
+	{name: "12-admin", title: "Admin: accounts", stage: seeded, as: admin, path: at("/admin")},
+	{name: "public-default", title: "Public link: default page", stage: seeded, as: visitor, path: publicLink("presskit")},
+	{name: "public-custom-page", title: "Public link: published custom page", stage: seeded, as: visitor, path: publicLink("lookbook")},
+	{name: "public-draft-preview", title: "Public link: draft preview", stage: seeded, as: visitor, path: func(d *demo) string { return d.previewURL }},
+	{name: "public-not-found", title: "Public link: not found", stage: seeded, as: visitor, path: at("/f/no-such-link"), status: http.StatusNotFound},
+}
