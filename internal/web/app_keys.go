@@ -193,11 +193,18 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, si *signedIn)
 // curlExample is the request a new general key can make at once, as the
 // CLI's key create prints it.
 func (s *Server) curlExample(secret string) string {
+	return s.customHTMLCurl(secret, `"fileId": "FILE_ID", `)
+}
+
+// customHTMLCurl is a request to the API with the key secret; fields come
+// first in the JSON body: a general key's fileId, nothing for a page-bound
+// key (which names its file itself).
+func (s *Server) customHTMLCurl(secret, fields string) string {
 	return fmt.Sprintf(`curl -sS %s \
   -H 'Authorization: Bearer %s' \
   -H 'Content-Type: application/json' \
-  -d '{"fileId": "FILE_ID", "publish": true, "html": "<!doctype html><html><head><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Hello</title></head><body><h1>Hello</h1></body></html>"}'`,
-		s.publicURL("/api/campaign/custom-html"), secret)
+  -d '{%s"publish": true, "html": "<!doctype html><html><head><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Hello</title></head><body><h1>Hello</h1></body></html>"}'`,
+		s.publicURL("/api/campaign/custom-html"), secret, fields)
 }
 
 // revokeKey serves POST /keys/{id}/revoke. Another account's key and an
