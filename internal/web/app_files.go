@@ -1,7 +1,668 @@
 package web
 
-import "net/http"
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/htmlcheck"
+)
 
 // fileRoutes registers the file list, the file page, rename, delete and the custom page panel.
 func (s *Server) fileRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /files", s.appHandler(s.files))
+	mux.HandleFunc("GET /files/{id}", s.appHandler(s.file))
+	mux.Handle("POST /files/{id}/rename", s.crossOrigin(s.appHandler(s.renameFile)))
+	mux.Handle("POST /files/{id}/delete", s.crossOrigin(s.appHandler(s.deleteFile)))
+	// The custom page panel: Agency only.
+	mux.Handle("POST /files/{id}/page", s.crossOrigin(s.pageForm(s.appHandler(s.savePage))))
+	mux.Handle("POST /files/{id}/publish", s.crossOrigin(s.appHandler(s.publishPage)))
+	mux.Handle("POST /files/{id}/unpublish", s.crossOrigin(s.appHandler(s.unpublishPage)))
+	mux.Handle("POST /files/{id}/revisions/{rev}/restore", s.crossOrigin(s.appHandler(s.restoreRevision)))
+	mux.Handle("POST /files/{id}/keys", s.crossOrigin(s.appHandler(s.createPageKey)))
+}
+
+// filesPage is the data of app_files.html.
+type filesPage struct {
+	appPage
+	Upload uploadPanel
+	Files  []fileRow
+}
+
+// fileRow is a file as the list and the file page show it.
+type fileRow struct {
+	ID          fileframe.FileID
+	Name        string
+	Size        string
+	Link        string // the public link, absolute
+	DownloadURL string
+	Downloads   int64
+	Created     string
+	Datetime    string
+	// Look is what visitors of the link see, e.g. "Custom page · published
+	// r3"; LookClass styles it.
+	Look      string
+	LookClass string
+}
+
+// fileTime and fileDatetime are how the file pages show a time, and its
+// machine-readable form for <time datetime>.
+func fileTime(t time.Time) string     { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
+func fileDatetime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func (s *Server) newFileRow(f fileframe.File) fileRow {
+	return fileRow{
+		ID: f.ID, Name: f.Name, Size: humanSize(f.Size), Link: s.publicURL(f.URL()),
+		DownloadURL: newFileView(f).DownloadURL, Downloads: f.Downloads,
+		Created: fileTime(f.CreatedAt), Datetime: fileDatetime(f.CreatedAt),
+	}
+}
+
+// look says what visitors of a file's link see, in the order of DESIGN.md:
+// a published custom page, else a template appearance (the file's own,
+// else the account's), else the default page. accountLook is the
+// account's appearance.
+func (s *Server) look(ctx context.Context, acct fileframe.Account, f fileframe.FileListing, accountLook fileframe.Appearance) (text, class string, err error) {
+	if f.LatestRevision > 0 {
+		switch {
+		case !acct.Plan.CustomPages():
+			return "Custom page · not shown (needs Agency)", "look-off", nil
+		case f.LiveRevision > 0:
+			return "Custom page · published r" + strconv.Itoa(f.LiveRevision), "look-live", nil
+		}
+		// A draft is not shown: the template or default page is, below.
+		text = "Draft r" + strconv.Itoa(f.LatestRevision) + " · "
+	}
+	if !acct.Plan.Templates() {
+		return text + "Default page", "look-default", nil
+	}
+	own, err := s.store.FileAppearance(ctx, f.ID)
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case own.Template != "":
+		return text + "Template: " + own.Template, "look-template", nil
+	case accountLook.Template != "":
+		return text + "Template: " + accountLook.Template + " (account)", "look-template", nil
+	}
+	return text + "Default page", "look-default", nil
+}
+
+// files serves GET /files: the signed-in account's files, newest first.
+func (s *Server) files(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	if si == nil {
+		appRedirect(w, r, "/login")
+		return
+	}
+	ctx := r.Context()
+	list, err := s.store.FilesByAccount(ctx, si.account.ID)
+	if err != nil {
+		s.appFailed(w, r, si, err)
+		return
+	}
+	accountLook, err := s.store.AccountAppearance(ctx, si.account.ID)
+	if err != nil {
+		s.appFailed(w, r, si, err)
+		return
+	}
+	p := filesPage{appPage: s.newAppPage("Files", si), Upload: s.uploadPanel()}
+	p.Styles = append(append(p.Styles, appAssetURL("app_files.css")), p.Upload.Styles...)
+	p.Scripts = append(append(p.Scripts, appAssetURL("app_files.js")), p.Upload.Scripts...)
+	if r.URL.Query().Get("done") == "deleted" {
+		p.Notice = "The file was deleted. Its link no longer works."
+	}
+	for _, f := range list {
+		row := s.newFileRow(f.File)
+		if row.Look, row.LookClass, err = s.look(ctx, si.account, f, accountLook); err != nil {
+			s.appFailed(w, r, si, err)
+			return
+		}
+		p.Files = append(p.Files, row)
+	}
+	s.renderApp(w, r, http.StatusOK, "app_files.html", p)
+}
+
+// fileDetail is the data of app_file.html.
+type fileDetail struct {
+	appPage
+	File       fileRow
+	Appearance appearanceSection
+	// Agency says whether the account may change custom pages and make
+	// page-bound keys; Page is the file's custom page, nil when it has none.
+	Agency bool
+	Page   *customPage
+	// HTML is the editor's text: what was sent when it was refused, or a
+	// revision loaded with ?edit=N. Findings are htmlcheck's errors for it.
+	HTML     string
+	EditRev  int
+	Findings []htmlcheck.Finding
+	// NewKey is a page-bound key just made, shown this once; Curl is a
+	// request that uses it. ActiveKeys counts the file's usable page keys.
+	NewKey     string
+	Curl       string
+	ActiveKeys int
+	MaxHTML    string
+}
+
+// customPage is the custom page panel's view of a file's page.
+type customPage struct {
+	Published bool
+	Latest    int
+	Live      int
+	Updated   string
+	Datetime  string
+	// Frame is the content-origin address of the latest revision with a
+	// preview token, as the visitors' sandbox loads it; PreviewURL opens
+	// the same through /f/<slug>. Empty for a downgraded account, whose
+	// pages the content origin does not serve.
+	Frame      string
+	PreviewURL string
+	// Warnings are htmlcheck's non-fatal findings for the latest revision.
+	Warnings  []htmlcheck.Finding
+	Revisions []revisionRow
+}
+
+// revisionRow is one revision of the history.
+type revisionRow struct {
+	Number     int
+	Size       string
+	Created    string
+	Datetime   string
+	Published  string // when it was first published; "" if never
+	Live       bool
+	Latest     bool
+	PreviewURL string
+}
+
+// fileNotices are the sentences shown on the file page after an action, by
+// the outcome named in the "done" query parameter; %d is a revision number
+// read from the store (never from the query).
+var fileNotices = map[string]string{
+	"renamed":     "The file was renamed. Visitors now download it under its new name.",
+	"saved":       "Revision %d was saved as a draft. Visitors do not see it until you publish it.",
+	"published":   "Revision %d is published: visitors of the link see it now.",
+	"unpublished": "The custom page was unpublished. Visitors see your template or the default page again.",
+	"restored":    "Revision %d is live again.",
+}
+
+// ownFile returns the signed-in account's file named by the path. Another
+// account's file and a missing one get the same 404 page, so that IDs of
+// other accounts' files cannot be told from unknown ones.
+func (s *Server) ownFile(w http.ResponseWriter, r *http.Request, si *signedIn) (fileframe.File, bool) {
+	f, err := s.store.FileByID(r.Context(), fileframe.FileID(r.PathValue("id")))
+	if err == nil && f.AccountID != si.account.ID {
+		err = fileframe.Errorf(fileframe.ENOTFOUND, "file of another account")
+	}
+	return f, !s.failed(w, r, si, err, fileGone)
+}
+
+// notFound is the 404 page of something a file page's form names.
+type notFound struct{ title, msg string }
+
+var (
+	fileGone = notFound{"File not found",
+		"There is no such file in your account. It may have been deleted."}
+	revisionGone = notFound{"Revision not found",
+		"This file has no such revision of its custom page. Drafts are removed once 50 newer revisions exist, unless they were ever published."}
+	pageGone = notFound{"No custom page",
+		"This file has no custom page to publish yet. Save one first."}
+)
+
+// failed answers a store error, ENOTFOUND with nf's 404 page and any
+// other with the 500 page, and reports whether there was one.
+func (s *Server) failed(w http.ResponseWriter, r *http.Request, si *signedIn, err error, nf notFound) bool {
+	switch {
+	case err == nil:
+		return false
+	case fileframe.IsNotFound(err):
+		s.appError(w, r, si, http.StatusNotFound, nf.title, nf.msg)
+	default:
+		s.appFailed(w, r, si, err)
+	}
+	return true
+}
+
+// fileURL is the address of f's page with a query (and fragment).
+func fileURL(f fileframe.File, query string) string {
+	return "/files/" + url.PathEscape(string(f.ID)) + query
+}
+
+// fileForm starts every form of a file's page: signed in, a valid CSRF
+// token and one of the account's files. When it returns false it has
+// answered.
+func (s *Server) fileForm(w http.ResponseWriter, r *http.Request, si *signedIn) (fileframe.File, bool) {
+	if si == nil {
+		appRedirect(w, r, "/login")
+		return fileframe.File{}, false
+	}
+	if !s.checkSessionCSRF(r, si) {
+		s.csrfFailed(w, r, si)
+		return fileframe.File{}, false
+	}
+	return s.ownFile(w, r, si)
+}
+
+// customPageForm is fileForm for the custom page panel's forms, which
+// also need the Agency plan.
+func (s *Server) customPageForm(w http.ResponseWriter, r *http.Request, si *signedIn) (fileframe.File, bool) {
+	f, ok := s.fileForm(w, r, si)
+	if !ok {
+		return f, false
+	}
+	if !si.account.Plan.CustomPages() {
+		s.appError(w, r, si, http.StatusForbidden, "Custom pages need the Agency plan",
+			"Your account is not on the Agency plan, so it cannot change custom pages or create API keys. The person who runs this Fileframe sets plans.")
+		return f, false
+	}
+	return f, true
+}
+
+// fileDetailFor loads everything the file page shows about f.
+func (s *Server) fileDetailFor(r *http.Request, si *signedIn, f fileframe.File) (fileDetail, error) {
+	ctx := r.Context()
+	p := fileDetail{
+		appPage: s.newAppPage(f.Name, si), File: s.newFileRow(f),
+		Agency: si.account.Plan.CustomPages(), MaxHTML: humanSize(htmlcheck.MaxSize),
+	}
+	p.Styles = append(p.Styles, appAssetURL("app_files.css"))
+	p.Scripts = append(p.Scripts, appAssetURL("app_files.js"))
+	var err error
+	if p.Appearance, err = s.fileAppearanceSection(ctx, si.account, f, si.csrf); err != nil {
+		return p, err
+	}
+	if p.Page, err = s.customPageFor(ctx, si.account, f); err != nil {
+		return p, err
+	}
+	keys, err := s.store.KeysByAccount(ctx, si.account.ID)
+	if err != nil {
+		return p, err
+	}
+	now := s.now()
+	for _, k := range keys {
+		if k.Kind == fileframe.KeyPage && k.FileID == f.ID && k.Usable(now) {
+			p.ActiveKeys++
+		}
+	}
+	return p, nil
+}
+
+// customPageFor returns the panel's view of f's custom page, nil when it
+// has none.
+func (s *Server) customPageFor(ctx context.Context, acct fileframe.Account, f fileframe.File) (*customPage, error) {
+	page, err := s.store.PageByFile(ctx, f.ID)
+	if fileframe.IsNotFound(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	revs, err := s.store.Revisions(ctx, f.ID)
+	if err != nil {
+		return nil, err
+	}
+	c := &customPage{
+		Published: page.Published(), Latest: page.LatestRevision, Live: page.LiveRevision,
+		Updated: fileTime(page.UpdatedAt), Datetime: fileDatetime(page.UpdatedAt),
+	}
+	shown := acct.Plan.CustomPages()
+	expires := s.now().Add(s.cfg.PreviewTTL)
+	for _, rev := range revs {
+		row := revisionRow{
+			Number: rev.Number, Size: humanSize(int64(rev.Size)),
+			Created: fileTime(rev.CreatedAt), Datetime: fileDatetime(rev.CreatedAt),
+			Live: rev.Number == page.LiveRevision, Latest: rev.Number == page.LatestRevision,
+		}
+		if !rev.PublishedAt.IsZero() {
+			row.Published = fileTime(rev.PublishedAt)
+		}
+		if shown {
+			row.PreviewURL = s.previewURL(f, rev.Number, expires)
+		}
+		c.Revisions = append(c.Revisions, row)
+	}
+	if !shown {
+		return c, nil
+	}
+	token := s.previewToken(f.Slug, page.LatestRevision, expires)
+	c.Frame = s.contentPageURL(f.Slug, page.LatestRevision, token)
+	c.PreviewURL = f.URL() + "?preview=" + url.QueryEscape(token)
+	latest, err := s.store.Revision(ctx, f.ID, page.LatestRevision)
+	if err != nil {
+		return nil, err
+	}
+	c.Warnings = s.checkPage(latest.HTML).Warnings
+	return c, nil
+}
+
+// previewURL is the address of /f/<slug> showing revision rev as visitors
+// would see it, until expires.
+func (s *Server) previewURL(f fileframe.File, rev int, expires time.Time) string {
+	return f.URL() + "?preview=" + url.QueryEscape(s.previewToken(f.Slug, rev, expires))
+}
+
+// checkPage runs the API's HTML rules on doc.
+func (s *Server) checkPage(doc []byte) htmlcheck.Result {
+	return htmlcheck.Check(doc, htmlcheck.Options{
+		ServiceHosts: []string{s.cfg.BaseURL.Host, s.cfg.ContentOrigin.Host},
+	})
+}
+
+// file serves GET /files/{id}: the file page. ?done= names the notice of
+// the action just taken; ?edit=N loads revision N into the page editor.
+func (s *Server) file(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	if si == nil {
+		appRedirect(w, r, "/login")
+		return
+	}
+	f, ok := s.ownFile(w, r, si)
+	if !ok {
+		return
+	}
+	p, err := s.fileDetailFor(r, si, f)
+	if err != nil {
+		s.appFailed(w, r, si, err)
+		return
+	}
+	q := r.URL.Query()
+	if msg, ok := fileNotices[q.Get("done")]; ok {
+		rev := 0
+		if p.Page != nil {
+			rev = p.Page.Latest
+			if q.Get("done") != "saved" {
+				rev = p.Page.Live
+			}
+		}
+		p.Notice = msg
+		if strings.Contains(msg, "%d") {
+			p.Notice = fmt.Sprintf(msg, rev)
+		}
+	}
+	if n, err := strconv.Atoi(q.Get("edit")); err == nil && p.Agency && p.Page != nil {
+		rev, err := s.store.Revision(r.Context(), f.ID, n)
+		if err != nil && !fileframe.IsNotFound(err) {
+			s.appFailed(w, r, si, err)
+			return
+		}
+		if err == nil {
+			p.HTML, p.EditRev = string(rev.HTML), n
+		}
+	}
+	s.renderApp(w, r, http.StatusOK, "app_file.html", p)
+}
+
+// renderFileError renders the file page with the errors set in p.Errors.
+func (s *Server) renderFileError(w http.ResponseWriter, r *http.Request, si *signedIn, f fileframe.File, status int, edit func(*fileDetail)) {
+	p, err := s.fileDetailFor(r, si, f)
+	if err != nil {
+		s.appFailed(w, r, si, err)
+		return
+	}
+	edit(&p)
+	s.renderApp(w, r, status, "app_file.html", p)
+}
+
+// renameFile serves POST /files/{id}/rename.
+func (s *Server) renameFile(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	f, ok := s.fileForm(w, r, si)
+	if !ok {
+		return
+	}
+	typed := r.PostFormValue("name")
+	name := strings.TrimSpace(typed)
+	err := fileframe.CheckFileName(name)
+	if err == nil {
+		err = s.store.RenameFile(r.Context(), f.ID, name)
+	}
+	switch {
+	case fileframe.ErrorCode(err) == fileframe.EINVALID:
+		s.renderFileError(w, r, si, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
+			p.Form["name"], p.Errors["name"] = typed, fileframe.ErrorMessage(err)
+		})
+	case !s.failed(w, r, si, err, fileGone):
+		appRedirect(w, r, fileURL(f, "?done=renamed"))
+	}
+}
+
+// deleteFile serves POST /files/{id}/delete. The form's "confirm" box must
+// be ticked, so that deleting takes two steps without JavaScript. The blob
+// is removed unless another file has the same content.
+func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	f, ok := s.fileForm(w, r, si)
+	if !ok {
+		return
+	}
+	if r.PostFormValue("confirm") != "yes" {
+		s.renderFileError(w, r, si, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
+			p.Errors["confirm"] = "Tick the box to confirm that the link should stop working, then delete again."
+		})
+		return
+	}
+	ctx := r.Context()
+	deleted, err := s.store.DeleteFile(ctx, f.ID)
+	if s.failed(w, r, si, err, fileGone) {
+		return
+	}
+	s.logFor(r).Info("app: file deleted", "file_id", f.ID, "account_id", si.account.ID)
+	// The file is gone whatever happens to its bytes: a blob left behind
+	// is an orphan, which the collector removes, so failures are logged,
+	// not shown.
+	inUse, err := s.store.BlobInUse(ctx, deleted.BlobKey)
+	if err == nil && !inUse {
+		err = s.blobs.Delete(ctx, deleted.BlobKey)
+	}
+	if err != nil {
+		s.logFor(r).Error("app: removing a deleted file's blob", "file_id", f.ID, "err", err)
+	}
+	appRedirect(w, r, "/files?done=deleted")
+}
+
+// maxPageForm caps the body of the page form: the pasted HTML or the
+// uploaded file (each at most htmlcheck.MaxSize, and a textarea's line
+// breaks grow to CRLF) with room for the form's other fields.
+const maxPageForm = 3*htmlcheck.MaxSize + 64<<10
+
+// pageForm reads the multipart body of the page form, within
+// maxPageForm, before h runs (appHandler's own cap is for small forms;
+// with the form parsed it reads nothing more). A body over the cap gets a
+// 413 page.
+func (s *Server) pageForm(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxPageForm)
+		err := r.ParseMultipartForm(maxPageForm)
+		if errors.Is(err, http.ErrNotMultipart) {
+			err = r.ParseForm()
+		}
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.appError(w, r, nil, http.StatusRequestEntityTooLarge, "The page is too large",
+				fmt.Sprintf("A custom page can be at most %s. Make it smaller (shrink inlined images, drop unused CSS) and try again.", humanSize(htmlcheck.MaxSize)))
+			return
+		}
+		if err != nil {
+			s.appError(w, r, nil, http.StatusBadRequest, "The form could not be read",
+				"The form could not be read. Reload the page and try again.")
+			return
+		}
+		if r.MultipartForm != nil {
+			defer r.MultipartForm.RemoveAll()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// pageHTML returns the HTML the page form sent: the chosen .html file if
+// there is one, else the pasted text (its CRLF line breaks, which browsers
+// send for a textarea, made LF again). msg and field say what is wrong.
+func pageHTML(r *http.Request) (doc []byte, field, msg string) {
+	if r.MultipartForm != nil {
+		if fhs := r.MultipartForm.File["file"]; len(fhs) > 0 && fhs[0].Size > 0 {
+			doc, msg := readPageFile(fhs[0])
+			return doc, "file", msg
+		}
+	}
+	doc = []byte(strings.ReplaceAll(r.PostFormValue("html"), "\r\n", "\n"))
+	if len(bytes.TrimSpace(doc)) == 0 {
+		return nil, "html", "Paste the HTML of the page, or choose an .html file."
+	}
+	if len(doc) > htmlcheck.MaxSize {
+		return doc, "html", fmt.Sprintf("The page is %s; the limit is %s. Make it smaller (shrink inlined images, drop unused CSS) and try again.",
+			humanSize(int64(len(doc))), humanSize(htmlcheck.MaxSize))
+	}
+	return doc, "html", ""
+}
+
+func readPageFile(fh *multipart.FileHeader) ([]byte, string) {
+	if ext := strings.ToLower(path.Ext(fh.Filename)); ext != ".html" && ext != ".htm" {
+		return nil, "Choose an .html file (a complete HTML document)."
+	}
+	if fh.Size > htmlcheck.MaxSize {
+		return nil, fmt.Sprintf("The file is %s; the limit is %s. Make the page smaller and try again.",
+			humanSize(fh.Size), humanSize(htmlcheck.MaxSize))
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, "The file could not be read. Choose it again."
+	}
+	defer f.Close()
+	doc, err := io.ReadAll(f)
+	if err != nil {
+		return nil, "The file could not be read. Choose it again."
+	}
+	if !utf8.Valid(doc) {
+		return doc, "The file is not UTF-8 text. Save it as UTF-8 and try again."
+	}
+	return doc, ""
+}
+
+// savePage serves POST /files/{id}/page: the pasted or uploaded HTML
+// becomes the page's next revision, as a draft or published (the
+// "publish" button), after the same rules as the API. When they refuse it,
+// the page shows why and keeps the text.
+func (s *Server) savePage(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	f, ok := s.customPageForm(w, r, si)
+	if !ok {
+		return
+	}
+	publish := r.PostFormValue("action") == "publish"
+	doc, field, msg := pageHTML(r)
+	var res htmlcheck.Result
+	if msg == "" {
+		if res = s.checkPage(doc); !res.OK() {
+			msg = "The page was not saved: fix the problem listed below and save again."
+			if n := len(res.Errors); n > 1 {
+				msg = fmt.Sprintf("The page was not saved: fix the %d problems listed below and save again.", n)
+			}
+			field = "page"
+		}
+	}
+	if msg != "" {
+		s.renderFileError(w, r, si, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
+			p.Errors[field], p.Findings = msg, res.Errors
+			if utf8.Valid(doc) {
+				p.HTML = string(doc)
+			}
+		})
+		return
+	}
+	page, err := s.store.SavePage(r.Context(), fileframe.PageWrite{FileID: f.ID, HTML: doc, Publish: publish, At: s.now()})
+	if s.failed(w, r, si, err, fileGone) {
+		return
+	}
+	s.logFor(r).Info("app: custom page stored", "file_id", f.ID, "revision", page.LatestRevision,
+		"published", page.Published(), "bytes", len(doc))
+	done := "saved"
+	if publish {
+		done = "published"
+	}
+	appRedirect(w, r, fileURL(f, "?done="+done+"#page"))
+}
+
+// setLive makes revision rev of f's page live (0 unpublishes) and
+// redirects to the file page with the notice done.
+func (s *Server) setLive(w http.ResponseWriter, r *http.Request, si *signedIn, f fileframe.File, rev int, done string) {
+	_, err := s.store.SetLiveRevision(r.Context(), f.ID, rev, s.now())
+	if s.failed(w, r, si, err, revisionGone) {
+		return
+	}
+	appRedirect(w, r, fileURL(f, "?done="+done+"#page"))
+}
+
+// publishPage serves POST /files/{id}/publish: the latest revision goes live.
+func (s *Server) publishPage(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	f, ok := s.customPageForm(w, r, si)
+	if !ok {
+		return
+	}
+	page, err := s.store.PageByFile(r.Context(), f.ID)
+	if s.failed(w, r, si, err, pageGone) {
+		return
+	}
+	s.setLive(w, r, si, f, page.LatestRevision, "published")
+}
+
+// unpublishPage serves POST /files/{id}/unpublish: the page becomes a
+// draft; visitors see the template or default page.
+func (s *Server) unpublishPage(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	f, ok := s.customPageForm(w, r, si)
+	if !ok {
+		return
+	}
+	s.setLive(w, r, si, f, 0, "unpublished")
+}
+
+// restoreRevision serves POST /files/{id}/revisions/{rev}/restore: that
+// revision becomes the live page at once, without a new revision, so that
+// rolling back is one step and the history stays as it was. (To change an
+// old revision instead, the page loads it into the editor: ?edit=N.)
+func (s *Server) restoreRevision(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	f, ok := s.customPageForm(w, r, si)
+	if !ok {
+		return
+	}
+	rev, err := strconv.Atoi(r.PathValue("rev"))
+	if err != nil || rev < 1 {
+		s.appError(w, r, si, http.StatusNotFound, revisionGone.title, revisionGone.msg)
+		return
+	}
+	s.setLive(w, r, si, f, rev, "restored")
+}
+
+// createPageKey serves POST /files/{id}/keys: a key bound to this file's
+// page, shown once on the page that answers the form (never in a URL,
+// never cached), as the keys page does for general keys.
+func (s *Server) createPageKey(w http.ResponseWriter, r *http.Request, si *signedIn) {
+	f, ok := s.customPageForm(w, r, si)
+	if !ok {
+		return
+	}
+	name := "Page of " + f.Name
+	if utf8.RuneCountInString(name) > maxKeyNameChars {
+		name = string([]rune(name)[:maxKeyNameChars-1]) + "…"
+	}
+	secret, hash, prefix := fileframe.NewKeySecret(fileframe.KeyPage)
+	_, err := s.store.CreateKey(r.Context(), fileframe.Key{
+		AccountID: si.account.ID, Kind: fileframe.KeyPage, FileID: f.ID, Name: name,
+		Prefix: prefix, Hash: hash, CreatedAt: s.now(),
+	})
+	if s.failed(w, r, si, err, fileGone) {
+		return
+	}
+	p, err := s.fileDetailFor(r, si, f)
+	if err != nil {
+		s.appFailed(w, r, si, err)
+		return
+	}
+	p.NewKey, p.Curl = secret, s.customHTMLCurl(secret, "")
+	s.renderApp(w, r, http.StatusOK, "app_file.html", p)
 }

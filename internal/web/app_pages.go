@@ -76,13 +76,14 @@ func (s *Server) newAppPage(title string, si *signedIn) appPage {
 	return p
 }
 
-// renderApp writes an application page with its security headers. No
-// application page may be stored by a cache: they carry CSRF tokens.
-func (s *Server) renderApp(w http.ResponseWriter, r *http.Request, status int, name string, p appPage) {
+// renderApp writes an application page with its security headers; data is
+// an appPage or a struct that embeds one. No application page may be stored
+// by a cache: they carry CSRF tokens.
+func (s *Server) renderApp(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	h := w.Header()
 	s.setPageHeaders(h, s.hdr.appCSP)
 	h.Set("Cache-Control", "no-store")
-	if err := s.pages.render(w, r, status, name, p); err != nil {
+	if err := s.pages.render(w, r, status, name, data); err != nil {
 		s.logFor(r).Error("app: rendering", "page", name, "err", err)
 		http.Error(w, "Something went wrong.", http.StatusInternalServerError)
 	}
@@ -152,10 +153,10 @@ func (s *Server) appHandler(h func(http.ResponseWriter, *http.Request, *signedIn
 	}
 }
 
-// appHome serves GET /: the account page when signed in, else sign-in.
+// appHome serves GET /: the file list when signed in, else sign-in.
 func (s *Server) appHome(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	if si != nil {
-		appRedirect(w, r, "/account")
+		appRedirect(w, r, "/files")
 		return
 	}
 	appRedirect(w, r, "/login")

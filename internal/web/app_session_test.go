@@ -604,7 +604,7 @@ func TestAppPagesRender(t *testing.T) {
 	}
 	b.login("a@example.com", testPassword)
 	resp, body := b.get("/")
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/account" {
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/files" {
 		t.Errorf("GET / signed in: got %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	resp, body = b.get("/account")
