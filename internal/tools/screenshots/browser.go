@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -143,6 +144,9 @@ func (b *browser) tabOf(p person, cookies []*http.Cookie, app string) (*tab, err
 				return err
 			}
 		}
+		if _, err := cdp.Call(ctx, target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: frameWatch}); err != nil {
+			return err
+		}
 		// Pages that animate show their final state.
 		_, err := cdp.Call(ctx, target, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}},
@@ -193,17 +197,23 @@ func (t *tab) takeLog() []string {
 	return l
 }
 
+// frameWatch runs in every document before its own scripts and notes each
+// of its frames that fires load. A frame of another origin cannot be asked
+// whether it is loaded, but its element's load event reaches the parent's
+// document (not its window: https://dom.spec.whatwg.org/#get-the-parent).
+const frameWatch = `window.__screenshotFrames = new WeakSet();
+document.addEventListener("load", e => {
+	if (e.target instanceof HTMLIFrameElement) window.__screenshotFrames.add(e.target);
+}, true);`
+
 // settled resolves once the page is ready to be photographed: its fonts
-// loaded, every frame of its own origin loaded (frames of other origins,
-// such as the custom page's, hold back the load event that navigation
-// waits for), and two more frames painted.
+// loaded, every frame that has an address loaded (those added or made
+// visible after the page's load event too: lazy frames load once the window
+// is as tall as the page), and two more frames painted. It resolves false
+// when a frame does not load within 5 seconds.
 const settled = `(async () => {
 	await document.fonts.ready;
-	const loaded = () => [...document.querySelectorAll("iframe")].every(f => {
-		let d = null;
-		try { d = f.contentDocument; } catch (e) {}
-		return !d || (d.readyState === "complete" && (!f.getAttribute("src") || d.URL !== "about:blank"));
-	});
+	const loaded = () => [...document.querySelectorAll("iframe[src]")].every(f => window.__screenshotFrames.has(f));
 	for (let i = 0; i < 200 && !loaded(); i++) await new Promise(r => setTimeout(r, 25));
 	await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
 	return loaded();

@@ -35,21 +35,33 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *out, names, os.Stdout, os.Stderr); err != nil {
+	if err := capture(ctx, *out, names); err != nil {
 		fmt.Fprintln(os.Stderr, "screenshots:", err)
 		os.Exit(1)
 	}
 }
 
-// run captures the named screens (all when names is empty) into dir,
-// printing progress to stdout and the server's and pages' complaints to
-// stderr. Capturing all of them also removes images of screens no longer
+// capture runs the named screens (all when names is empty) into dir, and
+// after a run of all of them removes the images of screens no longer
 // listed.
-func run(ctx context.Context, dir string, names []string, stdout, stderr io.Writer) (err error) {
-	todo, err := selectScreens(names)
+func capture(ctx context.Context, dir string, names []string) error {
+	list, err := selectScreens(names)
 	if err != nil {
 		return err
 	}
+	if err := run(ctx, dir, list, os.Stdout, os.Stderr); err != nil {
+		return err
+	}
+	if len(names) > 0 {
+		return nil
+	}
+	return removeStale(dir)
+}
+
+// run captures the screens of list, which must be in stage order, into dir
+// and writes the index, printing progress to stdout and the server's and
+// pages' complaints to stderr.
+func run(ctx context.Context, dir string, list []screen, stdout, stderr io.Writer) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -65,7 +77,7 @@ func run(ctx context.Context, dir string, names []string, stdout, stderr io.Writ
 	defer func() { err = errors.Join(err, b.close()) }()
 
 	d := newDemo(in)
-	for _, sc := range todo {
+	for _, sc := range list {
 		if err := d.advance(ctx, sc.stage); err != nil {
 			return err
 		}
@@ -100,12 +112,7 @@ func run(ctx context.Context, dir string, names []string, stdout, stderr io.Writ
 			fmt.Fprintf(stdout, "%-28s %-8s %4d×%-5d %s\n", sc.name, sz.name, cfg.Width, cfg.Height, filepath.Join(dir, file))
 		}
 	}
-	if len(names) == 0 {
-		if err := removeStale(dir); err != nil {
-			return err
-		}
-	}
-	return writeIndex(dir, todo)
+	return writeIndex(dir, list)
 }
 
 // selectScreens returns the screens with the given names, in table order,

@@ -38,7 +38,7 @@ var screens = []screen{
 	{name: "10-keys", title: "API keys", stage: seeded, as: admin, path: at("/keys")},
 	{name: "11-keys-free-plan", title: "API keys on the Free plan", stage: seeded, as: member, path: at("/keys")},
 	{name: "12-admin", title: "Admin: accounts", stage: seeded, as: admin, path: at("/admin")},
-	{name: "public-default", title: "Public link: default page", stage: seeded, as: visitor, path: publicLink("presskit")},
+	{name: "public-default", title: "Public link: default page", stage: seeded, as: visitor, path: publicLink("photos")},
 	{name: "public-custom-page", title: "Public link: published custom page", stage: seeded, as: visitor, path: publicLink("lookbook")},
 	{name: "public-draft-preview", title: "Public link: draft preview", stage: seeded, as: visitor, path: func(d *demo) string { return d.previewURL }},
 	{name: "public-not-found", title: "Public link: not found", stage: seeded, as: visitor, path: at("/f/no-such-link"), status: http.StatusNotFound},

@@ -5,6 +5,8 @@ import (
 	"context"
 	"image"
 	"image/png"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,8 +20,12 @@ import (
 func TestScreenshots(t *testing.T) {
 	dir := t.TempDir()
 	names := []string{"02-login", "public-custom-page"}
+	list, err := selectScreens(names)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), dir, names, &stdout, &stderr); err != nil {
+	if err := run(context.Background(), dir, list, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
 	}
 	index, err := os.ReadFile(filepath.Join(dir, "README.md"))
@@ -52,6 +58,32 @@ func TestScreenshots(t *testing.T) {
 	}
 	if got := strings.Count(stdout.String(), "\n"); got != len(names)*len(sizes) {
 		t.Errorf("printed %d progress lines, want one a screenshot:\n%s", got, &stdout)
+	}
+}
+
+// TestScreenshotsFailOnErrors checks that a screen answering another status
+// than its own, or sending the browser elsewhere, stops the run with an
+// error naming it, rather than being captured.
+func TestScreenshotsFailOnErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sc   screen
+		want string
+	}{
+		{"missing route", screen{name: "missing", stage: fresh, as: visitor, path: at("/no-such-page")}, "answered 404"},
+		{"redirect", screen{name: "redirected", stage: accounts, as: visitor, path: at("/account")}, "redirected to"},
+		{"unexpected success", screen{name: "not-404", stage: fresh, as: visitor, path: at("/setup"), status: http.StatusNotFound}, "answered 200"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			err := run(context.Background(), dir, []screen{tc.sc}, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.sc.name) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("run: got error %v, want one naming %s that says %q", err, tc.sc.name, tc.want)
+			}
+			if imgs, _ := filepath.Glob(filepath.Join(dir, "*.png")); len(imgs) > 0 {
+				t.Errorf("run wrote %v for a failing screen", imgs)
+			}
+		})
 	}
 }
 
