@@ -3,7 +3,7 @@
 //
 // Recorded on the 2-core dev machine with:
 //
-//	go test -run '^$' -bench 'OuterPage|DefaultPage|Download4KiB' -benchmem ./internal/web
+//	go test -run '^$' -bench 'OuterPage|DefaultPage|PublicTemplatePage|Download4KiB' -benchmem ./internal/web
 //
 //	cpu: AMD EPYC (2 cores, shared, noisy)
 //	BenchmarkOuterPage-2      14455   86783 ns/op  10787 B/op  249 allocs/op
@@ -36,6 +36,13 @@ import (
 // benchServer is a Server on real parts for benchmarks, with one file of the
 // given size on an Agency account, with a published page when publish is set.
 func benchServer(b *testing.B, size int, publish bool) (http.Handler, fileframe.File) {
+	b.Helper()
+	return benchServerLook(b, size, publish, fileframe.Appearance{})
+}
+
+// benchServerLook is benchServer with look as the account's default
+// appearance.
+func benchServerLook(b *testing.B, size int, publish bool, look fileframe.Appearance) (http.Handler, fileframe.File) {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -78,6 +85,9 @@ func benchServer(b *testing.B, size int, publish bool) (http.Handler, fileframe.
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := store.SetAccountAppearance(ctx, acct.ID, look); err != nil {
+		b.Fatal(err)
+	}
 	if publish {
 		_, err := store.SavePage(ctx, fileframe.PageWrite{
 			FileID: f.ID, HTML: []byte(customHTML("bench")), Publish: true, At: time.Now(),
@@ -111,6 +121,16 @@ func BenchmarkOuterPage(b *testing.B) {
 
 func BenchmarkDefaultPage(b *testing.B) {
 	h, f := benchServer(b, 1000, false)
+	benchGet(b, h, "/f/"+f.Slug, 0)
+}
+
+// BenchmarkPublicTemplatePage is BenchmarkDefaultPage with a template
+// appearance: both are one cache lookup and one write of a pre-rendered
+// page, so they should take the same time.
+func BenchmarkPublicTemplatePage(b *testing.B) {
+	h, f := benchServerLook(b, 1000, false, fileframe.Appearance{
+		Template: "card", Headline: "Your report is ready", Message: "Thanks for working with us.", Accent: "#0f766e",
+	})
 	benchGet(b, h, "/f/"+f.Slug, 0)
 }
 

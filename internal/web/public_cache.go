@@ -45,6 +45,11 @@ type publicEntry struct {
 	// shows custom pages; hasPage is false otherwise.
 	page    fileframe.Page
 	hasPage bool
+	// look is the file's template appearance (its own, else its account's
+	// default) when its owner's plan shows templates; hasLook is false
+	// otherwise.
+	look    look
+	hasLook bool
 
 	rendered atomic.Pointer[renderedPage] // the public /f/{slug} page
 	ref      atomic.Bool                  // used since the clock hand last passed
@@ -174,25 +179,53 @@ func (s *Server) publicRecord(ctx context.Context, slug string) (*publicEntry, e
 			return nil, err
 		}
 	}
+	if !acct.Disabled && acct.Plan.Templates() {
+		a, err := s.effectiveAppearance(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		e.look, e.hasLook = resolveLook(a)
+	}
 	if cacheable {
 		s.cache.put(e)
 	}
 	return e, nil
 }
 
+// effectiveAppearance returns the appearance of file f: its own, else its
+// account's default (zero when neither is set). It does not look at the
+// plan.
+func (s *Server) effectiveAppearance(ctx context.Context, f fileframe.File) (fileframe.Appearance, error) {
+	a, err := s.store.FileAppearance(ctx, f.ID)
+	if err != nil || !a.IsZero() {
+		return a, err
+	}
+	return s.store.AccountAppearance(ctx, f.AccountID)
+}
+
 // publicPage returns e's public /f/{slug} page, rendering it on first use:
-// the outer page of the published custom page, or the default page.
+// the outer page of the published custom page, else the template page of
+// the file's appearance, else the default page.
 func (s *Server) publicPage(e *publicEntry) (*renderedPage, error) {
 	if p := e.rendered.Load(); p != nil {
 		return p, nil
 	}
 	data := filePage{Assets: s.pages.assets, File: newFileView(e.file)}
-	name, csp := "default.html", s.hdr.cspNone
-	if e.hasPage && e.page.Published() {
-		name, csp = "outer.html", s.hdr.cspContent
+	var body []byte
+	var err error
+	csp := s.hdr.cspNone
+	switch {
+	case e.hasPage && e.page.Published():
+		csp = s.hdr.cspContent
 		data.FrameURL = s.contentPageURL(e.file.Slug, e.page.LiveRevision, "")
+		body, err = s.pages.renderBytes("outer.html", data)
+	case e.hasLook:
+		var policy string
+		body, policy, err = s.renderTemplatePage(e.look, data.File, publicImageURLs(e.file.Slug, e.look.appearance), false, "'none'")
+		csp = []string{policy}
+	default:
+		body, err = s.pages.renderBytes("default.html", data)
 	}
-	body, err := s.pages.renderBytes(name, data)
 	if err != nil {
 		return nil, err
 	}

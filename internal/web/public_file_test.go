@@ -48,10 +48,14 @@ func (e *testEnv) contentGet(path string, header ...string) (*http.Response, []b
 	return e.get(e.content.URL+path, header...)
 }
 
-// pageKind tells which public page a body is: "outer", "default" or "error".
+// pageKind tells which public page a body is: "outer", "default",
+// "template:<name>" or "error".
 func pageKind(t *testing.T, body []byte) string {
 	t.Helper()
 	doc := parsePage(t, body)
+	if name, ok := htmlAttr(findTag(doc, "body"), "data-template"); ok {
+		return "template:" + name
+	}
 	switch {
 	case findTag(doc, "iframe") != nil:
 		return "outer"
@@ -137,11 +141,20 @@ func htmlText(n *html.Node) string {
 // assertPageHeaders checks the security headers of the app origin's pages.
 func assertPageHeaders(t *testing.T, resp *http.Response, frameSrc string) {
 	t.Helper()
-	wantCSP := "default-src 'none'; frame-src " + frameSrc + "; frame-ancestors 'none'; form-action 'none'; " +
-		"base-uri 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:"
+	assertSecurityHeaders(t, resp, "default-src 'none'; frame-src "+frameSrc+"; frame-ancestors 'none'; form-action 'none'; "+
+		"base-uri 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:", "DENY")
+	if got := resp.Header.Values("Set-Cookie"); len(got) != 0 {
+		t.Errorf("Set-Cookie: got %q, want none", got)
+	}
+}
+
+// assertSecurityHeaders checks the headers every HTML page of the app
+// origin has, with the given CSP and X-Frame-Options.
+func assertSecurityHeaders(t *testing.T, resp *http.Response, csp, frameOptions string) {
+	t.Helper()
 	for name, want := range map[string]string{
-		"Content-Security-Policy":    wantCSP,
-		"X-Frame-Options":            "DENY",
+		"Content-Security-Policy":    csp,
+		"X-Frame-Options":            frameOptions,
 		"Cross-Origin-Opener-Policy": "same-origin",
 		"Referrer-Policy":            "no-referrer",
 		"X-Content-Type-Options":     "nosniff",
@@ -152,9 +165,6 @@ func assertPageHeaders(t *testing.T, resp *http.Response, frameSrc string) {
 		}
 	}
 	assertPermissionsPolicy(t, resp.Header.Get("Permissions-Policy"))
-	if got := resp.Header.Values("Set-Cookie"); len(got) != 0 {
-		t.Errorf("Set-Cookie: got %q, want none", got)
-	}
 }
 
 // assertPermissionsPolicy checks that every powerful feature is turned off.
