@@ -7,8 +7,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"mime"
+	"net/http"
 	"net/url"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -54,17 +56,19 @@ type demoFile struct {
 	name  string
 	size  int64
 	age   time.Duration // how long ago it was uploaded
+	// downloads is how many downloads visitors start.
+	downloads int
 }
 
 // demoFiles are the files of the seeded stage, newest first per owner.
 var demoFiles = []demoFile{
-	{"lookbook", admin, "Spring 2026 lookbook.pdf", 8_412_331, 2 * time.Hour},
-	{"guidelines", admin, "Brand guidelines v3.pdf", 2_138_904, 26 * time.Hour},
-	{"presskit", admin, "Northwind press kit.zip", 14_702_118, 3 * 24 * time.Hour},
-	{"invoice", admin, "Invoice 2026-0142.pdf", 184_220, 9 * 24 * time.Hour},
-	{"teaser", admin, "Launch teaser (1080p).mp4", 5_873_402, 16 * 24 * time.Hour},
-	{"portfolio", member, "Leo Martin – portfolio 2026.pdf", 3_301_876, 5 * time.Hour},
-	{"photos", member, "Wedding selects – Anna & Tom.zip", 6_950_412, 4 * 24 * time.Hour},
+	{"lookbook", admin, "Spring 2026 lookbook.pdf", 8_412_331, 2 * time.Hour, 37},
+	{"guidelines", admin, "Brand guidelines v3.pdf", 2_138_904, 26 * time.Hour, 0},
+	{"presskit", admin, "Northwind press kit.zip", 14_702_118, 3 * 24 * time.Hour, 12},
+	{"invoice", admin, "Invoice 2026-0142.pdf", 184_220, 9 * 24 * time.Hour, 2},
+	{"teaser", admin, "Launch teaser (1080p).mp4", 5_873_402, 16 * 24 * time.Hour, 148},
+	{"portfolio", member, "Leo Martin – portfolio 2026.pdf", 3_301_876, 5 * time.Hour, 4},
+	{"photos", member, "Wedding selects – Anna & Tom.zip", 6_950_412, 4 * 24 * time.Hour, 9},
 }
 
 // demo is the instance being filled, with what the screens need to find
@@ -147,40 +151,86 @@ func (d *demo) seedContent(ctx context.Context) error {
 	}
 
 	// A general key made on the keys page, for the agent that writes the
-	// pages, and a page-bound one as `fileframe key create --file` makes it.
-	answer, err := d.clients[admin].submit(ctx, "/keys", "/keys", url.Values{"name": {"Campaign agent"}, "expires": {"90"}})
+	// pages, and a page-bound one made on the guidelines' file page, for a
+	// review bot.
+	admins := d.clients[admin]
+	answer, err := admins.submit(ctx, "/keys", "/keys", url.Values{"name": {"Campaign agent"}, "expires": {"90"}})
 	if err != nil {
 		return err
 	}
 	key := inputValue(answer, "new-key")
-	if key == "" {
-		return fmt.Errorf("the keys page did not show the new key")
-	}
-	secret, hash, prefix := fileframe.NewKeySecret(fileframe.KeyPage)
-	if _, err := st.CreateKey(ctx, fileframe.Key{
-		AccountID: owners[admin].ID, Kind: fileframe.KeyPage, FileID: d.files["guidelines"].ID,
-		Name: "Design review bot", Hash: hash, Prefix: prefix, CreatedAt: now.Add(-20 * time.Hour),
-	}); err != nil {
+	guidelines := "/files/" + string(d.files["guidelines"].ID)
+	if answer, err = admins.submit(ctx, guidelines, guidelines+"/keys", url.Values{}); err != nil {
 		return err
+	}
+	bound := inputValue(answer, "new-key")
+	if key == "" || bound == "" {
+		return fmt.Errorf("the keys page or the file page did not show the new key")
 	}
 
-	// The agent publishes the lookbook's page; the review bot leaves the
-	// guidelines' page as a draft, which has a preview link.
-	page, err := pagesFS.ReadFile("pages/lookbook.html")
+	// The agent posts a first draft of the lookbook's page, then publishes
+	// the final one; the review bot leaves the guidelines' page as a draft,
+	// which has a preview link.
+	lookbook, err := pagesFS.ReadFile("pages/lookbook.html")
 	if err != nil {
 		return err
 	}
-	if _, err := d.clients[admin].postPage(ctx, key, string(d.files["lookbook"].ID), string(page), true); err != nil {
-		return fmt.Errorf("publishing the lookbook's page: %w", err)
-	}
-	if page, err = pagesFS.ReadFile("pages/guidelines.html"); err != nil {
+	guide, err := pagesFS.ReadFile("pages/guidelines.html")
+	if err != nil {
 		return err
 	}
-	draft, err := d.clients[admin].postPage(ctx, secret, string(d.files["guidelines"].ID), string(page), false)
-	if err != nil {
-		return fmt.Errorf("posting the guidelines' draft: %w", err)
+	first := strings.Replace(string(lookbook), "<em>lookbook</em>", "<em>preview</em>", 1)
+	for _, p := range []struct {
+		key, file, html string
+		publish         bool
+	}{
+		{key, "lookbook", first, false},
+		{key, "lookbook", string(lookbook), true},
+		{bound, "guidelines", string(guide), false},
+	} {
+		answer, err := admins.postPage(ctx, p.key, string(d.files[p.file].ID), p.html, p.publish)
+		if err != nil {
+			return fmt.Errorf("posting the %s's page: %w", p.file, err)
+		}
+		d.previewURL = answer.PreviewURL
 	}
-	d.previewURL = draft.PreviewURL
+	return d.download(ctx)
+}
+
+// download has visitors start each file's downloads through its link. The
+// app counts a download when its first bytes go out, so each asks for the
+// first kilobyte only (as a download manager does); the counts reach the
+// store in the server's next batch.
+func (d *demo) download(ctx context.Context) error {
+	visitors := d.clients[visitor]
+	for _, f := range demoFiles {
+		for range f.downloads {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.in.app+d.files[f.id].URL()+"/download", nil)
+			if err != nil {
+				return err
+			}
+			req.Header.Set("Range", "bytes=0-1023")
+			if _, _, err := visitors.do(req); err != nil {
+				return err
+			}
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, f := range demoFiles {
+		for {
+			got, err := d.in.store.FileByID(ctx, d.files[f.id].ID)
+			if err != nil {
+				return err
+			}
+			if got.Downloads >= int64(f.downloads) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s: %d downloads counted, want %d", f.name, got.Downloads, f.downloads)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/blob/disk"
 	"github.com/fileframe/fileframe/internal/sqlite"
@@ -72,8 +73,10 @@ func startInstance(ctx context.Context, logs io.Writer) (_ *instance, err error)
 		ContentOrigin: contentURL,
 		PreviewSecret: secret,
 		Signup:        true,
-		StoreKind:     "sqlite",
-		BlobsKind:     "disk",
+		// Download counts reach the store at once, before the next screen.
+		CountFlushInterval: 20 * time.Millisecond,
+		StoreKind:          "sqlite",
+		BlobsKind:          "disk",
 	})
 	if err != nil {
 		listeners[0].Close()

@@ -25,19 +25,31 @@ func publicLink(id string) func(*demo) string {
 	return func(d *demo) string { return d.files[id].URL() }
 }
 
+// filePage returns a screen's path function for the page of a demo file
+// in the app.
+func filePage(id string) func(*demo) string {
+	return func(d *demo) string { return "/files/" + string(d.files[id].ID) }
+}
+
 // screens lists every screen, in the order they are taken (by stage). A
 // screen is listed once its route exists: the tool fails on any status but
 // the expected one, so that it never captures a broken or missing page.
 // Numbered names are the application's pages in the order a new user meets
-// them; public-* are what visitors of a link see.
+// them (09 and 10 are kept for the appearance editors); public-* are what
+// visitors of a link see.
 var screens = []screen{
 	{name: "01-setup", title: "Setup (fresh instance)", stage: fresh, as: visitor, path: at("/setup")},
 	{name: "02-login", title: "Sign in", stage: accounts, as: visitor, path: at("/login")},
 	{name: "03-signup", title: "Sign up", stage: accounts, as: visitor, path: at("/signup")},
-	{name: "09-account", title: "Account (admin on Agency)", stage: seeded, as: admin, path: at("/account")},
-	{name: "10-keys", title: "API keys", stage: seeded, as: admin, path: at("/keys")},
-	{name: "11-keys-free-plan", title: "API keys on the Free plan", stage: seeded, as: member, path: at("/keys")},
-	{name: "12-admin", title: "Admin: accounts", stage: seeded, as: admin, path: at("/admin")},
+	{name: "04-files-empty", title: "Files, before the first upload", stage: accounts, as: member, path: at("/files")},
+	{name: "05-files", title: "Files", stage: seeded, as: admin, path: at("/files")},
+	{name: "06-file-page", title: "File page with a published custom page", stage: seeded, as: admin, path: filePage("lookbook")},
+	{name: "07-file-page-draft", title: "File page with a draft custom page", stage: seeded, as: admin, path: filePage("guidelines")},
+	{name: "08-file-page-free-plan", title: "File page on the Free plan", stage: seeded, as: member, path: filePage("photos")},
+	{name: "11-account", title: "Account (admin on Agency)", stage: seeded, as: admin, path: at("/account")},
+	{name: "12-keys", title: "API keys", stage: seeded, as: admin, path: at("/keys")},
+	{name: "13-keys-free-plan", title: "API keys on the Free plan", stage: seeded, as: member, path: at("/keys")},
+	{name: "14-admin", title: "Admin: accounts", stage: seeded, as: admin, path: at("/admin")},
 	{name: "public-default", title: "Public link: default page", stage: seeded, as: visitor, path: publicLink("photos")},
 	{name: "public-custom-page", title: "Public link: published custom page", stage: seeded, as: visitor, path: publicLink("lookbook")},
 	{name: "public-draft-preview", title: "Public link: draft preview", stage: seeded, as: visitor, path: func(d *demo) string { return d.previewURL }},
