@@ -67,6 +67,7 @@ var demoFiles = []demoFile{
 	{"presskit", admin, "Northwind press kit.zip", 14_702_118, 3 * 24 * time.Hour, 12},
 	{"invoice", admin, "Invoice 2026-0142.pdf", 184_220, 9 * 24 * time.Hour, 2},
 	{"teaser", admin, "Launch teaser (1080p).mp4", 5_873_402, 16 * 24 * time.Hour, 148},
+	{"shoot", admin, "Costa da Morte shoot – selects.zip", 11_260_093, 20 * 24 * time.Hour, 23},
 	{"portfolio", member, "Leo Martin – portfolio 2026.pdf", 3_301_876, 5 * time.Hour, 4},
 	{"photos", member, "Wedding selects – Anna & Tom.zip", 6_950_412, 4 * 24 * time.Hour, 9},
 }
@@ -194,7 +195,34 @@ func (d *demo) seedContent(ctx context.Context) error {
 		}
 		d.previewURL = answer.PreviewURL
 	}
+	if err := d.brand(ctx, owners[admin].ID); err != nil {
+		return err
+	}
 	return d.download(ctx)
+}
+
+// brand gives the admin's download pages the studio's look: the Card
+// template for the account, and each other template on a file of its own.
+func (d *demo) brand(ctx context.Context, id fileframe.AccountID) error {
+	st := d.in.store
+	err := st.SetAccountAppearance(ctx, id, fileframe.Appearance{
+		Template: "card", Headline: "Northwind Studio",
+		Message: "Thanks for working with us. Your files are ready; questions go to hello@northwind.studio.",
+		Accent:  "#c8643b",
+	})
+	if err != nil {
+		return err
+	}
+	for file, a := range map[string]fileframe.Appearance{
+		"invoice": {Template: "minimal", Headline: "Invoice 2026-0142", Message: "Payable within 30 days. Thank you for your business.", Accent: "#1d4ed8"},
+		"teaser":  {Template: "bold", Headline: "Spring 2026 is coming", Message: "Forty seconds of linen, salt and light. Embargoed until 20 March.", Accent: "#c8643b"},
+		"shoot":   {Template: "photo", Headline: "Costa da Morte, day two", Message: "Sixty selects from the beach shoot, graded and ready for layout.", Accent: "#0f766e"},
+	} {
+		if err := st.SetFileAppearance(ctx, d.files[file].ID, a); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // download has visitors start each file's downloads through its link. The

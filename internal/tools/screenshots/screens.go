@@ -52,6 +52,10 @@ var screens = []screen{
 	{name: "14-admin", title: "Admin: accounts", stage: seeded, as: admin, path: at("/admin")},
 	{name: "public-default", title: "Public link: default page", stage: seeded, as: visitor, path: publicLink("photos")},
 	{name: "public-custom-page", title: "Public link: published custom page", stage: seeded, as: visitor, path: publicLink("lookbook")},
+	{name: "public-template-minimal", title: "Public link: Minimal template", stage: seeded, as: visitor, path: publicLink("invoice")},
+	{name: "public-template-bold", title: "Public link: Bold template", stage: seeded, as: visitor, path: publicLink("teaser")},
+	{name: "public-template-photo", title: "Public link: Photo template", stage: seeded, as: visitor, path: publicLink("shoot")},
+	{name: "public-template-card", title: "Public link: Card template (the account's appearance)", stage: seeded, as: visitor, path: publicLink("presskit")},
 	{name: "public-draft-preview", title: "Public link: draft preview", stage: seeded, as: visitor, path: func(d *demo) string { return d.previewURL }},
 	{name: "public-not-found", title: "Public link: not found", stage: seeded, as: visitor, path: at("/f/no-such-link"), status: http.StatusNotFound},
 }
