@@ -47,6 +47,10 @@ func apiProblem(code string) (status int, title string, known bool) {
 		return http.StatusUnprocessableEntity, "HTML breaks the page rules", true
 	case fileframe.CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed, "Method not allowed", true
+	case codeFileTooLarge:
+		return http.StatusRequestEntityTooLarge, "File larger than the plan allows", true
+	case codeQuotaExceeded:
+		return http.StatusRequestEntityTooLarge, "Storage quota exceeded", true
 	case fileframe.ENOTFOUND:
 		return http.StatusNotFound, "Not found", true
 	case fileframe.EINTERNAL:

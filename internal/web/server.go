@@ -14,6 +14,7 @@ import (
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/prometheus/client_golang/prometheus"
+	tusd "github.com/tus/tusd/v2/pkg/handler"
 )
 
 // Config is everything a Server needs; cmd/fileframe builds it from flags.
@@ -78,6 +79,20 @@ type Config struct {
 
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+
+	// TusStore keeps the bytes of unfinished resumable (tus) uploads, e.g.
+	// a tusd s3store in the blob bucket. When it is nil, UploadDir names
+	// the directory of a tusd filestore; with neither, the tus endpoint is
+	// not mounted and uploads are plain only.
+	TusStore  TusStore
+	UploadDir string
+	// TusLocker locks an unfinished upload while a request works on it;
+	// nil means locks in this process's memory, right for one instance.
+	// Instances sharing unfinished uploads share one (postgres.TusLocker).
+	TusLocker tusd.Locker
+	// Quotas are the upload limits of each plan; a plan without one is
+	// unlimited.
+	Quotas map[fileframe.Plan]Quota
 }
 
 // Server serves the app origin and the content origin.
@@ -108,6 +123,9 @@ type Server struct {
 	ownWrites atomic.Uint64
 	cache     *publicCache
 	hdr       headerValues
+	// tus is the resumable upload endpoint; nil without a TusStore or
+	// UploadDir.
+	tus *tusUploads
 }
 
 // New checks cfg, fills defaults and returns a Server. Call Close when done.
@@ -158,6 +176,9 @@ func New(cfg Config) (*Server, error) {
 	s.store = ownWriteStore{Store: cfg.Store, n: &s.ownWrites}
 	s.cache = newPublicCache(publicCacheSize)
 	s.hdr = newHeaderValues(s.ContentOrigin())
+	if s.tus, err = s.newTusUploads(); err != nil {
+		return nil, fmt.Errorf("web: resumable uploads: %w", err)
+	}
 	if cw, ok := cfg.Store.(fileframe.ChangeWatchingStore); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		s.changes, err = cw.WatchChanges(ctx)

@@ -1,0 +1,196 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// uploadedFile is a stored file in the answer of POST /api/files.
+type uploadedFile struct {
+	ID   fileframe.FileID `json:"id"`
+	Name string           `json:"name"`
+	Size int64            `json:"size"`
+	Slug string           `json:"slug"`
+	// URL is the public link, /f/<slug>; PublicURL the same with the base
+	// URL; Page the file's page in the application.
+	URL       string `json:"url"`
+	PublicURL string `json:"publicUrl"`
+	Page      string `json:"page"`
+}
+
+// uploadResponse is the body of a 201 answer of POST /api/files: the first
+// (often only) file's fields at the top, so `jq -r .url` works, and every
+// file stored, in the order sent, in files.
+type uploadResponse struct {
+	OK bool `json:"ok"`
+	uploadedFile
+	Files []uploadedFile `json:"files"`
+}
+
+func (s *Server) uploaded(f fileframe.File) uploadedFile {
+	return uploadedFile{
+		ID: f.ID, Name: f.Name, Size: f.Size, Slug: f.Slug,
+		URL: f.URL(), PublicURL: s.publicURL(f.URL()), Page: filePagePath(f.ID),
+	}
+}
+
+// apiUploadFiles handles POST /api/files: a general API key of an Agency
+// account uploads files, as multipart/form-data (every part named "file"
+// with a file name) or as the raw body with the name in ?name=.
+func (s *Server) apiUploadFiles(w http.ResponseWriter, r *http.Request) {
+	files, err := s.apiUpload(w, r)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	resp := uploadResponse{OK: true, uploadedFile: files[0], Files: files}
+	w.Header().Set("Location", resp.Page)
+	s.writeAPIJSON(w, "application/json", http.StatusCreated, resp)
+}
+
+func (s *Server) apiUpload(w http.ResponseWriter, r *http.Request) ([]uploadedFile, error) {
+	caller, err := s.authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	s.touchKey(r, caller.key)
+	if !caller.account.Plan.CustomPages() {
+		return nil, fileframe.Errorf(fileframe.CodePlanRequired,
+			"The account that owns this API key is on the %s plan; the API needs the Agency plan. Ask the account owner to upgrade: the same key works again as soon as the account is on Agency.",
+			caller.account.Plan)
+	}
+	if caller.key.Kind != fileframe.KeyGeneral {
+		return nil, unauthorized("This is a page-bound key (ffp_), which acts on one file's page only. Uploading files needs a general key (ffk_).")
+	}
+	if err := s.rateLimit(w, r, caller.key); err != nil {
+		return nil, err
+	}
+	body := readDeadlineReader{r: r.Body, rc: http.NewResponseController(w)}
+	var files []uploadedFile
+	err = s.eachUpload(r, body, func(name string, size int64, content io.Reader) error {
+		f, err := s.receiveFile(r.Context(), caller.account, name, size, content)
+		if err != nil {
+			return err
+		}
+		files = append(files, s.uploaded(f))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// eachUpload calls store for every file of an upload request: every part
+// named "file" of a multipart/form-data body, or else the raw body named by
+// ?name=. size is -1 when it is not known before the bytes are read.
+func (s *Server) eachUpload(r *http.Request, body io.Reader, store func(name string, size int64, content io.Reader) error) error {
+	if mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mediaType != "multipart/form-data" {
+		name := r.URL.Query().Get("name")
+		if name == "" {
+			return fileframe.Errorf(fileframe.CodeInvalidField,
+				"Name the file: send the raw bytes with ?name=<file name> in the URL, or send multipart/form-data with a part named file (curl -F file=@report.pdf).")
+		}
+		return store(name, r.ContentLength, body)
+	}
+	n := 0
+	err := s.eachFormPart(r, body, func(part *multipart.Part) error {
+		if part.FormName() != "file" || part.FileName() == "" {
+			return nil
+		}
+		n++
+		return store(part.FileName(), -1, part)
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fileframe.Errorf(fileframe.CodeInvalidField,
+			"The multipart body has no file: send each file in a part named file with a file name (curl -F file=@report.pdf).")
+	}
+	return nil
+}
+
+// apiUploadMethodNotAllowed answers any method but POST on /api/files.
+func (s *Server) apiUploadMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	s.apiError(w, r, fileframe.Errorf(fileframe.CodeMethodNotAllowed,
+		"%s is not allowed here: upload files with POST /api/files.", r.Method))
+}
+
+// uploadForm handles POST /files/upload, the upload panel's form for a
+// browser without JavaScript: multipart/form-data whose first part is the
+// session's CSRF token ("csrf") and whose "file" parts are the files. One
+// file leads to its page, several to the file list.
+func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request) {
+	si := s.currentSession(w, r)
+	if si == nil {
+		appRedirect(w, r, "/login")
+		return
+	}
+	body := readDeadlineReader{r: r.Body, rc: http.NewResponseController(w)}
+	checked := false
+	var last fileframe.File
+	n := 0
+	err := s.eachFormPart(r, body, func(part *multipart.Part) error {
+		if part.FormName() == "csrf" {
+			token, _ := io.ReadAll(io.LimitReader(part, 128))
+			checked = verifyCSRF(s.csrfKey(), "session:"+si.session.Hash, string(token))
+			return nil
+		}
+		if part.FormName() != "file" || part.FileName() == "" {
+			return nil
+		}
+		if !checked {
+			return errCSRF
+		}
+		f, err := s.receiveFile(r.Context(), si.account, part.FileName(), -1, part)
+		if err != nil {
+			return err
+		}
+		last, n = f, n+1
+		return nil
+	})
+	switch {
+	case errors.Is(err, errCSRF) || (err == nil && !checked):
+		s.csrfFailed(w, r, si)
+	case err != nil && uploadStatus(fileframe.ErrorCode(err)) != http.StatusInternalServerError:
+		s.appError(w, r, si, uploadStatus(fileframe.ErrorCode(err)), "The upload did not work", fileframe.ErrorMessage(err))
+	case err != nil:
+		s.appFailed(w, r, si, err)
+	case n == 0:
+		s.appError(w, r, si, http.StatusBadRequest, "No file chosen", "Choose one or more files to upload, then press Upload.")
+	case n == 1:
+		appRedirect(w, r, filePagePath(last.ID))
+	default:
+		appRedirect(w, r, "/files")
+	}
+}
+
+var errCSRF = errors.New("the CSRF token must come before the files")
+
+// eachFormPart calls fn for every part of a multipart/form-data body.
+func (s *Server) eachFormPart(r *http.Request, body io.Reader, fn func(*multipart.Part) error) error {
+	mediaType, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mediaType != "multipart/form-data" || params["boundary"] == "" {
+		return fileframe.Errorf(fileframe.CodeInvalidField, "The body is not multipart/form-data with a boundary.")
+	}
+	mr := multipart.NewReader(body, params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return fileframe.Errorf(fileframe.CodeInvalidField, "The multipart/form-data body could not be read: %v.", err)
+		}
+		err = fn(part)
+		part.Close()
+		if err != nil {
+			return err
+		}
+	}
+}

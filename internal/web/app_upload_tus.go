@@ -1,0 +1,257 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/tus/tusd/v2/pkg/filestore"
+	tusd "github.com/tus/tusd/v2/pkg/handler"
+	"github.com/tus/tusd/v2/pkg/memorylocker"
+	xslog "golang.org/x/exp/slog"
+)
+
+// tusBasePath is where the tus endpoint is mounted on the app origin: POST
+// creates an upload, HEAD, PATCH and DELETE act on tusBasePath<id>.
+const tusBasePath = "/uploads/tus/"
+
+// csrfHeader carries the session's CSRF token on the tus requests that
+// change state (POST, PATCH, DELETE): the browser's script reads it from
+// the upload panel.
+const csrfHeader = "X-CSRF-Token"
+
+// Response headers of the PATCH (or POST) that completes a tus upload: the
+// new file's ID, its public link and its page in the application.
+const (
+	headerFileID   = "Fileframe-File-Id"
+	headerFileURL  = "Fileframe-File-Url"
+	headerFilePage = "Fileframe-File-Page"
+)
+
+// TusStore keeps the bytes of unfinished resumable uploads: a tusd
+// filestore.FileStore or s3store.S3Store. It must provide termination
+// (both do), which removes an upload once its file is stored.
+type TusStore interface {
+	UseIn(*tusd.StoreComposer)
+}
+
+// tusUploads is the tus endpoint.
+type tusUploads struct {
+	h        *tusd.UnroutedHandler
+	composer *tusd.StoreComposer
+}
+
+// newTusUploads builds the tus endpoint of cfg; nil when cfg keeps no
+// unfinished uploads (neither TusStore nor UploadDir).
+func (s *Server) newTusUploads() (*tusUploads, error) {
+	store := s.cfg.TusStore
+	if store == nil {
+		if s.cfg.UploadDir == "" {
+			return nil, nil
+		}
+		if err := os.MkdirAll(s.cfg.UploadDir, 0o750); err != nil {
+			return nil, err
+		}
+		store = filestore.New(s.cfg.UploadDir)
+	}
+	composer := tusd.NewStoreComposer()
+	store.UseIn(composer)
+	if !composer.UsesTerminater {
+		return nil, errors.New("web: the tus store cannot terminate uploads")
+	}
+	locker := s.cfg.TusLocker
+	if locker == nil {
+		locker = memorylocker.New()
+	}
+	composer.UseLocker(locker)
+	t := &tusUploads{composer: composer}
+	h, err := tusd.NewUnroutedHandler(tusd.Config{
+		StoreComposer: composer,
+		// Absolute, so that Location names the public origin even behind
+		// a proxy that rewrites Host.
+		BasePath:                  s.publicURL(tusBasePath),
+		DisableDownload:           true,
+		Cors:                      &tusd.CorsConfig{Disable: true}, // same origin only
+		Logger:                    xslog.New(tusLog{s.log.Handler()}),
+		PreUploadCreateCallback:   s.tusCreate,
+		PreFinishResponseCallback: func(ev tusd.HookEvent) (tusd.HTTPResponse, error) { return s.tusFinish(t, ev) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.h = h
+	return t, nil
+}
+
+// tusRoutes mounts the tus endpoint, when the server keeps unfinished
+// uploads.
+func (s *Server) tusRoutes(mux *http.ServeMux) {
+	t := s.tus
+	if t == nil {
+		return
+	}
+	route := func(h http.HandlerFunc) http.Handler {
+		return s.crossOrigin(s.tusSession(http.StripPrefix(strings.TrimSuffix(tusBasePath, "/"), t.h.Middleware(h))))
+	}
+	mux.Handle("POST "+tusBasePath+"{$}", route(t.h.PostFile))
+	mux.Handle("HEAD "+tusBasePath+"{id}", route(t.h.HeadFile))
+	mux.Handle("PATCH "+tusBasePath+"{id}", route(t.h.PatchFile))
+	mux.Handle("DELETE "+tusBasePath+"{id}", route(t.h.DelFile))
+}
+
+// uploaderKey is the context key of the signed-in session of a tus request,
+// which tusd's hooks read from their event's context.
+type uploaderKey struct{}
+
+// tusSession lets a tus request through only for a signed-in session (401
+// otherwise), with the session's CSRF token in csrfHeader on a state change
+// (403 otherwise), and on an upload of the session's account (404
+// otherwise: upload IDs start with their account's ID, tusCreate).
+func (s *Server) tusSession(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		si := s.currentSession(w, r)
+		if si == nil {
+			http.Error(w, "Sign in to upload files.", http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodHead && !verifyCSRF(s.csrfKey(), "session:"+si.session.Hash, r.Header.Get(csrfHeader)) {
+			http.Error(w, "This page expired. Reload it and upload again.", http.StatusForbidden)
+			return
+		}
+		if id := r.PathValue("id"); id != "" && !strings.HasPrefix(id, string(si.account.ID)+".") {
+			http.Error(w, "There is no such upload.", http.StatusNotFound)
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), uploaderKey{}, si)))
+	})
+}
+
+// uploader returns the account of a tus hook's request.
+func uploader(ctx context.Context) (fileframe.Account, bool) {
+	si, ok := ctx.Value(uploaderKey{}).(*signedIn)
+	if !ok {
+		return fileframe.Account{}, false
+	}
+	return si.account, true
+}
+
+// tusName returns the file name in a tus upload's metadata (tus-js-client
+// and Uppy send "filename"; some clients "name").
+func tusName(meta tusd.MetaData) string {
+	if n := meta["filename"]; n != "" {
+		return n
+	}
+	return meta["name"]
+}
+
+// tusCreate checks a new tus upload: a known length (the quota is checked
+// against it), a valid file name; it names the upload <account ID>.<random>.
+func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoChanges, error) {
+	var none tusd.FileInfoChanges
+	a, ok := uploader(ev.Context)
+	if !ok {
+		return tusd.HTTPResponse{}, none, tusd.NewError("ERR_UNAUTHORIZED", "Sign in to upload files.", http.StatusUnauthorized)
+	}
+	if ev.Upload.SizeIsDeferred {
+		return tusd.HTTPResponse{}, none, tusd.NewError("ERR_LENGTH_REQUIRED", "Send the upload's size in Upload-Length.", http.StatusBadRequest)
+	}
+	name := tusName(ev.Upload.MetaData)
+	if err := checkUploadName(name); err != nil {
+		return tusd.HTTPResponse{}, none, tusError(s, ev, err)
+	}
+	rm, err := s.uploadRoom(ev.Context, a)
+	if err == nil {
+		err = rm.check(ev.Upload.Size)
+	}
+	if err != nil {
+		return tusd.HTTPResponse{}, none, tusError(s, ev, err)
+	}
+	return tusd.HTTPResponse{}, tusd.FileInfoChanges{
+		ID:       string(a.ID) + "." + fileframe.RandomBase62(24),
+		MetaData: tusd.MetaData{"filename": name, "filetype": ev.Upload.MetaData["filetype"]},
+	}, nil
+}
+
+// tusFinish runs when the last byte of a tus upload has arrived, while the
+// request still holds the upload's lock: it streams the bytes into the blob
+// store, records the file (receiveFile checks the quota again), removes the
+// tus upload whether or not that worked (tus would not run this again for a
+// complete upload), and answers with the file in response headers.
+func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse, error) {
+	ctx := ev.Context
+	a, ok := uploader(ctx)
+	if !ok {
+		return tusd.HTTPResponse{}, tusd.NewError("ERR_UNAUTHORIZED", "Sign in to upload files.", http.StatusUnauthorized)
+	}
+	upload, err := t.composer.Core.GetUpload(ctx, ev.Upload.ID)
+	if err != nil {
+		return tusd.HTTPResponse{}, tusError(s, ev, err)
+	}
+	defer func() {
+		if err := t.composer.Terminater.AsTerminatableUpload(upload).Terminate(ctx); err != nil {
+			s.log.Warn("upload: removing a finished tus upload", "upload", ev.Upload.ID, "err", err)
+		}
+	}()
+	body, err := upload.GetReader(ctx)
+	if err != nil {
+		return tusd.HTTPResponse{}, tusError(s, ev, err)
+	}
+	defer body.Close()
+	f, err := s.receiveFile(ctx, a, tusName(ev.Upload.MetaData), ev.Upload.Size, body)
+	if err != nil {
+		return tusd.HTTPResponse{}, tusError(s, ev, err)
+	}
+	return tusd.HTTPResponse{Header: tusd.HTTPHeader{
+		headerFileID:   string(f.ID),
+		headerFileURL:  s.publicURL(f.URL()),
+		headerFilePage: filePagePath(f.ID),
+	}}, nil
+}
+
+// filePagePath is the file's page in the application.
+func filePagePath(id fileframe.FileID) string { return "/files/" + string(id) }
+
+// tusError turns err into a tus error response: an upload error's message
+// with its status, or a 500 that says nothing of the cause, which is logged.
+func tusError(s *Server, ev tusd.HookEvent, err error) error {
+	code := fileframe.ErrorCode(err)
+	status := uploadStatus(code)
+	if status == http.StatusInternalServerError {
+		s.log.Error("upload: tus upload failed", "upload", ev.Upload.ID, "err", err)
+		return tusd.NewError("ERR_INTERNAL", "The upload could not be stored. Please try again in a moment.", status)
+	}
+	return tusd.NewError("ERR_"+strings.ToUpper(code), fileframe.ErrorMessage(err), status)
+}
+
+// tusLog passes tusd's warnings and errors to the server's log. tusd logs
+// through golang.org/x/exp/slog, whose types differ from log/slog's; its
+// Info records (one per request) are dropped, the access log covers them.
+type tusLog struct{ h slog.Handler }
+
+func (t tusLog) Enabled(ctx context.Context, l xslog.Level) bool {
+	return l >= xslog.LevelWarn && t.h.Enabled(ctx, slog.Level(l))
+}
+
+func (t tusLog) Handle(ctx context.Context, r xslog.Record) error {
+	rec := slog.NewRecord(r.Time, slog.Level(r.Level), "tusd: "+r.Message, r.PC)
+	r.Attrs(func(a xslog.Attr) bool {
+		rec.AddAttrs(slog.Any(a.Key, a.Value.Any()))
+		return true
+	})
+	return t.h.Handle(ctx, rec)
+}
+
+func (t tusLog) WithAttrs(as []xslog.Attr) xslog.Handler {
+	attrs := make([]slog.Attr, len(as))
+	for i, a := range as {
+		attrs[i] = slog.Any(a.Key, a.Value.Any())
+	}
+	return tusLog{t.h.WithAttrs(attrs)}
+}
+
+func (t tusLog) WithGroup(name string) xslog.Handler { return tusLog{t.h.WithGroup(name)} }
