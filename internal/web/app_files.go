@@ -48,7 +48,8 @@ type fileRow struct {
 	Link        string // the public link, absolute
 	DownloadURL string
 	Downloads   int64
-	Created     string
+	Created     string // date and time
+	Date        string // date only, for the list
 	Datetime    string
 	// Look is what visitors of the link see, e.g. "Custom page · published
 	// r3"; LookClass styles it.
@@ -65,7 +66,7 @@ func (s *Server) newFileRow(f fileframe.File) fileRow {
 	return fileRow{
 		ID: f.ID, Name: f.Name, Size: humanSize(f.Size), Link: s.publicURL(f.URL()),
 		DownloadURL: newFileView(f).DownloadURL, Downloads: f.Downloads,
-		Created: fileTime(f.CreatedAt), Datetime: fileDatetime(f.CreatedAt),
+		Created: fileTime(f.CreatedAt), Date: f.CreatedAt.UTC().Format("2 Jan 2006"), Datetime: fileDatetime(f.CreatedAt),
 	}
 }
 
@@ -169,6 +170,7 @@ type customPage struct {
 	// pages the content origin does not serve.
 	Frame      string
 	PreviewURL string
+	PreviewFor string // how long preview links work, e.g. "24 hours"
 	// Warnings are htmlcheck's non-fatal findings for the latest revision.
 	Warnings  []htmlcheck.Finding
 	Revisions []revisionRow
@@ -337,6 +339,7 @@ func (s *Server) customPageFor(ctx context.Context, acct fileframe.Account, f fi
 	token := s.previewToken(f.Slug, page.LatestRevision, expires)
 	c.Frame = s.contentPageURL(f.Slug, page.LatestRevision, token)
 	c.PreviewURL = f.URL() + "?preview=" + url.QueryEscape(token)
+	c.PreviewFor = previewFor(s.cfg.PreviewTTL)
 	latest, err := s.store.Revision(ctx, f.ID, page.LatestRevision)
 	if err != nil {
 		return nil, err
@@ -349,6 +352,21 @@ func (s *Server) customPageFor(ctx context.Context, acct fileframe.Account, f fi
 // would see it, until expires.
 func (s *Server) previewURL(f fileframe.File, rev int, expires time.Time) string {
 	return f.URL() + "?preview=" + url.QueryEscape(s.previewToken(f.Slug, rev, expires))
+}
+
+// previewFor says how long a preview link works: "24 hours", "7 days",
+// "90 minutes".
+func previewFor(ttl time.Duration) string {
+	switch {
+	case ttl >= 48*time.Hour && ttl%(24*time.Hour) == 0:
+		return strconv.Itoa(int(ttl/(24*time.Hour))) + " days"
+	case ttl >= 2*time.Hour:
+		return strconv.Itoa(int(ttl/time.Hour)) + " hours"
+	}
+	if ttl < 2*time.Minute {
+		return "1 minute"
+	}
+	return strconv.Itoa(int(ttl/time.Minute)) + " minutes"
 }
 
 // checkPage runs the API's HTML rules on doc.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -673,6 +674,23 @@ func TestAppFileStates(t *testing.T) {
 	for _, name := range []string{"app_files.css", "app_files.js"} {
 		if resp, _ := e.get(e.app.URL + appAssetURL(name)); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: got %d", name, resp.StatusCode)
+		}
+	}
+}
+
+func TestPreviewFor(t *testing.T) {
+	for _, tt := range []struct {
+		ttl  time.Duration
+		want string
+	}{
+		{24 * time.Hour, "24 hours"},
+		{7 * 24 * time.Hour, "7 days"},
+		{36 * time.Hour, "36 hours"},
+		{90 * time.Minute, "90 minutes"},
+		{time.Second, "1 minute"},
+	} {
+		if got := previewFor(tt.ttl); got != tt.want {
+			t.Errorf("previewFor(%v): got %q, want %q", tt.ttl, got, tt.want)
 		}
 	}
 }
