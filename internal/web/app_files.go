@@ -276,7 +276,7 @@ func (s *Server) fileDetailFor(r *http.Request, si *signedIn, f fileframe.File) 
 	ctx := r.Context()
 	p := fileDetail{
 		appPage: s.newAppPage(f.Name, si), File: s.newFileRow(f),
-		Agency: si.account.Plan.CustomPages(), MaxHTML: humanSize(htmlcheck.MaxSize),
+		Agency: si.account.Plan.CustomPages(), MaxHTML: maxHTMLText,
 	}
 	p.Styles = append(p.Styles, appAssetURL("app_files.css"))
 	p.Scripts = append(p.Scripts, appAssetURL("app_files.js"))
@@ -504,7 +504,7 @@ func (s *Server) pageForm(h http.Handler) http.Handler {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			s.appError(w, r, nil, http.StatusRequestEntityTooLarge, "The page is too large",
-				fmt.Sprintf("A custom page can be at most %s. Make it smaller (shrink inlined images, drop unused CSS) and try again.", humanSize(htmlcheck.MaxSize)))
+				"A custom page can be at most "+maxHTMLText+". Make it smaller (shrink inlined images, drop unused CSS) and try again.")
 			return
 		}
 		if err != nil {
@@ -517,6 +517,16 @@ func (s *Server) pageForm(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// maxHTMLText is the limit on a page as people read it; MB would round
+// 1,048,577 bytes down to the limit itself.
+var maxHTMLText = fmt.Sprintf("1 MiB (%d bytes)", htmlcheck.MaxSize)
+
+// tooLargeText says that a page or file of n bytes is over the limit.
+func tooLargeText(what string, n int64) string {
+	return fmt.Sprintf("The %s is %d bytes; the limit is %s. Make the page smaller (shrink inlined images, drop unused CSS) and try again.",
+		what, n, maxHTMLText)
 }
 
 // pageHTML returns the HTML the page form sent: the chosen .html file if
@@ -534,8 +544,7 @@ func pageHTML(r *http.Request) (doc []byte, field, msg string) {
 		return nil, "html", "Paste the HTML of the page, or choose an .html file."
 	}
 	if len(doc) > htmlcheck.MaxSize {
-		return doc, "html", fmt.Sprintf("The page is %s; the limit is %s. Make it smaller (shrink inlined images, drop unused CSS) and try again.",
-			humanSize(int64(len(doc))), humanSize(htmlcheck.MaxSize))
+		return doc, "html", tooLargeText("page", int64(len(doc)))
 	}
 	return doc, "html", ""
 }
@@ -545,8 +554,7 @@ func readPageFile(fh *multipart.FileHeader) ([]byte, string) {
 		return nil, "Choose an .html file (a complete HTML document)."
 	}
 	if fh.Size > htmlcheck.MaxSize {
-		return nil, fmt.Sprintf("The file is %s; the limit is %s. Make the page smaller and try again.",
-			humanSize(fh.Size), humanSize(htmlcheck.MaxSize))
+		return nil, tooLargeText("file", fh.Size)
 	}
 	f, err := fh.Open()
 	if err != nil {

@@ -370,13 +370,18 @@ func TestAppFilePageFindings(t *testing.T) {
 	}
 	for _, tt := range []struct{ name, text, file, want string }{
 		{"empty", "  \n", "", "Paste the HTML of the page"},
-		{"too large", strings.Repeat("a", 1<<20+1), "", "the limit is 1.0 MB"},
+		{"too large", strings.Repeat("a", 1<<20+1), "", "The page is 1048577 bytes; the limit is 1 MiB (1048576 bytes)."},
 		{"not html", "", "page.txt", "Choose an .html file"},
 		{"not utf-8", "", "page.html", "not UTF-8"},
+		{"file too large", "", "big.html", "The file is 1048577 bytes; the limit is 1 MiB"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var file []byte
-			if tt.file != "" {
+			switch tt.file {
+			case "big.html":
+				file = bytes.Repeat([]byte("a"), 1<<20+1)
+			case "":
+			default:
 				file = []byte("<!doctype html><html><body>\xff</body></html>")
 			}
 			resp, body := fx.savePage(fx.file, "publish", tt.text, tt.file, file)
@@ -384,6 +389,11 @@ func TestAppFilePageFindings(t *testing.T) {
 				t.Errorf("got %d, want 422 with %q", resp.StatusCode, tt.want)
 			}
 		})
+	}
+	// A body over the form's cap is refused before it is read to the end.
+	resp, body := fx.savePage(fx.file, "publish", strings.Repeat("a", 2<<20), "big.html", bytes.Repeat([]byte("a"), 2<<20))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "A custom page can be at most 1 MiB (1048576 bytes).") {
+		t.Errorf("an oversized form: got %d, want 413:\n%s", resp.StatusCode, body)
 	}
 	if _, err := fx.e.store.PageByFile(context.Background(), fx.file.ID); !fileframe.IsNotFound(err) {
 		t.Errorf("a refused page was stored: %v", err)
