@@ -91,16 +91,25 @@ func (w *ChangeWatcher) Close() error {
 // bumped and it counts as listening. In that order, a value handed out
 // while not listening is never handed out again once listening.
 func (w *ChangeWatcher) listen(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, w.config)
+	conn, err := listenConn(ctx, w.config, changeChannel)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := conn.Exec(ctx, `LISTEN `+changeChannel); err != nil {
-		conn.Close(context.Background())
 		return nil, err
 	}
 	w.gen.Add(1)
 	w.listening.Store(true)
+	return conn, nil
+}
+
+// listenConn connects with config and LISTENs on channel.
+func listenConn(ctx context.Context, config *pgx.ConnConfig, channel string) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, config)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.Exec(ctx, `LISTEN `+channel); err != nil {
+		conn.Close(context.Background())
+		return nil, err
+	}
 	return conn, nil
 }
 
