@@ -22,23 +22,30 @@ import (
 // olderThan can lose its temp. The comparison is against this machine's
 // clock, so olderThan must be well above any clock skew with the server.
 func (s *Store) CleanTemp(ctx context.Context, olderThan time.Duration) (int, error) {
+	return s.cleanUnder(ctx, s.tempPrefix(), olderThan, "clean temp")
+}
+
+// cleanUnder removes the objects under prefix last modified more than
+// olderThan ago and aborts the multipart uploads under it that received no
+// part for that long; what names the work in errors.
+func (s *Store) cleanUnder(ctx context.Context, prefix string, olderThan time.Duration, what string) (int, error) {
 	cutoff := s.now().Add(-olderThan)
 	removed := 0
 	objects := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{
 		Bucket: &s.bucket,
-		Prefix: aws.String(s.tempPrefix()),
+		Prefix: aws.String(prefix),
 	})
 	for objects.HasMorePages() {
 		page, err := objects.NextPage(ctx)
 		if err != nil {
-			return removed, fmt.Errorf("s3: clean temp: %w", err)
+			return removed, fmt.Errorf("s3: %s: %w", what, err)
 		}
 		for _, obj := range page.Contents {
 			if !aws.ToTime(obj.LastModified).Before(cutoff) {
 				continue
 			}
 			if err := s.deleteObject(ctx, aws.ToString(obj.Key)); err != nil {
-				return removed, fmt.Errorf("s3: clean temp: %w", err)
+				return removed, fmt.Errorf("s3: %s: %w", what, err)
 			}
 			removed++
 		}
@@ -46,7 +53,7 @@ func (s *Store) CleanTemp(ctx context.Context, olderThan time.Duration) (int, er
 
 	uploads := s3.NewListMultipartUploadsPaginator(s.client, &s3.ListMultipartUploadsInput{
 		Bucket: &s.bucket,
-		Prefix: aws.String(s.tempPrefix()),
+		Prefix: aws.String(prefix),
 	})
 	for uploads.HasMorePages() {
 		page, err := uploads.NextPage(ctx)
@@ -54,14 +61,14 @@ func (s *Store) CleanTemp(ctx context.Context, olderThan time.Duration) (int, er
 		if errors.As(err, &apiErr) && apiErr.ErrorCode() == "NotImplemented" {
 			return removed, nil // a server without the listing; nothing to find
 		} else if err != nil {
-			return removed, fmt.Errorf("s3: clean temp: %w", err)
+			return removed, fmt.Errorf("s3: %s: %w", what, err)
 		}
 		for _, up := range page.Uploads {
 			if !aws.ToTime(up.Initiated).Before(cutoff) {
 				continue
 			}
 			if stale, err := s.uploadIdleSince(ctx, up.Key, up.UploadId, cutoff); err != nil {
-				return removed, fmt.Errorf("s3: clean temp: %w", err)
+				return removed, fmt.Errorf("s3: %s: %w", what, err)
 			} else if !stale {
 				continue
 			}
@@ -71,7 +78,7 @@ func (s *Store) CleanTemp(ctx context.Context, olderThan time.Duration) (int, er
 				UploadId: up.UploadId,
 			})
 			if err != nil && !isNoSuchUpload(err) {
-				return removed, fmt.Errorf("s3: clean temp: %w", err)
+				return removed, fmt.Errorf("s3: %s: %w", what, err)
 			}
 			removed++
 		}
