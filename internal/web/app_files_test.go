@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
@@ -702,5 +706,64 @@ func TestPreviewFor(t *testing.T) {
 		if got := previewFor(tt.ttl); got != tt.want {
 			t.Errorf("previewFor(%v): got %q, want %q", tt.ttl, got, tt.want)
 		}
+	}
+}
+
+// TestBrowserFilePagePreview opens the file page in Chromium: its preview
+// frame shows the draft from the content origin, inside the app page's CSP
+// and the visitors' sandbox, and the Copy button of the link works.
+func TestBrowserFilePagePreview(t *testing.T) {
+	b := newBrowserEnv(t, preview)
+	ctx := context.Background()
+	draft := strings.Replace(validPage, `document.body.dataset.ready = "1";`, `document.documentElement.dataset.ready = "1";`, 1)
+	if _, err := b.store.SavePage(ctx, fileframe.PageWrite{FileID: b.file.ID, HTML: []byte(draft)}); err != nil {
+		t.Fatal(err)
+	}
+	token, now := fileframe.RandomBase62(43), time.Now()
+	if err := b.store.CreateSession(ctx, fileframe.Session{
+		Hash: fileframe.HashKey(token), AccountID: b.account.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(time.Hour),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b.callBrowser(t, func(ctx context.Context) error {
+		_, err := chromedp.Run(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, network.SetCookie, network.SetCookieParams{
+				Name: b.srv.sessionCookieName(), Value: token, URL: b.appOrigin(), Path: "/", HTTPOnly: new(true),
+			})
+			return err
+		}))
+		return err
+	})
+	b.navigate(t, b.appOrigin()+filePath(b.file))
+	if got := eval[string](t, b.tab, `document.querySelector("h1").textContent`); got != b.file.Name {
+		t.Fatalf("the file page's heading: got %q, want %q (not signed in?)", got, b.file.Name)
+	}
+	// The frame loads lazily, once scrolled to.
+	eval[string](t, b.tab, `document.querySelector(".page-preview iframe").scrollIntoView(), "scrolled"`)
+	b.waitFrame(t, "ready")
+	frame := b.frame(t)
+	if got := eval[string](t, frame, `location.href`); !strings.HasPrefix(got, b.contentOrigin()+"/p/"+b.file.Slug+"/1?preview=") {
+		t.Errorf("the preview frame shows %q, want r1 on the content origin", got)
+	}
+	if got := eval[string](t, frame, `origin`); got != "null" {
+		t.Errorf("the preview frame's origin: got %q, want null (sandboxed, as for visitors)", got)
+	}
+
+	status := eval[string](t, b.tab, `(async () => {
+		const button = document.querySelector("button[data-copy]");
+		if (button.hidden) return "hidden";
+		button.click();
+		await new Promise(r => setTimeout(r, 200));
+		return button.parentNode.querySelector(".copy-status").textContent;
+	})()`)
+	if status != "Copied" && status != "Press Ctrl+C (⌘C) to copy" {
+		t.Errorf("after Copy the status says %q", status)
+	}
+	got := eval[string](t, b.tab, `(() => {
+		const el = document.activeElement;
+		return el.id + " " + el.value.slice(el.selectionStart, el.selectionEnd);
+	})()`)
+	if want := "link-" + string(b.file.ID) + " " + b.appOrigin() + b.file.URL(); got != want {
+		t.Errorf("after Copy the focus and selection: got %q, want %q", got, want)
 	}
 }
