@@ -54,8 +54,8 @@ type browser struct {
 	tabs   map[person]*tab
 }
 
-// tab is a person's tab, with what its pages logged as errors or warnings
-// since the last capture.
+// tab is a person's tab, with the errors its pages logged since the last
+// capture.
 type tab struct {
 	ctx  context.Context
 	mu   sync.Mutex
@@ -72,6 +72,7 @@ var chromiumFlags = []string{
 	"hide-scrollbars", "mute-audio",
 }
 
+// startBrowser starts a headless Chromium that ends with ctx or close.
 func startBrowser(ctx context.Context) (_ *browser, err error) {
 	path := os.Getenv("FILEFRAME_CHROMIUM")
 	if path == "" {

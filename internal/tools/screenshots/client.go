@@ -90,7 +90,7 @@ func (c *client) submit(ctx context.Context, page, action string, fields url.Val
 }
 
 // formCSRF returns the csrf field of the first form of doc that posts to
-// action.
+// the path action.
 func formCSRF(doc []byte, action string) (string, error) {
 	z := html.NewTokenizer(bytes.NewReader(doc))
 	inForm := false
@@ -105,7 +105,9 @@ func formCSRF(doc []byte, action string) (string, error) {
 			t := z.Token()
 			switch {
 			case t.Data == "form":
-				inForm = attr(t, "action") == action
+				// The form may name a fragment to scroll its answer to.
+				path, _, _ := strings.Cut(attr(t, "action"), "#")
+				inForm = path == action
 			case t.Data == "input" && inForm && attr(t, "name") == "csrf":
 				return attr(t, "value"), nil
 			}

@@ -32,8 +32,8 @@ type instance struct {
 	app, content string
 }
 
-// startInstance starts a Fileframe with open sign-up on a fresh data
-// directory. Server errors are logged to logs.
+// startInstance starts a Fileframe with open sign-up and resumable uploads
+// on a fresh data directory. Server errors are logged to logs.
 func startInstance(ctx context.Context, logs io.Writer) (_ *instance, err error) {
 	dir, err := os.MkdirTemp("", "fileframe-screenshots-")
 	if err != nil {
@@ -73,6 +73,7 @@ func startInstance(ctx context.Context, logs io.Writer) (_ *instance, err error)
 		ContentOrigin: contentURL,
 		PreviewSecret: secret,
 		Signup:        true,
+		UploadDir:     filepath.Join(dir, "uploads"),
 		// Download counts reach the store at once, before the next screen.
 		CountFlushInterval: 20 * time.Millisecond,
 		StoreKind:          "sqlite",
