@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
+	"net/textproto"
 	"net/url"
 	"strings"
 
@@ -71,22 +74,81 @@ func (c *client) get(ctx context.Context, path string) ([]byte, error) {
 // and posts fields with it. It returns the answer's body (the page a form
 // renders on success, e.g. a new key shown once).
 func (c *client) submit(ctx context.Context, page, action string, fields url.Values) ([]byte, error) {
-	doc, err := c.get(ctx, page)
+	token, err := c.csrf(ctx, page, action)
 	if err != nil {
 		return nil, err
+	}
+	fields.Set("csrf", token)
+	return c.post(ctx, action, "application/x-www-form-urlencoded", strings.NewReader(fields.Encode()))
+}
+
+// upload is a file picked in a form's file field.
+type upload struct {
+	field, name, contentType string
+	content                  []byte
+}
+
+// submitFiles is submit for a multipart form with files.
+func (c *client) submitFiles(ctx context.Context, page, action string, fields url.Values, files ...upload) ([]byte, error) {
+	token, err := c.csrf(ctx, page, action)
+	if err != nil {
+		return nil, err
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	// The token first, as a browser sends the form's fields in order.
+	if err := mw.WriteField("csrf", token); err != nil {
+		return nil, err
+	}
+	for name, values := range fields {
+		for _, v := range values {
+			if err := mw.WriteField(name, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, f := range files {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": f.field, "filename": f.name}))
+		h.Set("Content-Type", f.contentType)
+		w, err := mw.CreatePart(h)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(f.content); err != nil {
+			return nil, err
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, err
+	}
+	return c.post(ctx, action, mw.FormDataContentType(), &body)
+}
+
+// csrf opens page and returns the CSRF token of its form that posts to
+// action.
+func (c *client) csrf(ctx context.Context, page, action string) (string, error) {
+	doc, err := c.get(ctx, page)
+	if err != nil {
+		return "", err
 	}
 	token, err := formCSRF(doc, action)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", page, err)
+		return "", fmt.Errorf("%s: %w", page, err)
 	}
-	fields.Set("csrf", token)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.app+action, strings.NewReader(fields.Encode()))
+	return token, nil
+}
+
+// post sends a form's body to a path of the app origin and returns the
+// answer's body.
+func (c *client) post(ctx context.Context, path, contentType string, body io.Reader) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.app+path, body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	_, body, err := c.do(req)
-	return body, err
+	req.Header.Set("Content-Type", contentType)
+	_, answer, err := c.do(req)
+	return answer, err
 }
 
 // formCSRF returns the csrf field of the first form of doc that posts to

@@ -195,31 +195,44 @@ func (d *demo) seedContent(ctx context.Context) error {
 		}
 		d.previewURL = answer.PreviewURL
 	}
-	if err := d.brand(ctx, owners[admin].ID); err != nil {
+	if err := d.brand(ctx); err != nil {
 		return err
 	}
 	return d.download(ctx)
 }
 
-// brand gives the admin's download pages the studio's look: the Card
-// template for the account, and each other template on a file of its own.
-func (d *demo) brand(ctx context.Context, id fileframe.AccountID) error {
-	st := d.in.store
-	err := st.SetAccountAppearance(ctx, id, fileframe.Appearance{
-		Template: "card", Headline: "Northwind Studio",
-		Message: "Thanks for working with us. Your files are ready; questions go to hello@northwind.studio.",
-		Accent:  "#c8643b",
-	})
+// brand gives the admin's download pages the studio's look through the
+// appearance editors: the Card template with the studio's logo for the
+// account, and each other template on a file of its own (Photo with a
+// photograph behind it).
+func (d *demo) brand(ctx context.Context) error {
+	logo, err := logoPNG()
 	if err != nil {
 		return err
 	}
-	for file, a := range map[string]fileframe.Appearance{
-		"invoice": {Template: "minimal", Headline: "Invoice 2026-0142", Message: "Payable within 30 days. Thank you for your business.", Accent: "#1d4ed8"},
-		"teaser":  {Template: "bold", Headline: "Spring 2026 is coming", Message: "Forty seconds of linen, salt and light. Embargoed until 20 March.", Accent: "#c8643b"},
-		"shoot":   {Template: "photo", Headline: "Costa da Morte, day two", Message: "Sixty selects from the beach shoot, graded and ready for layout.", Accent: "#0f766e"},
+	photo, err := backgroundJPEG()
+	if err != nil {
+		return err
+	}
+	for _, a := range []struct {
+		file                                string // "" for the account's
+		template, headline, message, accent string
+		images                              []upload
+	}{
+		{"", "card", "Northwind Studio", "Thanks for working with us. Your files are ready; questions go to hello@northwind.studio.", "#c8643b",
+			[]upload{{"logo", "northwind-logo.png", "image/png", logo}}},
+		{"invoice", "minimal", "Invoice 2026-0142", "Payable within 30 days. Thank you for your business.", "#1d4ed8", nil},
+		{"teaser", "bold", "Spring 2026 is coming", "Forty seconds of linen, salt and light. Embargoed until 20 March.", "#c8643b", nil},
+		{"shoot", "photo", "Costa da Morte, day two", "Sixty selects from the beach shoot, graded and ready for layout.", "#0f766e",
+			[]upload{{"background", "costa-da-morte-dusk.jpg", "image/jpeg", photo}}},
 	} {
-		if err := st.SetFileAppearance(ctx, d.files[file].ID, a); err != nil {
-			return err
+		editor := "/appearance"
+		if a.file != "" {
+			editor = "/files/" + string(d.files[a.file].ID) + "/appearance"
+		}
+		fields := url.Values{"action": {"save"}, "template": {a.template}, "headline": {a.headline}, "message": {a.message}, "accent": {a.accent}}
+		if _, err := d.clients[admin].submitFiles(ctx, editor, editor, fields, a.images...); err != nil {
+			return fmt.Errorf("saving the appearance at %s: %w", editor, err)
 		}
 	}
 	return nil

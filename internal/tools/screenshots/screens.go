@@ -35,8 +35,7 @@ func filePage(id string) func(*demo) string {
 // screen is listed once its route exists: the tool fails on any status but
 // the expected one, so that it never captures a broken or missing page.
 // Numbered names are the application's pages in the order a new user meets
-// them (09 and 10 are kept for the appearance editors); public-* are what
-// visitors of a link see.
+// them; public-* are what visitors of a link see.
 var screens = []screen{
 	{name: "01-setup", title: "Setup (fresh instance)", stage: fresh, as: visitor, path: at("/setup")},
 	{name: "02-login", title: "Sign in", stage: accounts, as: visitor, path: at("/login")},
@@ -46,6 +45,8 @@ var screens = []screen{
 	{name: "06-file-page", title: "File page with a published custom page", stage: seeded, as: admin, path: filePage("lookbook")},
 	{name: "07-file-page-draft", title: "File page with a draft custom page", stage: seeded, as: admin, path: filePage("guidelines")},
 	{name: "08-file-page-free-plan", title: "File page on the Free plan", stage: seeded, as: member, path: filePage("photos")},
+	{name: "09-appearance", title: "Appearance: the account's branding, with its live preview", stage: seeded, as: admin, path: at("/appearance")},
+	{name: "10-file-appearance", title: "Appearance of one file", stage: seeded, as: admin, path: func(d *demo) string { return filePage("shoot")(d) + "/appearance" }},
 	{name: "11-account", title: "Account (admin on Agency)", stage: seeded, as: admin, path: at("/account")},
 	{name: "12-keys", title: "API keys", stage: seeded, as: admin, path: at("/keys")},
 	{name: "13-keys-free-plan", title: "API keys on the Free plan", stage: seeded, as: member, path: at("/keys")},
