@@ -231,7 +231,7 @@ const settled = `(async () => {
 // window: the phone's image came out 901 pixels wide with the page in its
 // left part. A page that is really wider than the window is reported in
 // warnings, not captured wider.
-func (t *tab) capture(rawURL string, sz size, want int) (img []byte, warnings []string, err error) {
+func (t *tab) capture(rawURL, click string, sz size, want int) (img []byte, warnings []string, err error) {
 	ctx, cancel := context.WithTimeout(t.ctx, captureTimeout)
 	defer cancel()
 	t.mu.Lock()
@@ -241,17 +241,14 @@ func (t *tab) capture(rawURL string, sz size, want int) (img []byte, warnings []
 		return nil, nil, err
 	}
 	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(rawURL))
-	if err != nil {
-		return nil, nil, fmt.Errorf("loading %s: %w", rawURL, err)
+	if err := checkResponse(rawURL, resp, err, want); err != nil {
+		return nil, nil, err
 	}
-	if resp == nil {
-		return nil, nil, fmt.Errorf("loading %s: no answer", rawURL)
-	}
-	if int(resp.Status) != want {
-		return nil, nil, fmt.Errorf("%s answered %d %s, want %d", rawURL, resp.Status, resp.StatusText, want)
-	}
-	if resp.URL != rawURL {
-		return nil, nil, fmt.Errorf("%s redirected to %s", rawURL, resp.URL)
+	if click != "" {
+		resp, err := chromedp.RunResponse(ctx, chromedp.Click(click))
+		if err := checkResponse(rawURL, resp, err, want); err != nil {
+			return nil, nil, fmt.Errorf("after a click on %s: %w", click, err)
+		}
 	}
 	if err := settle(ctx, rawURL); err != nil {
 		return nil, nil, err
@@ -274,6 +271,23 @@ func (t *tab) capture(rawURL string, sz size, want int) (img []byte, warnings []
 	}
 	img, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	return img, warnings, err
+}
+
+// checkResponse says what is wrong with the answer to a navigation to
+// rawURL (a loading error, another status than want, or a redirect away),
+// or returns nil.
+func checkResponse(rawURL string, resp *network.Response, err error, want int) error {
+	switch {
+	case err != nil:
+		return fmt.Errorf("loading %s: %w", rawURL, err)
+	case resp == nil:
+		return fmt.Errorf("loading %s: no answer", rawURL)
+	case int(resp.Status) != want:
+		return fmt.Errorf("%s answered %d %s, want %d", rawURL, resp.Status, resp.StatusText, want)
+	case resp.URL != rawURL:
+		return fmt.Errorf("%s redirected to %s", rawURL, resp.URL)
+	}
+	return nil
 }
 
 // resize sets the window to sz's width and the given height, with sz's

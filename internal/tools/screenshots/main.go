@@ -94,7 +94,7 @@ func run(ctx context.Context, dir string, list []screen, stdout, stderr io.Write
 			want = 200
 		}
 		for _, sz := range sizes {
-			img, warnings, err := t.capture(target, sz, want)
+			img, warnings, err := t.capture(target, sc.click, sz, want)
 			for _, w := range append(warnings, t.takeLog()...) {
 				fmt.Fprintf(stderr, "  %s-%s: %s\n", sc.name, sz.name, w)
 			}

@@ -14,6 +14,10 @@ type screen struct {
 	path func(d *demo) string
 	// status is the status the page must answer; 0 means 200.
 	status int
+	// click, when set, is the CSS selector of a form's submit button to
+	// click once the page is loaded: the screen is the page the form
+	// answers with (at the same address, with the same status).
+	click string
 }
 
 // at returns a screen's path function for a fixed path.
@@ -49,8 +53,10 @@ var screens = []screen{
 	{name: "10-file-appearance", title: "Appearance of one file", stage: seeded, as: admin, path: func(d *demo) string { return filePage("shoot")(d) + "/appearance" }},
 	{name: "11-account", title: "Account (admin on Agency)", stage: seeded, as: admin, path: at("/account")},
 	{name: "12-keys", title: "API keys", stage: seeded, as: admin, path: at("/keys")},
-	{name: "13-keys-free-plan", title: "API keys on the Free plan", stage: seeded, as: member, path: at("/keys")},
-	{name: "14-admin", title: "Admin: accounts", stage: seeded, as: admin, path: at("/admin")},
+	{name: "13-keys-new-key", title: "API keys: a new key, shown once", stage: seeded, as: admin, path: at("/keys"), click: ".keys-form button[type=submit]"},
+	{name: "14-keys-free-plan", title: "API keys on the Free plan", stage: seeded, as: member, path: at("/keys")},
+	{name: "15-admin", title: "Admin: accounts", stage: seeded, as: admin, path: at("/admin")},
+	{name: "16-not-found", title: "Not found (in the app)", stage: seeded, as: admin, path: at("/files/f_NoSuchFile00000"), status: http.StatusNotFound},
 	{name: "public-default", title: "Public link: default page", stage: seeded, as: visitor, path: publicLink("photos")},
 	{name: "public-custom-page", title: "Public link: published custom page", stage: seeded, as: visitor, path: publicLink("lookbook")},
 	{name: "public-template-minimal", title: "Public link: Minimal template", stage: seeded, as: visitor, path: publicLink("invoice")},
