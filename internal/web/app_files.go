@@ -196,7 +196,7 @@ var fileNotices = map[string]string{
 	"saved":       "Revision %d was saved as a draft. Visitors do not see it until you publish it.",
 	"published":   "Revision %d is published: visitors of the link see it now.",
 	"unpublished": "The custom page was unpublished. Visitors see your template or the default page again.",
-	"restored":    "Revision %d is live again.",
+	"restored":    "Revision %d is now the published page: visitors of the link see it.",
 }
 
 // ownFile returns the signed-in account's file named by the path. Another

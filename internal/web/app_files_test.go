@@ -470,7 +470,7 @@ func TestAppFilePagePublishCycle(t *testing.T) {
 	wantRedirect(t, "restore", resp, body, path+"?done=restored#page")
 	e.wantPage("after restore", fx.file, 2, 1)
 	_, body = fx.b.get(path + "?done=restored")
-	for _, want := range []string{"Revision 1 is live again.", "(newer than the published r1)", "Publish r2", "/revisions/2/restore"} {
+	for _, want := range []string{"Revision 1 is now the published page", "(newer than the published r1)", "Publish r2", "/revisions/2/restore"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page after restore lacks %q", want)
 		}
