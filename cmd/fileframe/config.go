@@ -50,6 +50,8 @@ type ServeConfig struct {
 	DownloadRedirect bool
 	// Signup opens /signup to anyone (--signup open); closed by default.
 	Signup bool
+	// Quotas limit each plan's uploads (--quota-*).
+	Quotas Quotas
 }
 
 // Storage returns where cfg keeps its data.
@@ -96,6 +98,9 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.BoolVar(&cfg.DownloadRedirect, "download-redirect", false, "answer downloads with a redirect to a short-lived presigned S3 URL instead of streaming them (S3 only)")
 	fs.StringVar(&raw.signup, "signup", defaultSignup, "open lets anyone create a Free account at /signup; closed leaves account creation to the operator")
 	vars := addBackendFlags(fs, &raw.backend)
+	for k, v := range quotaFlags(fs, &cfg.Quotas) {
+		vars[k] = v
+	}
 	for k, v := range map[string]string{
 		"addr":                "FILEFRAME_ADDR",
 		"data":                "FILEFRAME_DATA",

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fileframe/fileframe/internal/web"
 )
 
 func envOf(kv ...string) lookupEnv {
@@ -42,6 +44,7 @@ func TestParseServeConfig(t *testing.T) {
 				LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second,
 				ReadHeaderTimeout: 10 * time.Second, PreviewTTL: 24 * time.Hour,
 				KeyRate: 5, KeyBurst: 100, IPRate: 10, IPBurst: 200,
+				Quotas: defaultQuotas,
 			}
 			if c != want {
 				t.Errorf("got %+v\nwant %+v", c, want)
@@ -56,9 +59,21 @@ func TestParseServeConfig(t *testing.T) {
 					LogLevel: slog.LevelDebug, ShutdownTimeout: 5 * time.Second,
 					ReadHeaderTimeout: 2 * time.Second, PreviewTTL: time.Hour,
 					KeyRate: 2.5, KeyBurst: 7, IPRate: 3, IPBurst: 9,
+					Quotas: defaultQuotas,
 				}
 				if c != want {
 					t.Errorf("got %+v\nwant %+v", c, want)
+				}
+			}},
+		{"quotas", []string{"--quota-free-storage", "500MB", "--quota-free-file=0", "--quota-agency-file", "2 GiB"},
+			envOf("FILEFRAME_QUOTA_PRO_STORAGE", "1TiB", "FILEFRAME_QUOTA_FREE_STORAGE", "1GiB"),
+			func(t *testing.T, c ServeConfig) {
+				want := defaultQuotas
+				want.Free = web.Quota{Storage: 500_000_000, File: 0}
+				want.Pro.Storage = 1 << 40
+				want.Agency.File = 2 << 30
+				if c.Quotas != want {
+					t.Errorf("got %+v, want %+v", c.Quotas, want)
 				}
 			}},
 		{"env", nil, envOf(
@@ -194,6 +209,7 @@ func TestParseServeConfigErrors(t *testing.T) {
 		{"zero burst", []string{"--ip-burst", "0"}, nil, "at least 1"},
 		{"empty data", []string{"--data", ""}, nil, "--data must not be empty"},
 		{"bad signup", []string{"--signup", "yes"}, nil, "--signup \"yes\": use open or closed"},
+		{"bad quota from env", nil, envOf("FILEFRAME_QUOTA_PRO_FILE", "lots"), "FILEFRAME_QUOTA_PRO_FILE: invalid value \"lots\": want a size"},
 		{"bad signup from env", nil, envOf("FILEFRAME_SIGNUP", "maybe"), "--signup \"maybe\""},
 		{"positional argument", []string{"extra"}, nil, "unexpected argument \"extra\""},
 	}

@@ -264,6 +264,9 @@ func TestScaleOut(t *testing.T) {
 	// A download through B is the file the CLI added, byte for byte.
 	download(t, b, slug, fileBytes)
 
+	// A resumable upload stalled on A is finished through B.
+	resumeOnAnotherInstance(t, db, a, b, cli)
+
 	// The key's burst of 2: one POST above through A, one more through A;
 	// then B refuses, because the bucket is shared.
 	if status, res := postPage(t, a.app, pageKey, true); status != http.StatusOK {

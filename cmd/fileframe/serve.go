@@ -47,9 +47,10 @@ type Main struct {
 	stdout io.Writer
 	log    *slog.Logger
 
-	store appStore
-	blobs fileframe.Blobs
-	srv   *web.Server
+	store   appStore
+	blobs   fileframe.Blobs
+	uploads uploadStorage
+	srv     *web.Server
 	// stopBackground stops the hourly clean-up of S3 temp objects, and
 	// background waits for it.
 	stopBackground context.CancelFunc
@@ -115,6 +116,9 @@ func (m *Main) open(ctx context.Context) error {
 		return err
 	}
 	m.blobs = blobs
+	if m.uploads, err = openUploads(ctx, st, store, blobs, m.log); err != nil {
+		return fmt.Errorf("opening the store of unfinished uploads: %w", err)
+	}
 	// Instances sharing a PostgreSQL database share its rate limits; alone,
 	// a process keeps them in memory (web's default).
 	var limiter fileframe.RateLimiter
@@ -175,6 +179,11 @@ func (m *Main) open(ctx context.Context) error {
 		Signup:           m.cfg.Signup,
 		StoreKind:        st.StoreKind(),
 		BlobsKind:        st.BlobsKind(),
+
+		TusStore:  m.uploads.store,
+		UploadDir: m.uploads.dir,
+		TusLocker: m.uploads.tusLocker(),
+		Quotas:    m.cfg.Quotas.byPlan(),
 	})
 	if err != nil {
 		return fmt.Errorf("starting the web server: %w", err)
@@ -200,18 +209,23 @@ func (m *Main) open(ctx context.Context) error {
 
 // backgroundEvery is how often serve does its periodic clean-ups: removing
 // the temp objects that crashed uploads left in the S3 bucket (s3.Open also
-// does it at start) and the expired sessions of the web application.
+// does it at start), the expired sessions of the web application and the
+// resumable uploads left unfinished for a day (staleUploadAge).
 const backgroundEvery = time.Hour
 
 // startBackground starts the periodic work of a running server: the hourly
-// removal of expired sessions and, on S3, of temp objects older than an
-// hour (crash leftovers; see s3.Store.CleanTemp). Every instance may do it:
-// the removals are idempotent.
+// removal of expired sessions, of resumable uploads unfinished for a day
+// and, on S3, of temp objects older than an hour (crash leftovers; see
+// s3.Store.CleanTemp). Every instance may do it: the removals are
+// idempotent.
 func (m *Main) startBackground() {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stopBackground = cancel
 	m.every(ctx, "expired sessions", func(ctx context.Context) (int, error) {
 		return m.store.DeleteExpiredSessions(ctx, time.Now())
+	})
+	m.every(ctx, "unfinished uploads older than a day", func(ctx context.Context) (int, error) {
+		return m.uploads.clean(ctx, staleUploadAge)
 	})
 	if cleaner, ok := m.blobs.(interface {
 		CleanTemp(ctx context.Context, olderThan time.Duration) (int, error)
@@ -314,6 +328,7 @@ func (m *Main) Close() error {
 			m.background.Wait()
 		}
 		err = m.closeServer()
+		err = errors.Join(err, m.uploads.close())
 		if m.store != nil {
 			err = errors.Join(err, m.store.Close())
 		}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	mrand "math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func TestCleanUploadDir(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	old, fresh := now.Add(-25*time.Hour), now.Add(-time.Hour)
+	write := func(name string, mtime time.Time) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("stale.info", old)
+	write("stale", old)
+	write("busy.info", old) // created long ago, but its data is being written
+	write("busy", fresh)
+	write("new.info", fresh)
+	write("new", fresh)
+	n, err := cleanUploadDir(dir, now.Add(-staleUploadAge))
+	if err != nil || n != 1 {
+		t.Fatalf("cleanUploadDir = %d, %v; want 1, nil", n, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if got, want := strings.Join(left, " "), "busy busy.info new new.info"; got != want {
+		t.Errorf("left: %s, want %s", got, want)
+	}
+	if n, err := cleanUploadDir(filepath.Join(dir, "missing"), now); err != nil || n != 0 {
+		t.Errorf("cleanUploadDir of a missing directory = %d, %v; want 0, nil", n, err)
+	}
+}
+
+// webSession is a signed-in browser session of a running instance: its
+// cookie and the CSRF token of its forms (and tus requests).
+type webSession struct {
+	cookie *http.Cookie
+	csrf   string
+}
+
+var csrfInput = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// signIn signs in at app with the login form.
+func signIn(t *testing.T, app, email, password string) webSession {
+	t.Helper()
+	resp, body := httpGet(t, app+"/login")
+	m := csrfInput.FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("GET /login: %d, no CSRF field", resp.StatusCode)
+	}
+	form := url.Values{"csrf": {string(m[1])}, "email": {email}, "password": {password}}
+	req, _ := http.NewRequest(http.MethodPost, app+"/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for _, c := range resp.Cookies() {
+		req.AddCookie(c)
+	}
+	resp, _ = httpDo(t, req)
+	var s webSession
+	for _, c := range resp.Cookies() {
+		if c.Name == "ff_session" {
+			s.cookie = c
+		}
+	}
+	if resp.StatusCode != http.StatusSeeOther || s.cookie == nil {
+		t.Fatalf("POST /login: %d, session cookie %v", resp.StatusCode, s.cookie)
+	}
+	req, _ = http.NewRequest(http.MethodGet, app+"/account", nil)
+	req.AddCookie(s.cookie)
+	if _, body := httpDo(t, req); csrfInput.Match(body) {
+		s.csrf = string(csrfInput.FindSubmatch(body)[1])
+	} else {
+		t.Fatalf("GET /account has no CSRF field")
+	}
+	return s
+}
+
+// tusRequest returns a tus request of the session; header holds name, value
+// pairs.
+func (s webSession) tusRequest(t *testing.T, method, url string, body io.Reader, header ...string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(s.cookie)
+	req.Header.Set("Tus-Resumable", "1.0.0")
+	req.Header.Set("X-CSRF-Token", s.csrf)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return req
+}
+
+// tusCreate starts an upload at app and returns its URL.
+func (s webSession) tusCreate(t *testing.T, app, name string, size int) string {
+	t.Helper()
+	resp, body := httpDo(t, s.tusRequest(t, http.MethodPost, app+"/uploads/tus/", nil,
+		"Upload-Length", strconv.Itoa(size), "Upload-Metadata", "filename "+base64.StdEncoding.EncodeToString([]byte(name))))
+	if resp.StatusCode != http.StatusCreated || resp.Header.Get("Location") == "" {
+		t.Fatalf("tus POST: %d %s", resp.StatusCode, body)
+	}
+	return resp.Header.Get("Location")
+}
+
+// tusPatch sends chunk at offset to the upload at url.
+func (s webSession) tusPatch(t *testing.T, url string, offset int, body io.Reader, length int) (*http.Response, []byte) {
+	t.Helper()
+	req := s.tusRequest(t, http.MethodPatch, url, body,
+		"Content-Type", "application/offset+octet-stream", "Upload-Offset", strconv.Itoa(offset))
+	req.ContentLength = int64(length)
+	return httpDo(t, req)
+}
+
+// tusOffset asks the server at url how much of the upload it has.
+func (s webSession) tusOffset(t *testing.T, url string) int {
+	t.Helper()
+	resp, _ := httpDo(t, s.tusRequest(t, http.MethodHead, url, nil))
+	n, err := strconv.Atoi(resp.Header.Get("Upload-Offset"))
+	if resp.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("tus HEAD %s: %d, Upload-Offset %q", url, resp.StatusCode, resp.Header.Get("Upload-Offset"))
+	}
+	return n
+}
+
+// resumeOnAnotherInstance is TestScaleOut's upload: a resumable upload
+// begun through instance a, whose connection then stalls while a holds the
+// upload's lock, is finished through instance b. b's request asks a,
+// through PostgreSQL, to let go; b reads the offset from the shared bucket
+// and takes the rest; the file downloads byte for byte through a.
+func resumeOnAnotherInstance(t *testing.T, db string, a, b *serveProc, cli func(args ...string) map[string]any) {
+	t.Helper()
+	const password = "a long enough password"
+	cli("account", "create", "--email", "person@example.com", "--password", password, "--plan", "pro")
+	s := signIn(t, a.app, "person@example.com", password)
+	content := make([]byte, 7<<20)
+	mrand.NewChaCha8([32]byte{7}).Read(content)
+	onA := s.tusCreate(t, a.app, "Holiday video.mp4", len(content))
+	onB := b.app + strings.TrimPrefix(onA, a.app)
+
+	// 6 MiB reach a; then the client goes quiet without closing.
+	body, stall := io.Pipe()
+	stalled := make(chan struct{})
+	go func() {
+		defer close(stalled)
+		req := s.tusRequest(t, http.MethodPatch, onA, body,
+			"Content-Type", "application/offset+octet-stream", "Upload-Offset", "0")
+		req.ContentLength = int64(len(content))
+		if resp, err := http.DefaultTransport.RoundTrip(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	go stall.Write(content[:6<<20])
+	defer func() {
+		stall.CloseWithError(errors.New("the client gave up"))
+		<-stalled
+	}()
+	waitForAdvisoryLock(t, db)
+
+	off := s.tusOffset(t, onB)
+	if off > 6<<20 {
+		t.Fatalf("offset through B: %d, more than the %d bytes sent", off, 6<<20)
+	}
+	resp, msg := s.tusPatch(t, onB, off, bytes.NewReader(content[off:]), len(content)-off)
+	link := resp.Header.Get("Fileframe-File-Url")
+	if resp.StatusCode != http.StatusNoContent || !strings.HasPrefix(link, b.app+"/f/") {
+		t.Fatalf("PATCH of the rest through B: %d, file link %q: %s", resp.StatusCode, link, msg)
+	}
+	download(t, a, strings.TrimPrefix(link, b.app+"/f/"), content)
+}
+
+// waitForAdvisoryLock waits until a session holds an advisory lock in the
+// database at db: an instance has locked an upload.
+func waitForAdvisoryLock(t *testing.T, db string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for {
+		var n int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks
+			WHERE locktype = 'advisory' AND granted
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n)
+		if err != nil {
+			t.Fatalf("waiting for the upload's lock: %v", err)
+		}
+		if n > 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
