@@ -113,8 +113,10 @@ func (d *demo) seedAccounts(ctx context.Context) error {
 	return err
 }
 
-// seedContent stores the files, two more accounts for the admin page, API
-// keys, a published custom page and a draft.
+// seedContent stores the files (in the store: the app does not let an
+// upload be dated in the past) and, through the app's forms and API, two
+// more accounts for the admin page, API keys, a published custom page with
+// its history, a draft, the appearances and some downloads.
 func (d *demo) seedContent(ctx context.Context) error {
 	st := d.in.store
 	owners := map[person]fileframe.Account{}
@@ -134,27 +136,39 @@ func (d *demo) seedContent(ctx context.Context) error {
 		d.files[f.id] = file
 	}
 
-	// The admin page lists these too: a Pro studio with a file, and a
-	// disabled Free account.
-	pro, err := st.CreateAccount(ctx, fileframe.Account{Email: "ops@harbour-films.com", Plan: fileframe.PlanPro, CreatedAt: now.Add(-40 * 24 * time.Hour)})
-	if err != nil {
-		return err
-	}
-	if _, err := d.storeFile(ctx, pro.ID, "Harbour Films showreel 2026.mov", 9_874_113, now.Add(-6*24*time.Hour), 100); err != nil {
-		return err
-	}
-	gone, err := st.CreateAccount(ctx, fileframe.Account{Email: "sam.okafor@example.org", Plan: fileframe.PlanFree, CreatedAt: now.Add(-75 * 24 * time.Hour)})
-	if err != nil {
-		return err
-	}
-	if err := st.SetAccountDisabled(ctx, gone.ID, true); err != nil {
-		return err
+	// The admin page lists two more people who signed up: a film studio
+	// the admin moved to Pro, with a file, and an account the admin
+	// disabled.
+	admins := d.clients[admin]
+	for _, o := range []struct{ email, action, plan string }{
+		{"ops@harbour-films.com", "plan", "pro"},
+		{"sam.okafor@example.org", "disable", ""},
+	} {
+		creds := url.Values{"email": {o.email}, "password": {password}}
+		if _, err := newClient(d.in.app).submit(ctx, "/signup", "/signup", creds); err != nil {
+			return err
+		}
+		a, err := st.AccountByEmail(ctx, o.email)
+		if err != nil {
+			return err
+		}
+		form, fields := "/admin/accounts/"+string(a.ID)+"/"+o.action, url.Values{}
+		if o.plan != "" {
+			fields.Set("plan", o.plan)
+		}
+		if _, err := admins.submit(ctx, "/admin", form, fields); err != nil {
+			return err
+		}
+		if o.plan == "pro" {
+			if _, err := d.storeFile(ctx, a.ID, "Harbour Films showreel 2026.mov", 9_874_113, now.Add(-6*24*time.Hour), 100); err != nil {
+				return err
+			}
+		}
 	}
 
 	// A general key made on the keys page, for the agent that writes the
 	// pages, and a page-bound one made on the guidelines' file page, for a
 	// review bot.
-	admins := d.clients[admin]
 	answer, err := admins.submit(ctx, "/keys", "/keys", url.Values{"name": {"Campaign agent"}, "expires": {"90"}})
 	if err != nil {
 		return err
@@ -181,6 +195,7 @@ func (d *demo) seedContent(ctx context.Context) error {
 		return err
 	}
 	first := strings.Replace(string(lookbook), "<em>lookbook</em>", "<em>preview</em>", 1)
+	answers := map[string]pageAnswer{}
 	for _, p := range []struct {
 		key, file, html string
 		publish         bool
@@ -189,11 +204,13 @@ func (d *demo) seedContent(ctx context.Context) error {
 		{key, "lookbook", string(lookbook), true},
 		{bound, "guidelines", string(guide), false},
 	} {
-		answer, err := admins.postPage(ctx, p.key, string(d.files[p.file].ID), p.html, p.publish)
+		answers[p.file], err = admins.postPage(ctx, p.key, string(d.files[p.file].ID), p.html, p.publish)
 		if err != nil {
 			return fmt.Errorf("posting the %s's page: %w", p.file, err)
 		}
-		d.previewURL = answer.PreviewURL
+	}
+	if d.previewURL = answers["guidelines"].PreviewURL; d.previewURL == "" {
+		return fmt.Errorf("the API gave the guidelines' draft no preview link")
 	}
 	if err := d.brand(ctx); err != nil {
 		return err

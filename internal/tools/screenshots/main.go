@@ -1,8 +1,8 @@
 // Command screenshots captures every screen of Fileframe's web application,
 // at a desktop and a phone size, in headless Chromium. It starts a real
 // Fileframe on loopback with a fresh data directory, fills it with demo data
-// through the app's own forms and API (and the store, where the app has no
-// form yet), and writes <screen>-<size>.png and an index, README.md, to the
+// through the app's own forms and API (the files' records through the store,
+// so that they can be dated in the past), and writes <screen>-<size>.png and an index, README.md, to the
 // output directory. scripts/screenshots runs it into docs/screenshots.
 //
 // It fails, writing nothing more, when a screen answers another status than
