@@ -16,6 +16,17 @@ func writeIndex(dir string, list []screen) error {
 		"headless Chromium from a fresh instance filled with demo data. Regenerate them with\n" +
 		"`scripts/screenshots` (`go run ./internal/tools/screenshots -out docs/screenshots`, which\n" +
 		"also takes `-only NAME,NAME`); the images are full pages at a device scale factor of 1.\n\n")
+	for _, sc := range list {
+		fmt.Fprintf(&b, "- %s —", sc.title)
+		for i, sz := range sizes {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " [%s](%s)", sz.name, imageName(sc, sz))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 	header := "|"
 	rule := "|"
 	for _, sz := range sizes {
