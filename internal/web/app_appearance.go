@@ -119,7 +119,9 @@ func (s *Server) loadScope(ctx context.Context, acct fileframe.Account, id filef
 type appearancePage struct {
 	appPage
 	// Pro says whether the plan has template appearances.
-	Pro       bool
+	Pro bool
+	// Stored says the scope has an appearance of its own to remove.
+	Stored    bool
 	Action    string // the form's address
 	File      *fileframe.File
 	FileSize  string
@@ -405,6 +407,7 @@ func (s *Server) appearancePageFor(ctx context.Context, si *signedIn, sc appeara
 	p := appearancePage{
 		appPage:   s.newAppPage(title, si),
 		Pro:       si.account.Plan.Templates(),
+		Stored:    !sc.own.IsZero(),
 		Action:    sc.path(),
 		File:      sc.file,
 		Templates: builtinTemplates,
@@ -523,6 +526,13 @@ func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, si *s
 	q := r.URL.Query()
 	sc, err := s.loadScope(r.Context(), si.account, fileframe.FileID(q.Get("file")))
 	if s.failed(w, r, si, err, fileGone) {
+		return
+	}
+	if r.Header.Get("Sec-Fetch-Dest") == "document" {
+		// Opened on its own, not framed by the editor: the address could
+		// have come from anyone, with any text in it, so show the editor
+		// rather than an app-origin page saying what the link says.
+		appRedirect(w, r, sc.path())
 		return
 	}
 	a, errs := parseAppearance(q)

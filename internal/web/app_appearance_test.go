@@ -84,6 +84,9 @@ func TestAppearanceAccountEditor(t *testing.T) {
 			t.Errorf("editor lacks %s", want)
 		}
 	}
+	if strings.Contains(body, `value="reset"`) {
+		t.Errorf("nothing is stored, yet the editor offers to turn it off")
+	}
 	if got := resp.Header.Get("Content-Security-Policy"); !strings.Contains(got, "frame-ancestors 'none'") || !strings.Contains(got, "frame-src 'self'") {
 		t.Errorf("editor CSP %q: want frame-ancestors 'none' and frame-src 'self'", got)
 	}
@@ -144,6 +147,9 @@ func TestAppearanceAccountEditor(t *testing.T) {
 	}
 
 	// Turning it off: the neutral default page again.
+	if _, body := b.get("/appearance"); !strings.Contains(body, `value="reset"`) {
+		t.Errorf("the editor of a stored appearance has no way to turn it off")
+	}
 	resp, body = b.postEditor("/appearance", url.Values{"action": {"reset"}})
 	wantSaved(t, resp, body, "/appearance")
 	if _, page := e.appGet("/f/" + f.Slug); pageKind(t, page) != "default" {
@@ -384,6 +390,17 @@ func TestAppearancePreview(t *testing.T) {
 	resp, body = b.get("/appearance/preview?template=nope&accent=javascript:x")
 	if resp.StatusCode != http.StatusOK || pageKind(t, []byte(body)) != "template:minimal" || strings.Contains(body, "javascript") {
 		t.Errorf("preview with bad values: %d %s", resp.StatusCode, pageKind(t, []byte(body)))
+	}
+	// Opened as a page of its own, the preview is the editor.
+	req, _ := http.NewRequest(http.MethodGet, e.app.URL+"/appearance/preview?"+q.Encode(), nil)
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	if resp, _ := b.send(req); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/files/"+string(f.ID)+"/appearance" {
+		t.Errorf("preview as a document: got %d %q, want 303 to the file's editor", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	req, _ = http.NewRequest(http.MethodGet, e.app.URL+"/appearance/preview?"+q.Encode(), nil)
+	req.Header.Set("Sec-Fetch-Dest", "iframe")
+	if resp, _ := b.send(req); resp.StatusCode != http.StatusOK {
+		t.Errorf("preview in a frame: got %d, want 200", resp.StatusCode)
 	}
 	if resp, _ := newAppBrowser(e).get("/appearance/preview?template=bold"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("preview signed out: got %d, want 404", resp.StatusCode)
