@@ -231,7 +231,7 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 		s.appFailed(w, r, nil, err)
 		return
 	}
-	appRedirect(w, r, "/account")
+	appRedirect(w, r, "/files")
 }
 
 // newCredentials reads and checks the email and new password of the setup
@@ -268,7 +268,7 @@ func (s *Server) createAccount(r *http.Request, email, pw string, plan fileframe
 // allows it.
 func (s *Server) signup(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	if si != nil {
-		appRedirect(w, r, "/account")
+		appRedirect(w, r, "/files")
 		return
 	}
 	p := s.newAppPage("Create your account", nil)
@@ -313,7 +313,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request, si *signedIn) {
 		s.appFailed(w, r, nil, err)
 		return
 	}
-	appRedirect(w, r, "/account")
+	appRedirect(w, r, "/files")
 }
 
 // errBadLogin is the one answer to a wrong email or password, so that the
@@ -323,7 +323,7 @@ const errBadLogin = "That email and password do not match an account."
 // login serves /login.
 func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	if si != nil {
-		appRedirect(w, r, "/account")
+		appRedirect(w, r, "/files")
 		return
 	}
 	p := s.newAppPage("Sign in", nil)
@@ -383,7 +383,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
 		s.appFailed(w, r, nil, err)
 		return
 	}
-	appRedirect(w, r, "/account")
+	appRedirect(w, r, "/files")
 }
 
 // logout serves POST /logout.

@@ -80,8 +80,8 @@ func (b *appBrowser) token(path string) string {
 func (b *appBrowser) login(email, pw string) {
 	b.e.t.Helper()
 	resp, body := b.post("/login", url.Values{"csrf": {b.token("/login")}, "email": {email}, "password": {pw}})
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/account" {
-		b.e.t.Fatalf("login: got %d %q, want 303 to /account:\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/files" {
+		b.e.t.Fatalf("login: got %d %q, want 303 to /files:\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestAppSetupOnce(t *testing.T) {
 		t.Errorf("the form lost the email")
 	}
 	resp, body = b.post("/setup", url.Values{"csrf": {tok}, "email": {"Admin@Example.com"}, "password": {testPassword}})
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/account" {
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/files" {
 		t.Fatalf("setup: got %d %q:\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
 	}
 	a, err := e.store.AccountByEmail(context.Background(), "admin@example.com")
