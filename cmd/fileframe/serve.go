@@ -214,7 +214,8 @@ func (m *Main) open(ctx context.Context) error {
 const backgroundEvery = time.Hour
 
 // startBackground starts the periodic work of a running server: the hourly
-// removal of expired sessions, of resumable uploads unfinished for a day
+// removal of expired sessions, of blobs no row refers to
+// (fileframe.CollectOrphanBlobs), of resumable uploads unfinished for a day
 // and, on S3, of temp objects older than an hour (crash leftovers; see
 // s3.Store.CleanTemp). Every instance may do it: the removals are
 // idempotent.
@@ -223,6 +224,9 @@ func (m *Main) startBackground() {
 	m.stopBackground = cancel
 	m.every(ctx, "expired sessions", func(ctx context.Context) (int, error) {
 		return m.store.DeleteExpiredSessions(ctx, time.Now())
+	})
+	m.every(ctx, "orphaned blobs", func(ctx context.Context) (int, error) {
+		return fileframe.CollectOrphanBlobs(ctx, m.store, m.blobs, time.Now())
 	})
 	m.every(ctx, "unfinished uploads older than a day", func(ctx context.Context) (int, error) {
 		return m.uploads.clean(ctx, staleUploadAge)

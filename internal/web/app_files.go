@@ -454,7 +454,8 @@ func (s *Server) renameFile(w http.ResponseWriter, r *http.Request, si *signedIn
 
 // deleteFile serves POST /files/{id}/delete. The form's "confirm" box must
 // be ticked, so that deleting takes two steps without JavaScript. The blob
-// is removed unless another file has the same content.
+// is removed unless another file has the same content or it was stored
+// within fileframe.BlobGrace (then the orphan collector removes it).
 func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	f, ok := s.fileForm(w, r, si)
 	if !ok {
@@ -473,13 +474,9 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, si *signedIn
 	}
 	s.logFor(r).Info("app: file deleted", "file_id", f.ID, "account_id", si.account.ID)
 	// The file is gone whatever happens to its bytes: a blob left behind
-	// is an orphan, which the collector removes, so failures are logged,
-	// not shown.
-	inUse, err := s.store.BlobInUse(ctx, deleted.BlobKey)
-	if err == nil && !inUse {
-		err = s.blobs.Delete(ctx, deleted.BlobKey)
-	}
-	if err != nil {
+	// (shared, younger than BlobGrace, or not removable now) is an orphan
+	// that the hourly collector removes, so failures are logged, not shown.
+	if _, err := fileframe.RemoveBlobIfUnused(ctx, s.store, s.blobs, deleted.BlobKey, s.now()); err != nil {
 		s.logFor(r).Error("app: removing a deleted file's blob", "file_id", f.ID, "err", err)
 	}
 	appRedirect(w, r, "/files?done=deleted")

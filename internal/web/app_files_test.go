@@ -34,9 +34,9 @@ type filesFixture struct {
 	b    *appBrowser
 }
 
-func newFilesFixture(t *testing.T, plan fileframe.Plan) *filesFixture {
+func newFilesFixture(t *testing.T, plan fileframe.Plan, opts ...func(*Config)) *filesFixture {
 	t.Helper()
-	e := newTestEnv(t)
+	e := newTestEnv(t, opts...)
 	a := e.member("a@example.com", plan)
 	f := e.file(a, "spring-brochure.pdf", []byte("%PDF-1.4 spring"))
 	b := newAppBrowser(e)
@@ -305,7 +305,11 @@ func TestAppFileRename(t *testing.T) {
 }
 
 func TestAppFileDelete(t *testing.T) {
-	fx := newFilesFixture(t, fileframe.PlanAgency)
+	// The server's clock is past BlobGrace after the files were stored, so
+	// that unused blobs go at once (TestAppFileDeleteFreshUpload: before).
+	fx := newFilesFixture(t, fileframe.PlanAgency, func(c *Config) {
+		c.Now = func() time.Time { return time.Now().Add(2 * fileframe.BlobGrace) }
+	})
 	e := fx.e
 	ctx := context.Background()
 	path := filePath(fx.file)
@@ -351,6 +355,26 @@ func TestAppFileDelete(t *testing.T) {
 	}
 	if dl, _ := e.get(e.app.URL + two.URL() + "/download"); dl.StatusCode != http.StatusOK {
 		t.Errorf("download of the file sharing the blob: got %d", dl.StatusCode)
+	}
+}
+
+// TestAppFileDeleteFreshUpload deletes a file whose blob was stored within
+// fileframe.BlobGrace: the link stops working at once, and the bytes stay
+// for the orphan collector, because a new file with the same content may be
+// about to use them.
+func TestAppFileDeleteFreshUpload(t *testing.T) {
+	fx := newFilesFixture(t, fileframe.PlanAgency)
+	resp, body := fx.post(filePath(fx.file)+"/delete", url.Values{"confirm": {"yes"}})
+	wantRedirect(t, "delete", resp, body, "/files?done=deleted")
+	if resp, _ := fx.e.get(fx.e.app.URL + fx.file.URL()); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the public link after delete: got %d, want 404", resp.StatusCode)
+	}
+	if _, err := fx.e.blobs.Stat(context.Background(), fx.file.BlobKey); err != nil {
+		t.Errorf("the fresh blob after delete: %v, want it kept for the collector", err)
+	}
+	n, err := fileframe.CollectOrphanBlobs(context.Background(), fx.e.store, fx.e.blobs, time.Now().Add(2*fileframe.BlobGrace))
+	if n != 1 || err != nil {
+		t.Errorf("the collector after the grace period: removed %d, %v; want 1, nil", n, err)
 	}
 }
 
