@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,8 +73,10 @@ var chromiumFlags = []string{
 	"hide-scrollbars", "mute-audio",
 }
 
-// startBrowser starts a headless Chromium that ends with ctx or close.
-func startBrowser(ctx context.Context) (_ *browser, err error) {
+// startBrowser starts a headless Chromium that ends with ctx or close. It
+// sends the host:port names of hosts to their addresses, and treats them as
+// secure origins, as the https of production would make them.
+func startBrowser(ctx context.Context, hosts map[string]string) (_ *browser, err error) {
 	path := os.Getenv("FILEFRAME_CHROMIUM")
 	if path == "" {
 		path = chromiumPath
@@ -94,6 +97,14 @@ func startBrowser(ctx context.Context) (_ *browser, err error) {
 	for _, f := range chromiumFlags {
 		opts = append(opts, chromedp.Flag(f, true))
 	}
+	var rules, origins []string
+	for name, addr := range hosts {
+		rules = append(rules, "MAP "+name+" "+addr)
+		origins = append(origins, "http://"+strings.TrimSuffix(name, ":80"))
+	}
+	opts = append(opts,
+		chromedp.Flag("host-resolver-rules", strings.Join(rules, ",")),
+		chromedp.Flag("unsafely-treat-insecure-origin-as-secure", strings.Join(origins, ",")))
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
 	b := &browser{ctx: tabCtx, dir: dir, tabs: map[person]*tab{}}
@@ -119,7 +130,7 @@ func (b *browser) close() error {
 
 // tabOf returns the person's tab, opening it in a browser context of its own
 // with the cookies the person's client holds for the app origin.
-func (b *browser) tabOf(p person, cookies []*http.Cookie, app string) (*tab, error) {
+func (b *browser) tabOf(p person, cookies []*http.Cookie) (*tab, error) {
 	if t, ok := b.tabs[p]; ok {
 		return t, nil
 	}
@@ -138,7 +149,7 @@ func (b *browser) tabOf(p person, cookies []*http.Cookie, app string) (*tab, err
 	_, err = chromedp.Run(sctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
 		for _, c := range cookies {
 			_, err := cdp.Call(ctx, target, network.SetCookie, network.SetCookieParams{
-				Name: c.Name, Value: c.Value, URL: app, Path: "/", HTTPOnly: new(true),
+				Name: c.Name, Value: c.Value, URL: appOrigin, Path: "/", HTTPOnly: new(true),
 				SameSite: network.CookieSameSiteLax,
 			})
 			if err != nil {

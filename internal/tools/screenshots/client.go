@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/textproto"
@@ -26,10 +27,21 @@ type client struct {
 	http *http.Client
 }
 
-func newClient(app string) *client {
+// newClient returns a client of the app origin app that reaches the
+// host:port names of hosts at their addresses.
+func newClient(app string, hosts map[string]string) *client {
 	jar, _ := cookiejar.New(nil) // never fails without options
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	var dialer net.Dialer
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if a, ok := hosts[addr]; ok {
+			addr = a
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}
 	return &client{app: app, http: &http.Client{
-		Jar: jar,
+		Jar:       jar,
+		Transport: transport,
 		// A form answers 303; the seeding wants that answer, not the page
 		// it leads to.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

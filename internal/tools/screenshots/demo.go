@@ -55,21 +55,25 @@ type demoFile struct {
 	owner person
 	name  string
 	size  int64
-	age   time.Duration // how long ago it was uploaded
+	age   time.Duration // how long before demoNow it was uploaded
 	// downloads is how many downloads visitors start.
 	downloads int
+	// fileID and slug are fixed, where the store would draw random ones,
+	// so that addresses in the pictures stay the same from run to run.
+	fileID fileframe.FileID
+	slug   string
 }
 
 // demoFiles are the files of the seeded stage, newest first per owner.
 var demoFiles = []demoFile{
-	{"lookbook", admin, "Spring 2026 lookbook.pdf", 8_412_331, 2 * time.Hour, 37},
-	{"guidelines", admin, "Brand guidelines v3.pdf", 2_138_904, 26 * time.Hour, 0},
-	{"presskit", admin, "Northwind press kit.zip", 14_702_118, 3 * 24 * time.Hour, 12},
-	{"invoice", admin, "Invoice 2026-0142.pdf", 184_220, 9 * 24 * time.Hour, 2},
-	{"teaser", admin, "Launch teaser (1080p).mp4", 5_873_402, 16 * 24 * time.Hour, 148},
-	{"shoot", admin, "Costa da Morte shoot – selects.zip", 11_260_093, 20 * 24 * time.Hour, 23},
-	{"portfolio", member, "Leo Martin – portfolio 2026.pdf", 3_301_876, 5 * time.Hour, 4},
-	{"photos", member, "Wedding selects – Anna & Tom.zip", 6_950_412, 4 * 24 * time.Hour, 9},
+	{"lookbook", admin, "Spring 2026 lookbook.pdf", 8_412_331, 2 * time.Hour, 37, "f_Lk3vR8nQe2TzWb7X", "q7VbN2xKe9Lm"},
+	{"guidelines", admin, "Brand guidelines v3.pdf", 2_138_904, 26 * time.Hour, 0, "f_Gd5pX1sHc8JmYq4R", "Rt4cW8pZa1Hs"},
+	{"presskit", admin, "Northwind press kit.zip", 14_702_118, 3 * 24 * time.Hour, 12, "f_Pk9wM4tBf6LsNa2V", "b3KxQ7mTn5Ye"},
+	{"invoice", admin, "Invoice 2026-0142.pdf", 184_220, 9 * 24 * time.Hour, 2, "f_In2qZ7yDk5RgCe8U", "Hw8sL2vPd6Qa"},
+	{"teaser", admin, "Launch teaser (1080p).mp4", 5_873_402, 16 * 24 * time.Hour, 148, "f_Ts6hJ3uWn9PxBr1K", "m1ZfE6rYc4Tk"},
+	{"shoot", admin, "Costa da Morte shoot – selects.zip", 11_260_093, 20 * 24 * time.Hour, 23, "f_Sh8dF2kVq7MzTo5C", "Xp2nA9gUw7Jd"},
+	{"portfolio", member, "Leo Martin – portfolio 2026.pdf", 3_301_876, 5 * time.Hour, 4, "f_Pf1bN6cRx3WvHe9M", "k9DtR3sVb8Nq"},
+	{"photos", member, "Wedding selects – Anna & Tom.zip", 6_950_412, 4 * 24 * time.Hour, 9, "f_Ph4gT9aLm2KcSy6Z", "Ej5wM1qHx7Gu"},
 }
 
 // demo is the instance being filled, with what the screens need to find
@@ -85,7 +89,7 @@ type demo struct {
 
 func newDemo(in *instance) *demo {
 	return &demo{in: in, clients: map[person]*client{
-		visitor: newClient(in.app), admin: newClient(in.app), member: newClient(in.app),
+		visitor: newClient(appOrigin, in.hosts), admin: newClient(appOrigin, in.hosts), member: newClient(appOrigin, in.hosts),
 	}, files: map[string]fileframe.File{}}
 }
 
@@ -127,9 +131,11 @@ func (d *demo) seedContent(ctx context.Context) error {
 		}
 		owners[p] = a
 	}
-	now := time.Now()
+	now := demoNow
 	for i, f := range demoFiles {
-		file, err := d.storeFile(ctx, owners[f.owner].ID, f.name, f.size, now.Add(-f.age), uint64(i))
+		file, err := d.storeFile(ctx, fileframe.File{
+			ID: f.fileID, Slug: f.slug, AccountID: owners[f.owner].ID, Name: f.name, Size: f.size, CreatedAt: now.Add(-f.age),
+		}, uint64(i))
 		if err != nil {
 			return err
 		}
@@ -145,7 +151,7 @@ func (d *demo) seedContent(ctx context.Context) error {
 		{"sam.okafor@example.org", "disable", ""},
 	} {
 		creds := url.Values{"email": {o.email}, "password": {password}}
-		if _, err := newClient(d.in.app).submit(ctx, "/signup", "/signup", creds); err != nil {
+		if _, err := newClient(appOrigin, d.in.hosts).submit(ctx, "/signup", "/signup", creds); err != nil {
 			return err
 		}
 		a, err := st.AccountByEmail(ctx, o.email)
@@ -160,7 +166,9 @@ func (d *demo) seedContent(ctx context.Context) error {
 			return err
 		}
 		if o.plan == "pro" {
-			if _, err := d.storeFile(ctx, a.ID, "Harbour Films showreel 2026.mov", 9_874_113, now.Add(-6*24*time.Hour), 100); err != nil {
+			if _, err := d.storeFile(ctx, fileframe.File{
+				AccountID: a.ID, Name: "Harbour Films showreel 2026.mov", Size: 9_874_113, CreatedAt: now.Add(-6 * 24 * time.Hour),
+			}, 100); err != nil {
 				return err
 			}
 		}
@@ -263,7 +271,7 @@ func (d *demo) download(ctx context.Context) error {
 	visitors := d.clients[visitor]
 	for _, f := range demoFiles {
 		for range f.downloads {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.in.app+d.files[f.id].URL()+"/download", nil)
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, appOrigin+d.files[f.id].URL()+"/download", nil)
 			if err != nil {
 				return err
 			}
@@ -292,19 +300,17 @@ func (d *demo) download(ctx context.Context) error {
 	return nil
 }
 
-// storeFile stores size bytes of noise (seeded, so every run stores the same
-// bytes) as a file of the account, as `fileframe file add` does.
-func (d *demo) storeFile(ctx context.Context, owner fileframe.AccountID, name string, size int64, at time.Time, seed uint64) (fileframe.File, error) {
-	r := io.LimitReader(rand.NewChaCha8([32]byte{byte(seed)}), size)
-	info, err := d.in.blobs.Put(ctx, r)
+// storeFile stores f.Size bytes of noise (seeded, so every run stores the
+// same bytes) and then f, with the type its name says, as `fileframe file
+// add` does.
+func (d *demo) storeFile(ctx context.Context, f fileframe.File, seed uint64) (fileframe.File, error) {
+	info, err := d.in.blobs.Put(ctx, io.LimitReader(rand.NewChaCha8([32]byte{byte(seed)}), f.Size))
 	if err != nil {
 		return fileframe.File{}, err
 	}
-	ctype := mime.TypeByExtension(path.Ext(name))
-	if ctype == "" {
-		ctype = "application/octet-stream"
+	f.BlobKey = info.Key
+	if f.ContentType = mime.TypeByExtension(path.Ext(f.Name)); f.ContentType == "" {
+		f.ContentType = "application/octet-stream"
 	}
-	return d.in.store.CreateFile(ctx, fileframe.File{
-		AccountID: owner, Name: name, Size: info.Size, BlobKey: info.Key, ContentType: ctype, CreatedAt: at,
-	})
+	return d.in.store.CreateFile(ctx, f)
 }

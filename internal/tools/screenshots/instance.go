@@ -19,17 +19,32 @@ import (
 	"github.com/fileframe/fileframe/internal/web"
 )
 
+// The origins of the demo instance, as in the README's production example:
+// the content origin on a registrable domain of its own. Only the browser
+// and the seeding client know these names; they send them to the loopback
+// listeners (see instance.hosts), so that no address or port of the
+// machine shows in the pictures.
+const (
+	appOrigin     = "http://files.example.com"
+	contentOrigin = "http://usercontent.example.net"
+)
+
+// demoNow is the demo instance's clock: every time it shows is fixed, so
+// that screens come out the same on every run (the demo pages speak of a
+// launch on 20 March).
+var demoNow = time.Date(2026, time.March, 12, 10, 24, 0, 0, time.UTC)
+
 // instance is a whole Fileframe on real parts, as `fileframe serve` runs
 // it: SQLite and blobs in a temporary directory, the app and content origins
-// on two loopback listeners (two ports of one host are two origins).
+// on two loopback listeners.
 type instance struct {
 	dir     string
 	store   *sqlite.Store
 	blobs   *disk.Store
 	srv     *web.Server
 	servers []*http.Server
-	// app and content are the origins, e.g. http://127.0.0.1:41234.
-	app, content string
+	// hosts maps the origins' host:port to the listeners' addresses.
+	hosts map[string]string
 }
 
 // startInstance starts a Fileframe with open sign-up and resumable uploads
@@ -60,9 +75,12 @@ func startInstance(ctx context.Context, logs io.Writer) (_ *instance, err error)
 			return nil, err
 		}
 	}
-	in.app, in.content = "http://"+listeners[0].Addr().String(), "http://"+listeners[1].Addr().String()
-	appURL, _ := url.Parse(in.app)
-	contentURL, _ := url.Parse(in.content)
+	appURL, _ := url.Parse(appOrigin)
+	contentURL, _ := url.Parse(contentOrigin)
+	in.hosts = map[string]string{
+		appURL.Host + ":80":     listeners[0].Addr().String(),
+		contentURL.Host + ":80": listeners[1].Addr().String(),
+	}
 	secret := make([]byte, 32)
 	rand.Read(secret) // never returns an error (crypto/rand docs, Go 1.24+)
 	in.srv, err = web.New(web.Config{
@@ -76,6 +94,7 @@ func startInstance(ctx context.Context, logs io.Writer) (_ *instance, err error)
 		UploadDir:     filepath.Join(dir, "uploads"),
 		// Download counts reach the store at once, before the next screen.
 		CountFlushInterval: 20 * time.Millisecond,
+		Now:                func() time.Time { return demoNow },
 		StoreKind:          "sqlite",
 		BlobsKind:          "disk",
 	})

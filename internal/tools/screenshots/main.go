@@ -70,7 +70,7 @@ func run(ctx context.Context, dir string, list []screen, stdout, stderr io.Write
 		return fmt.Errorf("starting Fileframe: %w", err)
 	}
 	defer func() { err = errors.Join(err, in.close()) }()
-	b, err := startBrowser(ctx)
+	b, err := startBrowser(ctx, in.hosts)
 	if err != nil {
 		return err
 	}
@@ -81,13 +81,13 @@ func run(ctx context.Context, dir string, list []screen, stdout, stderr io.Write
 		if err := d.advance(ctx, sc.stage); err != nil {
 			return err
 		}
-		t, err := b.tabOf(sc.as, d.clients[sc.as].cookies(), in.app)
+		t, err := b.tabOf(sc.as, d.clients[sc.as].cookies())
 		if err != nil {
 			return err
 		}
 		target := sc.path(d)
 		if strings.HasPrefix(target, "/") {
-			target = in.app + target
+			target = appOrigin + target
 		}
 		want := sc.status
 		if want == 0 {
