@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -131,6 +132,19 @@ func (rm room) check(size int64) error {
 	return nil
 }
 
+// overLimit returns the error of a file of unknown size that grew past
+// limit.
+func (rm room) overLimit() error {
+	if rm.file >= 0 && rm.file == rm.limit() {
+		return fileframe.Errorf(codeFileTooLarge,
+			"This file is larger than %s, the largest the %s plan takes.",
+			humanize.IBytes(uint64(rm.file)), planName(rm.plan))
+	}
+	return fileframe.Errorf(codeQuotaExceeded,
+		"This file is larger than the %s left of the %s plan's %s of storage. Delete files you no longer share, or ask for a bigger plan.",
+		humanize.IBytes(uint64(rm.storage)), planName(rm.plan), humanize.IBytes(uint64(rm.quota.Storage)))
+}
+
 // limit returns the most bytes a file of unknown size may have, -1 when
 // unlimited.
 func (rm room) limit() int64 {
@@ -179,8 +193,7 @@ func (s *Server) receiveFile(ctx context.Context, a fileframe.Account, name stri
 	capped := &cappedReader{r: io.MultiReader(bytes.NewReader(head), body), left: rm.limit()}
 	info, err := s.blobs.Put(ctx, capped)
 	if capped.over {
-		// Read one byte past the limit: the size is at least that.
-		return fileframe.File{}, rm.check(rm.limit() + 1)
+		return fileframe.File{}, rm.overLimit()
 	}
 	if err != nil {
 		return fileframe.File{}, fmt.Errorf("storing the upload: %w", err)
@@ -258,7 +271,9 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-var errUploadTooLarge = fileframe.Errorf(codeFileTooLarge, "The upload is larger than its quota allows.")
+// errUploadTooLarge stops Blobs.Put at the limit; receiveFile answers with
+// room.overLimit.
+var errUploadTooLarge = errors.New("upload: larger than its quota allows")
 
 // readDeadlineReader extends the connection's read deadline before each read
 // of a request body, so that a large upload is not cut by the server's

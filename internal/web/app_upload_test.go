@@ -240,7 +240,7 @@ func TestTusRefused(t *testing.T) {
 		{"POST from another site", c, http.MethodPost, e.app.URL + tusBasePath, []string{"Upload-Length", "3", "Sec-Fetch-Site", "cross-site"}, 403},
 		{"HEAD of another account's upload", other, http.MethodHead, url, nil, 404},
 		{"PATCH of another account's upload", other, http.MethodPatch, url, []string{"Content-Type", "application/offset+octet-stream", "Upload-Offset", "0"}, 404},
-		{"POST without a length", c, http.MethodPost, e.app.URL + tusBasePath, []string{"Upload-Defer-Length", "1", "Upload-Metadata", "filename YS50eHQ="}, 400},
+		{"POST without a length", c, http.MethodPost, e.app.URL + tusBasePath, []string{"Upload-Defer-Length", "1", "Upload-Metadata", "filename YS50eHQ="}, 501},
 		{"POST without a name", c, http.MethodPost, e.app.URL + tusBasePath, []string{"Upload-Length", "3"}, 400},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -442,6 +442,12 @@ func TestAPIUploadRefused(t *testing.T) {
 	resp, body := e.apiUpload(key, "application/octet-stream", "?name=b", bytes.NewReader(randomBytes(t, 500)))
 	if resp.StatusCode != 413 || !strings.Contains(string(body), codeQuotaExceeded) {
 		t.Errorf("over the storage quota: got %d: %s", resp.StatusCode, body)
+	}
+	// 1000 B less the page file (1 B) and the file above (600 B).
+	ct, mp := multipartBody(t, "@c.bin", string(randomBytes(t, 500)))
+	resp, body = e.apiUpload(key, ct, "", mp)
+	if resp.StatusCode != 413 || !strings.Contains(string(body), "larger than the 399 B left of the Agency plan's 1000 B of storage") {
+		t.Errorf("multipart over the storage quota: got %d: %s", resp.StatusCode, body)
 	}
 	if resp, _ := e.get(e.app.URL + "/api/files"); resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("GET /api/files: got %d, want 405", resp.StatusCode)

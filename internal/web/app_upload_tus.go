@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -58,11 +59,17 @@ func (s *Server) newTusUploads() (*tusUploads, error) {
 		}
 		store = filestore.New(s.cfg.UploadDir)
 	}
-	composer := tusd.NewStoreComposer()
-	store.UseIn(composer)
-	if !composer.UsesTerminater {
+	given := tusd.NewStoreComposer()
+	store.UseIn(given)
+	if !given.UsesTerminater {
 		return nil, errors.New("web: the tus store cannot terminate uploads")
 	}
+	// Only creation and termination: lengths are required (tusCreate) and
+	// concatenation is not offered.
+	composer := tusd.NewStoreComposer()
+	detached := detachedStore{core: given.Core, term: given.Terminater}
+	composer.UseCore(detached)
+	composer.UseTerminater(detached)
 	locker := s.cfg.TusLocker
 	if locker == nil {
 		locker = memorylocker.New()
@@ -127,8 +134,89 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 			http.Error(w, "There is no such upload.", http.StatusNotFound)
 			return
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), uploaderKey{}, si)))
+		ctx := context.WithValue(r.Context(), uploaderKey{}, si)
+		ctx = context.WithValue(ctx, requestContextKey{}, ctx)
+		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// requestContextKey is the context key of a tus request's own context (as
+// tusSession made it) in that same context; see detach.
+type requestContextKey struct{}
+
+// detach returns the context that tusd hands to the store and the hooks
+// (its *httpContext), minus its Value method. httpContext.Value has a value
+// receiver, so every call copies the struct while the handler writes its
+// fields: a data race as soon as another goroutine asks for a value, as
+// the S3 SDK's HTTP client does when it ends a request
+// (tusd v2.8.0, pkg/handler/context.go). Values come from the request's
+// own context instead (the same ones: httpContext.Value reads them there);
+// cancellation and the deadline stay tusd's. Call it on the request's
+// goroutine.
+func detach(ctx context.Context) context.Context {
+	values, ok := ctx.Value(requestContextKey{}).(context.Context)
+	if !ok {
+		return ctx
+	}
+	return tusContext{Context: ctx, values: values}
+}
+
+type tusContext struct {
+	context.Context
+	values context.Context
+}
+
+func (c tusContext) Value(key any) any { return c.values.Value(key) }
+
+// detachedStore is a tusd store whose calls and uploads get detach's
+// context.
+type detachedStore struct {
+	core tusd.DataStore
+	term tusd.TerminaterDataStore
+}
+
+func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.Upload, error) {
+	u, err := d.core.NewUpload(detach(ctx), info)
+	if err != nil {
+		return nil, err
+	}
+	return detachedUpload{u}, nil
+}
+
+func (d detachedStore) GetUpload(ctx context.Context, id string) (tusd.Upload, error) {
+	u, err := d.core.GetUpload(detach(ctx), id)
+	if err != nil {
+		return nil, err
+	}
+	return detachedUpload{u}, nil
+}
+
+func (d detachedStore) AsTerminatableUpload(u tusd.Upload) tusd.TerminatableUpload {
+	return detachedTermination{d.term.AsTerminatableUpload(u.(detachedUpload).Upload)}
+}
+
+type detachedUpload struct{ tusd.Upload }
+
+func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (int64, error) {
+	return u.Upload.WriteChunk(detach(ctx), offset, src)
+}
+
+func (u detachedUpload) GetInfo(ctx context.Context) (tusd.FileInfo, error) {
+	return u.Upload.GetInfo(detach(ctx))
+}
+
+func (u detachedUpload) GetReader(ctx context.Context) (io.ReadCloser, error) {
+	return u.Upload.GetReader(detach(ctx))
+}
+
+func (u detachedUpload) FinishUpload(ctx context.Context) error {
+	return u.Upload.FinishUpload(detach(ctx))
+}
+
+type detachedTermination struct{ tusd.TerminatableUpload }
+
+func (t detachedTermination) Terminate(ctx context.Context) error {
+	return t.TerminatableUpload.Terminate(detach(ctx))
 }
 
 // uploader returns the account of a tus hook's request.
@@ -149,22 +237,21 @@ func tusName(meta tusd.MetaData) string {
 	return meta["name"]
 }
 
-// tusCreate checks a new tus upload: a known length (the quota is checked
-// against it), a valid file name; it names the upload <account ID>.<random>.
+// tusCreate checks a new tus upload: a valid file name, and its length
+// against the quota (tusd refuses a deferred length, 501, the store having
+// no length deferrer); it names the upload <account ID>.<random>.
 func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoChanges, error) {
 	var none tusd.FileInfoChanges
-	a, ok := uploader(ev.Context)
+	ctx := detach(ev.Context)
+	a, ok := uploader(ctx)
 	if !ok {
 		return tusd.HTTPResponse{}, none, tusd.NewError("ERR_UNAUTHORIZED", "Sign in to upload files.", http.StatusUnauthorized)
-	}
-	if ev.Upload.SizeIsDeferred {
-		return tusd.HTTPResponse{}, none, tusd.NewError("ERR_LENGTH_REQUIRED", "Send the upload's size in Upload-Length.", http.StatusBadRequest)
 	}
 	name := tusName(ev.Upload.MetaData)
 	if err := checkUploadName(name); err != nil {
 		return tusd.HTTPResponse{}, none, tusError(s, ev, err)
 	}
-	rm, err := s.uploadRoom(ev.Context, a)
+	rm, err := s.uploadRoom(ctx, a)
 	if err == nil {
 		err = rm.check(ev.Upload.Size)
 	}
@@ -183,7 +270,7 @@ func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoC
 // tus upload whether or not that worked (tus would not run this again for a
 // complete upload), and answers with the file in response headers.
 func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse, error) {
-	ctx := ev.Context
+	ctx := detach(ev.Context)
 	a, ok := uploader(ctx)
 	if !ok {
 		return tusd.HTTPResponse{}, tusd.NewError("ERR_UNAUTHORIZED", "Sign in to upload files.", http.StatusUnauthorized)
