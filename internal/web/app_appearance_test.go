@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"html/template"
+	"image"
+	"image/gif"
+	"image/jpeg"
 	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -450,4 +455,81 @@ func TestAppearanceSavedOnAnotherInstance(t *testing.T) {
 	if resp, _ := e.appGet("/f/" + f.Slug + "/logo"); resp.StatusCode != http.StatusOK {
 		t.Errorf("the logo saved on the other instance: got %d", resp.StatusCode)
 	}
+}
+
+// TestCheckImage: the four image types pass by their bytes whatever their
+// name; anything else, SVG above all, is refused with a reason.
+func TestCheckImage(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	var jpg, gf bytes.Buffer
+	if err := jpeg.Encode(&jpg, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := gif.Encode(&gf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	webp := append([]byte("RIFF\x24\x00\x00\x00WEBPVP8 "), make([]byte, 24)...)
+	for _, tt := range []struct {
+		name string
+		file string
+		b    []byte
+		want string // "" when accepted, else part of the reason
+	}{
+		{"png", "a.png", pngImage(t), ""},
+		{"jpeg named .png", "a.png", jpg.Bytes(), ""},
+		{"gif", "a.gif", gf.Bytes(), ""},
+		{"webp", "a.webp", webp, ""},
+		{"svg", "a.svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`), "SVG"},
+		{"svg named .png", "a.png", []byte("\n  <SVG viewBox='0 0 1 1'></SVG>"), "SVG"},
+		{"gif bytes named .svg", "logo.SVG", gf.Bytes(), ""},
+		{"text named .svg", "logo.svg", []byte("plain words"), "SVG"},
+		{"html", "a.png", []byte("<!doctype html><p>hi"), "not a PNG, JPEG, WebP or GIF"},
+		{"pdf", "a.png", []byte("%PDF-1.7"), "not a PNG, JPEG, WebP or GIF"},
+		{"empty", "a.png", nil, "empty"},
+		{"too large", "a.png", append(pngImage(t), make([]byte, maxImageBytes)...), "larger than 2 MB"},
+	} {
+		got := checkImage("The logo", tt.file, tt.b)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// FuzzParseAppearance: whatever the form, an appearance without errors has
+// a known template, a #rrggbb accent or none, and branding text within its
+// limits, with no control characters but the message's line breaks.
+func FuzzParseAppearance(f *testing.F) {
+	f.Add("card", "Hello", "One\r\nTwo", "#1D4ED8")
+	f.Add("bold", "", "", "")
+	f.Add("minimal", "a\u0000b", "x", "#12345g")
+	f.Add("photo", strings.Repeat("é", 121), "", "#fff;}")
+	f.Fuzz(func(t *testing.T, tmpl, headline, message, accent string) {
+		a, errs := parseAppearance(url.Values{"template": {tmpl}, "headline": {headline}, "message": {message}, "accent": {accent}})
+		if errs["accent"] == "" && a.Accent != "" {
+			if c, ok := parseAccent(a.Accent); !ok || c != a.Accent {
+				t.Errorf("accent %q accepted for %q", a.Accent, accent)
+			}
+		}
+		if errs["template"] == "" {
+			if _, ok := templateByName(a.Template); !ok {
+				t.Errorf("template %q accepted", a.Template)
+			}
+		}
+		for name, v := range map[string]string{"headline": a.Headline, "message": a.Message} {
+			if errs[name] != "" {
+				continue
+			}
+			if !utf8.ValidString(v) || utf8.RuneCountInString(v) > maxMessageChars {
+				t.Errorf("%s %q accepted", name, v)
+			}
+			for _, r := range v {
+				if unicode.IsControl(r) && (name == "headline" || r != '\n') {
+					t.Errorf("%s %q with control character %U accepted", name, v, r)
+				}
+			}
+		}
+		if errs["headline"] == "" && utf8.RuneCountInString(a.Headline) > maxHeadlineChars {
+			t.Errorf("headline of %d characters accepted", utf8.RuneCountInString(a.Headline))
+		}
+	})
 }
