@@ -219,12 +219,14 @@ document.addEventListener("load", e => {
 }, true);`
 
 // settled resolves once the page is ready to be photographed: its fonts
-// loaded, every frame that has an address loaded (those added or made
+// loaded, its images decoded (else a large one may be painted from a rougher
+// decode on one run than on the next), every frame that has an address loaded (those added or made
 // visible after the page's load event too: lazy frames load once the window
 // is as tall as the page), and two more frames painted. It resolves false
 // when a frame does not load within 5 seconds.
 const settled = `(async () => {
 	await document.fonts.ready;
+	await Promise.all([...document.images].map(i => i.decode().catch(() => {})));
 	const loaded = () => [...document.querySelectorAll("iframe[src]")].every(f => window.__screenshotFrames.has(f));
 	for (let i = 0; i < 200 && !loaded(); i++) await new Promise(r => setTimeout(r, 25));
 	await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));

@@ -1,15 +1,32 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// writeIndex writes dir/README.md: every screen with its images at both
-// sizes.
-func writeIndex(dir string, list []screen) error {
+// writeIndex writes dir/README.md: every screen of the table whose images
+// are in dir, so that a run of a few screens (-only) keeps the others
+// listed.
+func writeIndex(dir string) error {
+	var list []screen
+	for _, sc := range screens {
+		found := true
+		for _, sz := range sizes {
+			if _, err := os.Stat(filepath.Join(dir, imageName(sc, sz))); errors.Is(err, fs.ErrNotExist) {
+				found = false
+			} else if err != nil {
+				return err
+			}
+		}
+		if found {
+			list = append(list, sc)
+		}
+	}
 	var b strings.Builder
 	b.WriteString("# Screenshots\n\n")
 	b.WriteString("Every screen of Fileframe's web application, on a desktop and on a phone, taken in\n" +

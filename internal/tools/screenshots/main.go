@@ -112,7 +112,7 @@ func run(ctx context.Context, dir string, list []screen, stdout, stderr io.Write
 			fmt.Fprintf(stdout, "%-28s %-8s %4d×%-5d %s\n", sc.name, sz.name, cfg.Width, cfg.Height, filepath.Join(dir, file))
 		}
 	}
-	return writeIndex(dir, list)
+	return writeIndex(dir)
 }
 
 // selectScreens returns the screens with the given names, in table order,

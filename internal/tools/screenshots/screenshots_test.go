@@ -138,3 +138,36 @@ func TestSelectScreens(t *testing.T) {
 		t.Errorf("selectScreens(nil) gave %d screens, want all %d", len(all), len(screens))
 	}
 }
+
+// TestWriteIndex checks that the index lists the screens whose images are
+// all there, in table order, and no others.
+func TestWriteIndex(t *testing.T) {
+	dir := t.TempDir()
+	have := []string{"public-default", "01-setup"}
+	for _, name := range have {
+		for _, sz := range sizes {
+			if err := os.WriteFile(filepath.Join(dir, name+"-"+sz.name+".png"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// One size alone does not make a screen.
+	if err := os.WriteFile(filepath.Join(dir, "02-login-desktop.png"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeIndex(dir); err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := regexp.MustCompile("(?m)^`([a-z0-9-]+)`").FindAllStringSubmatch(string(index), -1)
+	var names []string
+	for _, m := range got {
+		names = append(names, m[1])
+	}
+	if want := []string{"01-setup", "public-default"}; strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("the index lists %q, want %q", names, want)
+	}
+}
