@@ -48,7 +48,7 @@ type publicEntry struct {
 	// look is the file's template appearance (its own, else its account's
 	// default) when its owner's plan shows templates; hasLook is false
 	// otherwise.
-	look    look
+	look    templateLook
 	hasLook bool
 
 	rendered atomic.Pointer[renderedPage] // the public /f/{slug} page

@@ -185,21 +185,22 @@ func deriveAccent(a string) accentColors {
 	return accentColors{Accent: a, OnAccent: on.hex(), Ink: ink.hex()}
 }
 
-// look is an appearance resolved for a page: a known template and valid
-// colours.
-type look struct {
+// templateLook is an appearance with its built-in template found (a type of
+// its own, so that nothing renders an appearance whose template is
+// unknown). Server.look, in app_files.go, is the file list's summary.
+type templateLook struct {
 	tmpl       builtinTemplate
 	appearance fileframe.Appearance
 }
 
 // resolveLook returns the look of appearance a, and false when a shows no
 // template page (none set, or a template this build does not have).
-func resolveLook(a fileframe.Appearance) (look, bool) {
+func resolveLook(a fileframe.Appearance) (templateLook, bool) {
 	t, ok := templateByName(a.Template)
 	if !ok {
-		return look{}, false
+		return templateLook{}, false
 	}
-	return look{tmpl: t, appearance: a}, true
+	return templateLook{tmpl: t, appearance: a}, true
 }
 
 // imageURLs are where a template page loads its images from.
@@ -224,7 +225,7 @@ func imageVersion(key string) string { return key[:min(len(key), 16)] }
 
 // renderTemplatePage renders the page of look l for file view fv, and
 // returns the page and the CSP it needs; frameAncestors as in templateCSP.
-func (s *Server) renderTemplatePage(l look, fv fileView, img imageURLs, preview bool, frameAncestors string) ([]byte, string, error) {
+func (s *Server) renderTemplatePage(l templateLook, fv fileView, img imageURLs, preview bool, frameAncestors string) ([]byte, string, error) {
 	accent := l.tmpl.Accent
 	if a, ok := parseAccent(l.appearance.Accent); ok {
 		accent = a
