@@ -231,6 +231,14 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, si *signedIn
 		setImageKey(&a, kind, key)
 	}
 	if len(errs) > 0 {
+		// Images stored by this form are not kept with it.
+		var uploaded []string
+		for _, keyOf := range imageKinds {
+			if k := keyOf(a); k != keyOf(sc.start()) {
+				uploaded = append(uploaded, k)
+			}
+		}
+		s.dropUnusedImages(r, uploaded...)
 		p.fill(r.PostForm)
 		p.Errors = errs
 		p.Errors[""] = "The appearance was not saved. Correct the fields marked below."
@@ -255,23 +263,34 @@ func (s *Server) saveAppearance(w http.ResponseWriter, r *http.Request, si *sign
 		s.appFailed(w, r, si, err)
 		return
 	}
+	var replaced []string
 	for _, keyOf := range imageKinds {
-		old := keyOf(sc.own)
-		if old == "" || old == a.LogoKey || old == a.Background {
-			continue
-		}
-		// Images are content-addressed blobs, shared with any file or
-		// appearance of the same bytes: remove one only when nothing uses
-		// it any more.
-		used, err := s.store.BlobInUse(ctx, old)
-		if err == nil && !used {
-			err = s.blobs.Delete(ctx, old)
-		}
-		if err != nil {
-			s.logFor(r).Warn("app: removing an unused appearance image", "key", old, "err", err)
+		if old := keyOf(sc.own); old != a.LogoKey && old != a.Background {
+			replaced = append(replaced, old)
 		}
 	}
+	s.dropUnusedImages(r, replaced...)
 	appRedirect(w, r, sc.path()+"?saved=1")
+}
+
+// dropUnusedImages deletes the image blobs keys that nothing refers to.
+// Images are content-addressed blobs, shared with any file or appearance
+// of the same bytes, so one goes only when no row uses it any more. A
+// failure leaves an orphan, which is logged and otherwise harmless.
+func (s *Server) dropUnusedImages(r *http.Request, keys ...string) {
+	ctx := r.Context()
+	for _, key := range keys {
+		if key == "" {
+			continue
+		}
+		used, err := s.store.BlobInUse(ctx, key)
+		if err == nil && !used {
+			err = s.blobs.Delete(ctx, key)
+		}
+		if err != nil {
+			s.logFor(r).Warn("app: removing an unused appearance image", "key", key, "err", err)
+		}
+	}
 }
 
 // setImageKey sets a's image of kind to key.

@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"html/template"
 	"image"
 	"image/gif"
@@ -193,6 +195,16 @@ func TestAppearanceImages(t *testing.T) {
 				t.Errorf("a refused upload saved %+v", got)
 			}
 		})
+	}
+	// A good image in a refused form is not kept.
+	lonely := append(pngImage(t), []byte("lonely")...)
+	sum := sha256.Sum256(lonely)
+	if resp, _ := b.postEditor("/appearance", url.Values{"template": {"photo"}, "accent": {"nope"}},
+		editorFile{"logo", "l.png", lonely}); resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("a bad accent with a good logo: got %d, want 422", resp.StatusCode)
+	}
+	if _, err := e.blobs.Stat(ctx, hex.EncodeToString(sum[:])); !fileframe.IsNotFound(err) {
+		t.Errorf("the logo of a refused form: %v, want ENOTFOUND", err)
 	}
 	// A form larger than two images fits is refused before it is read.
 	huge := editorFile{"logo", "a.png", append(img, make([]byte, maxAppearanceForm)...)}
