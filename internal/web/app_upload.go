@@ -275,9 +275,10 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 // room.overLimit.
 var errUploadTooLarge = errors.New("upload: larger than its quota allows")
 
-// readDeadlineReader extends the connection's read deadline before each read
-// of a request body, so that a large upload is not cut by the server's
-// ReadTimeout while bytes keep coming, and a stalled client still is.
+// readDeadlineReader extends the connection's read and write deadlines
+// before each read of an upload, so that a large upload is not cut by the
+// server's ReadTimeout and WriteTimeout while bytes keep coming, and a
+// stalled client still is.
 type readDeadlineReader struct {
 	r  io.Reader
 	rc *http.ResponseController

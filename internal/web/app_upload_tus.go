@@ -135,10 +135,16 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 			return
 		}
 		ctx := context.WithValue(r.Context(), uploaderKey{}, si)
+		ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
 		ctx = context.WithValue(ctx, requestContextKey{}, ctx)
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// responseKey is the context key of a tus request's ResponseController,
+// with which tusFinish keeps the connection's deadlines away while it
+// stores a large file.
+type responseKey struct{}
 
 // requestContextKey is the context key of a tus request's own context (as
 // tusSession made it) in that same context; see detach.
@@ -289,7 +295,14 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 		return tusd.HTTPResponse{}, tusError(s, ev, err)
 	}
 	defer body.Close()
-	f, err := s.receiveFile(ctx, a, tusName(ev.Upload.MetaData), ev.Upload.Size, body)
+	// Storing takes a while for a large file (on S3, a copy through this
+	// process): each read pushes the deadlines that tusd set after the
+	// last byte arrived, so that the answer can still be written.
+	var content io.Reader = body
+	if rc, ok := ctx.Value(responseKey{}).(*http.ResponseController); ok {
+		content = readDeadlineReader{r: body, rc: rc}
+	}
+	f, err := s.receiveFile(ctx, a, tusName(ev.Upload.MetaData), ev.Upload.Size, content)
 	if err != nil {
 		return tusd.HTTPResponse{}, tusError(s, ev, err)
 	}
