@@ -218,3 +218,47 @@ func waitForAdvisoryLock(t *testing.T, db string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestServeUploads runs serve on SQLite and disk with small quotas: a tus
+// upload goes through <data>/uploads, is refused over the Free plan's
+// largest file, and the API's plain upload is refused over Agency's.
+func TestServeUploads(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const password = "a long enough password"
+	mustCLI(t, "account", "create", "--data", dir, "--email", "free@example.com", "--password", password, "--plan", "free")
+	key := cliJSON(t, "key", "create", "--data", dir, "--email",
+		cliJSON(t, "account", "create", "--data", dir, "--email", "agency@example.com", "--plan", "agency")["email"].(string))["key"].(string)
+	p := startServe(t, dir, "--quota-free-file", "1KiB", "--quota-agency-file", "2KiB")
+	s := signIn(t, p.app, "free@example.com", password)
+
+	content := make([]byte, 1024)
+	mrand.NewChaCha8([32]byte{9}).Read(content)
+	url := s.tusCreate(t, p.app, "notes.txt", len(content))
+	if entries, _ := os.ReadDir(filepath.Join(dir, "uploads")); len(entries) != 2 {
+		t.Errorf("%s/uploads holds %d entries during the upload, want the upload's 2", dir, len(entries))
+	}
+	resp, body := s.tusPatch(t, url, 0, bytes.NewReader(content), len(content))
+	link := resp.Header.Get("Fileframe-File-Url")
+	if resp.StatusCode != http.StatusNoContent || !strings.HasPrefix(link, p.app+"/f/") {
+		t.Fatalf("tus PATCH: %d, link %q: %s", resp.StatusCode, link, body)
+	}
+	download(t, p, strings.TrimPrefix(link, p.app+"/f/"), content)
+	if entries, _ := os.ReadDir(filepath.Join(dir, "uploads")); len(entries) != 0 {
+		t.Errorf("%s/uploads holds %d entries after the upload, want none", dir, len(entries))
+	}
+
+	resp, body = httpDo(t, s.tusRequest(t, http.MethodPost, p.app+"/uploads/tus/", nil,
+		"Upload-Length", "1025", "Upload-Metadata", "filename "+base64.StdEncoding.EncodeToString([]byte("big.bin"))))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "up to 1.0 KiB") {
+		t.Errorf("tus POST over --quota-free-file: %d %s", resp.StatusCode, body)
+	}
+
+	req, _ := http.NewRequest(http.MethodPost, p.app+"/api/files?name=big.bin", bytes.NewReader(make([]byte, 2049)))
+	req.Header.Set("Authorization", "Bearer "+key)
+	if resp, body := httpDo(t, req); resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "file_too_large") {
+		t.Errorf("POST /api/files over --quota-agency-file: %d %s", resp.StatusCode, body)
+	}
+	p.stop()
+	p.checkJSONLogs()
+}
