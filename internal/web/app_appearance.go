@@ -204,6 +204,9 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, si *signedIn
 	if !post {
 		if r.URL.Query().Get("saved") == "1" {
 			p.Notice = "Saved. Your download pages show it now."
+			if sc.file != nil {
+				p.Notice = "Saved. This file's link shows it now."
+			}
 		}
 		s.renderAppearance(w, r, http.StatusOK, sc, p)
 		return

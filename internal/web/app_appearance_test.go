@@ -290,6 +290,9 @@ func TestFileAppearanceEditor(t *testing.T) {
 	if _, page := e.appGet("/f/" + f.Slug); pageKind(t, page) != "template:card" {
 		t.Errorf("after saving the file's own: got %s", pageKind(t, page))
 	}
+	if _, body := b.get(editor + "?saved=1"); !strings.Contains(body, "This file&#39;s link shows it now.") {
+		t.Errorf("the file's editor does not confirm the save")
+	}
 	if got := section().State.Label; got != "Custom for this file (Card)" {
 		t.Errorf("state: got %q", got)
 	}
