@@ -266,7 +266,9 @@ func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoC
 	}
 	return tusd.HTTPResponse{}, tusd.FileInfoChanges{
 		ID:       string(a.ID) + "." + fileframe.RandomBase62(24),
-		MetaData: tusd.MetaData{"filename": name, "filetype": ev.Upload.MetaData["filetype"]},
+		// Only the name is kept: the type is the server's guess from the
+		// name and the bytes (uploadContentType), never the client's word.
+		MetaData: tusd.MetaData{"filename": name},
 	}, nil
 }
 
