@@ -172,8 +172,8 @@ func (b *browser) tabOf(p person, cookies []*http.Cookie) (*tab, error) {
 	return t, nil
 }
 
-// record keeps the errors and warnings a page logs, CSP violations and
-// uncaught exceptions among them.
+// record keeps the errors a page logs (CSP violations and failed loads
+// among them) and its uncaught exceptions.
 func (t *tab) record(ev any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
