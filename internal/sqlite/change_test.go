@@ -13,12 +13,32 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
+// watchMechanisms are the two ways a ChangeWatcher asks (see
+// ChangeWatcher): the mapped wal-index, and PRAGMA data_version alone.
+var watchMechanisms = []struct {
+	name            string
+	dataVersionOnly bool
+}{
+	{"wal-index", false},
+	{"data_version", true},
+}
+
 // watch starts a ChangeWatcher on s and closes it when the test ends.
-func watch(tb testing.TB, s *Store) fileframe.ChangeWatcher {
+func watch(tb testing.TB, s *Store) *ChangeWatcher {
+	return watchWith(tb, s, false)
+}
+
+// watchWith is watch, using only PRAGMA data_version when dataVersionOnly
+// is set. Where the platform can map the wal-index, it checks that the
+// watcher does when asked to.
+func watchWith(tb testing.TB, s *Store, dataVersionOnly bool) *ChangeWatcher {
 	tb.Helper()
-	w, err := s.WatchChanges(context.Background())
+	w, err := s.watchChanges(context.Background(), dataVersionOnly)
 	if err != nil {
 		tb.Fatalf("WatchChanges: %v", err)
+	}
+	if mapped := w.index != nil; mapped == dataVersionOnly || (mapped != canMapWALIndex && !dataVersionOnly) {
+		tb.Fatalf("watcher uses the wal-index: %v, want %v", mapped, !dataVersionOnly && canMapWALIndex)
 	}
 	tb.Cleanup(func() {
 		if err := w.Close(); err != nil {
@@ -55,10 +75,16 @@ func TestChangeWatcher(t *testing.T) {
 		}
 		return
 	}
+	for _, m := range watchMechanisms {
+		t.Run(m.name, func(t *testing.T) { testChangeWatcher(t, m.dataVersionOnly) })
+	}
+}
+
+func testChangeWatcher(t *testing.T, dataVersionOnly bool) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "test.db")
 	s := open(t, path)
-	w := watch(t, s)
+	w := watchWith(t, s, dataVersionOnly)
 	a, err := s.CreateAccount(ctx, fileframe.Account{Email: "owner@example.com", Plan: fileframe.PlanAgency})
 	if err != nil {
 		t.Fatalf("CreateAccount: %v", err)
@@ -123,13 +149,40 @@ func TestChangeWatcher(t *testing.T) {
 	}
 	expectChanged("a write by another process")
 	expectSame("nothing more")
+
+	// A checkpoint that empties the WAL, then a write that starts it over
+	// from its first frame.
+	if _, err := raw.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatalf("wal_checkpoint: %v", err)
+	}
+	if _, err := s.FileBySlug(ctx, f.Slug); err != nil {
+		t.Fatalf("FileBySlug: %v", err)
+	}
+	if _, err := raw.ExecContext(ctx, `UPDATE accounts SET disabled = 0 WHERE id = ?`, a.ID); err != nil {
+		t.Fatalf("UPDATE: %v", err)
+	}
+	expectChanged("a write after a checkpoint")
+	expectSame("nothing after the checkpoint")
+
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := w.Generation(ctx); err == nil {
+		t.Errorf("Generation after Close: got no error")
+	}
 }
 
 func TestChangeWatcherConcurrent(t *testing.T) {
+	for _, m := range watchMechanisms {
+		t.Run(m.name, func(t *testing.T) { testChangeWatcherConcurrent(t, m.dataVersionOnly) })
+	}
+}
+
+func testChangeWatcherConcurrent(t *testing.T, dataVersionOnly bool) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "test.db")
 	s := open(t, path)
-	w := watch(t, s)
+	w := watchWith(t, s, dataVersionOnly)
 	a, err := s.CreateAccount(ctx, fileframe.Account{Email: "owner@example.com", Plan: fileframe.PlanAgency})
 	if err != nil {
 		t.Fatalf("CreateAccount: %v", err)
@@ -183,19 +236,23 @@ func TestChangeWatcherConcurrent(t *testing.T) {
 
 // BenchmarkGeneration is the cost a cache pays per request to stay exact.
 func BenchmarkGeneration(b *testing.B) {
-	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "test.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	w := watch(b, s)
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := w.Generation(context.Background()); err != nil {
-				b.Error(err)
-				return
+	for _, m := range watchMechanisms {
+		b.Run(m.name, func(b *testing.B) {
+			s, err := Open(b.Context(), filepath.Join(b.TempDir(), "test.db"))
+			if err != nil {
+				b.Fatal(err)
 			}
-		}
-	})
+			defer s.Close()
+			w := watchWith(b, s, m.dataVersionOnly)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := w.Generation(context.Background()); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
 }
