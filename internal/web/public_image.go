@@ -24,7 +24,8 @@ var imageKinds = map[string]func(fileframe.Appearance) string{
 var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/webp": true, "image/gif": true}
 
 // publicImage serves GET /f/{slug}/logo and /f/{slug}/background: an image
-// of the appearance the file's template page shows, while it shows one.
+// of the file's appearance (its own, else its account's) while the owner's
+// plan has templates, whether or not a published custom page hides it.
 func (s *Server) publicImage(kind string) http.HandlerFunc {
 	keyOf := imageKinds[kind]
 	return func(w http.ResponseWriter, r *http.Request) {
