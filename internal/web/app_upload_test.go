@@ -257,6 +257,14 @@ func TestTusRefused(t *testing.T) {
 	if resp, body := c.patch(url, 0, []byte("0123456789")); resp.StatusCode != http.StatusNoContent || resp.Header.Get(headerFileID) == "" {
 		t.Errorf("owner's PATCH: got %d %q: %s", resp.StatusCode, resp.Header.Get(headerFileID), body)
 	}
+	// The owner may cancel an upload (tus-js-client's abort(true)).
+	cancelled := c.create("b.txt", 10)
+	if resp, body := c.request(http.MethodDelete, cancelled, nil); resp.StatusCode != http.StatusNoContent {
+		t.Errorf("owner's DELETE: got %d: %s", resp.StatusCode, body)
+	}
+	if resp, _ := c.request(http.MethodHead, cancelled, nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("HEAD of a cancelled upload: got %d, want 404", resp.StatusCode)
+	}
 }
 
 func TestTusDisabledWithoutStore(t *testing.T) {
