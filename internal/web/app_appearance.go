@@ -276,21 +276,18 @@ func (s *Server) saveAppearance(w http.ResponseWriter, r *http.Request, si *sign
 	appRedirect(w, r, sc.path()+"?saved=1")
 }
 
-// dropUnusedImages deletes the image blobs keys that nothing refers to.
+// dropUnusedImages removes the image blobs keys that nothing refers to.
 // Images are content-addressed blobs, shared with any file or appearance
-// of the same bytes, so one goes only when no row uses it any more. A
-// failure leaves an orphan, which is logged and otherwise harmless.
+// of the same bytes, and one stored within fileframe.BlobGrace may be about
+// to be used by another request: fileframe.RemoveBlobIfUnused leaves those
+// to the orphan collector. A failure leaves an orphan too, so it is logged,
+// not shown.
 func (s *Server) dropUnusedImages(r *http.Request, keys ...string) {
-	ctx := r.Context()
 	for _, key := range keys {
 		if key == "" {
 			continue
 		}
-		used, err := s.store.BlobInUse(ctx, key)
-		if err == nil && !used {
-			err = s.blobs.Delete(ctx, key)
-		}
-		if err != nil {
+		if _, err := fileframe.RemoveBlobIfUnused(r.Context(), s.store, s.blobs, key, s.now()); err != nil {
 			s.logFor(r).Warn("app: removing an unused appearance image", "key", key, "err", err)
 		}
 	}

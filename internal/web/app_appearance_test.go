@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -166,9 +167,13 @@ func TestAppearanceAccountEditor(t *testing.T) {
 
 // TestAppearanceImages: logo and background uploads are sniffed, capped
 // and refused as SVG; saved ones are served on the public page; removing
-// one deletes its blob when nothing else uses it.
+// one deletes its blob when nothing else uses it. The clock runs past
+// fileframe.BlobGrace, so that unused blobs go at once
+// (TestAppearanceFreshImageKept: before).
 func TestAppearanceImages(t *testing.T) {
-	e := newTestEnv(t)
+	e := newTestEnv(t, func(c *Config) {
+		c.Now = func() time.Time { return time.Now().Add(2 * fileframe.BlobGrace) }
+	})
 	ctx := context.Background()
 	b, a := signedInAs(e, "pro@example.com", fileframe.PlanPro)
 	f := e.file(a, "report.pdf", []byte("%PDF"))
@@ -254,6 +259,22 @@ func TestAppearanceImages(t *testing.T) {
 	}
 	if resp, _ := e.appGet("/f/" + f.Slug + "/logo"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("removed logo: got %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestAppearanceFreshImageKept: an image replaced within
+// fileframe.BlobGrace of its upload stays for the orphan collector, as
+// another request may be about to use the same bytes.
+func TestAppearanceFreshImageKept(t *testing.T) {
+	e := newTestEnv(t)
+	b, a := signedInAs(e, "pro@example.com", fileframe.PlanPro)
+	resp, body := b.postEditor("/appearance", url.Values{"template": {"card"}}, editorFile{"logo", "l.png", pngImage(t)})
+	wantSaved(t, resp, body, "/appearance")
+	look, _ := e.store.AccountAppearance(context.Background(), a.ID)
+	resp, body = b.postEditor("/appearance", url.Values{"template": {"card"}, "logo_remove": {"1"}})
+	wantSaved(t, resp, body, "/appearance")
+	if _, err := e.blobs.Stat(context.Background(), look.LogoKey); err != nil {
+		t.Errorf("a logo removed within the grace period: %v, want it kept", err)
 	}
 }
 
