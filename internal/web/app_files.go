@@ -92,11 +92,14 @@ func (s *Server) look(ctx context.Context, acct fileframe.Account, f fileframe.F
 	if err != nil {
 		return "", "", err
 	}
-	switch {
-	case own.Template != "":
-		return text + "Template: " + own.Template, "look-template", nil
-	case accountLook.Template != "":
-		return text + "Template: " + accountLook.Template + " (account)", "look-template", nil
+	// As the public page decides (stateOf): the file's own template, else,
+	// when the file has no appearance of its own, the account's; a file set
+	// to the neutral default, or an unknown template, shows the default.
+	if l, ok := resolveLook(own); ok {
+		return text + "Template: " + l.tmpl.Label, "look-template", nil
+	}
+	if l, ok := resolveLook(accountLook); ok && own.IsZero() {
+		return text + "Template: " + l.tmpl.Label + " (account)", "look-template", nil
 	}
 	return text + "Default page", "look-default", nil
 }

@@ -131,7 +131,13 @@ func TestAppFilesList(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.store.SetFileAppearance(ctx, themed.ID, fileframe.Appearance{Template: "aurora"}); err != nil {
+	if err := e.store.SetFileAppearance(ctx, themed.ID, fileframe.Appearance{Template: "bold"}); err != nil {
+		t.Fatal(err)
+	}
+	// A template this build does not have shows the default page, and the
+	// list says so.
+	unknown := e.file(fx.acct, "unknown-template.pdf", []byte("%PDF-1.4 unknown"))
+	if err := e.store.SetFileAppearance(ctx, unknown.ID, fileframe.Appearance{Template: "aurora"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -147,13 +153,16 @@ func TestAppFilesList(t *testing.T) {
 		`id="upload-title"`,
 		"Draft r2 · Default page",
 		"Custom page · published r1",
-		"Template: aurora",
+		"Template: Bold",
 		"/static/app_files.js?v=",
 		"/static/app_files.css?v=",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the list lacks %q", want)
 		}
+	}
+	if strings.Contains(body, "aurora") {
+		t.Errorf("the list names the unknown template aurora; visitors see the default page")
 	}
 	if strings.Contains(body, "someone-else.pdf") || strings.Contains(body, string(other.ID)) {
 		t.Errorf("the list shows another account's file")
