@@ -64,8 +64,10 @@ func (s *Server) newTusUploads() (*tusUploads, error) {
 	if !given.UsesTerminater {
 		return nil, errors.New("web: the tus store cannot terminate uploads")
 	}
-	// Only creation and termination: lengths are required (tusCreate) and
-	// concatenation is not offered.
+	// Only creation and termination, each call detached (see detach):
+	// without a length deferrer tusd refuses Upload-Defer-Length (501), so
+	// tusCreate always has a size to check the quota against; concatenation
+	// is not offered.
 	composer := tusd.NewStoreComposer()
 	detached := detachedStore{core: given.Core, term: given.Terminater}
 	composer.UseCore(detached)
@@ -265,7 +267,7 @@ func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoC
 		return tusd.HTTPResponse{}, none, tusError(s, ev, err)
 	}
 	return tusd.HTTPResponse{}, tusd.FileInfoChanges{
-		ID:       string(a.ID) + "." + fileframe.RandomBase62(24),
+		ID: string(a.ID) + "." + fileframe.RandomBase62(24),
 		// Only the name is kept: the type is the server's guess from the
 		// name and the bytes (uploadContentType), never the client's word.
 		MetaData: tusd.MetaData{"filename": name},
