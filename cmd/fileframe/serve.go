@@ -28,6 +28,9 @@ const (
 	maxHeaderBytes = 64 << 10
 	// closeTimeout bounds the final flush of download counts.
 	closeTimeout = 10 * time.Second
+	// logFlushInterval is how often the log buffer (web.LogBuffer) writes
+	// out the access log lines it holds.
+	logFlushInterval = 100 * time.Millisecond
 )
 
 func runServe(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
@@ -46,6 +49,8 @@ type Main struct {
 	cfg    ServeConfig
 	stdout io.Writer
 	log    *slog.Logger
+	// logs holds the log's lines between flushes; Close writes it out.
+	logs *web.LogBuffer
 
 	store   appStore
 	blobs   fileframe.Blobs
@@ -61,10 +66,17 @@ type Main struct {
 }
 
 // NewMain returns a Main for cfg that prints its addresses to stdout and
-// logs JSON to logs.
+// logs JSON to logs. Info lines (the access log) reach logs within
+// logFlushInterval and at Close; warnings and errors at once. Call Close.
 func NewMain(cfg ServeConfig, stdout, logs io.Writer) *Main {
-	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	return &Main{cfg: cfg, stdout: stdout, log: log}
+	return newMain(cfg, stdout, logs, logFlushInterval)
+}
+
+// newMain is NewMain with the log buffer flushed every flushEvery.
+func newMain(cfg ServeConfig, stdout, logs io.Writer, flushEvery time.Duration) *Main {
+	buf := web.NewLogBuffer(logs, flushEvery)
+	log := slog.New(buf.Handler(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: cfg.LogLevel})))
+	return &Main{cfg: cfg, stdout: stdout, log: log, logs: buf}
 }
 
 // Run opens the data, listens, and serves until ctx is done; then it shuts
@@ -316,8 +328,8 @@ func (m *Main) closeServer() error {
 	return nil
 }
 
-// Close releases everything Run opened; it is safe to call after Run
-// returned, or if Run failed half way.
+// Close releases everything Run opened and writes out the buffered log; it
+// is safe to call after Run returned, or if Run failed half way.
 func (m *Main) Close() error {
 	var err error
 	m.closeOnce.Do(func() {
@@ -335,6 +347,10 @@ func (m *Main) Close() error {
 		err = errors.Join(err, m.uploads.close())
 		if m.store != nil {
 			err = errors.Join(err, m.store.Close())
+		}
+		// Last, so that it writes out every line logged before.
+		if m.logs != nil {
+			err = errors.Join(err, m.logs.Close())
 		}
 	})
 	return err
