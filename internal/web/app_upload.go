@@ -205,7 +205,9 @@ func (s *Server) receiveFile(ctx context.Context, a fileframe.Account, name stri
 		return fileframe.File{}, err
 	}
 	if err := rm.check(info.Size); err != nil {
-		s.dropBlob(ctx, info.Key)
+		// The blob is left to the hourly collection of orphans: removing it
+		// now could race with an upload of the same bytes about to commit
+		// its row (fileframe.BlobGrace).
 		return fileframe.File{}, err
 	}
 	return s.store.CreateFile(ctx, fileframe.File{
@@ -224,18 +226,6 @@ func checkUploadName(name string) error {
 		return fileframe.Errorf(fileframe.CodeInvalidField, "%s", fileframe.ErrorMessage(err))
 	}
 	return nil
-}
-
-// dropBlob deletes the blob of a refused upload unless a file uses it (the
-// same content uploaded before), logging a failure.
-func (s *Server) dropBlob(ctx context.Context, key string) {
-	inUse, err := s.store.BlobInUse(ctx, key)
-	if err == nil && !inUse {
-		err = s.blobs.Delete(ctx, key)
-	}
-	if err != nil {
-		s.log.Warn("upload: removing the blob of a refused upload", "blob", key, "err", err)
-	}
 }
 
 // uploadContentType picks a file's type from its name's extension, else
