@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"mime"
@@ -25,8 +26,9 @@ type presigner interface {
 
 // publicDownload serves /f/{slug}/download: the file's bytes with
 // http.ServeContent, which answers HEAD, Range, If-Range and If-None-Match.
-// The blob's Body is handed over unwrapped: on local disk it is an *os.File,
-// and net/http then sends it with sendfile, in constant memory.
+// Blobs of up to blobCacheMaxBlob bytes come from memory (blobcache.go).
+// Larger ones are handed over unwrapped: on local disk the Body is an
+// *os.File, and net/http then sends it with sendfile, in constant memory.
 func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	f, _, ok := s.publicLookup(w, r)
 	if !ok {
@@ -36,19 +38,35 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 		s.redirectDownload(w, r, f)
 		return
 	}
-	blob, err := s.blobs.Open(r.Context(), f.BlobKey)
-	if err != nil {
-		// A file row without its bytes breaks an invariant (blobs are durable
-		// before their row commits), so it is an internal error, not a 404.
-		s.publicError(w, r, err)
-		return
+	var body io.ReadSeeker
+	var size int64
+	if b, ok := s.blobCache.get(f.BlobKey); ok {
+		body, size = bytes.NewReader(b), int64(len(b))
+	} else {
+		blob, err := s.blobs.Open(r.Context(), f.BlobKey)
+		if err != nil {
+			// A file row without its bytes breaks an invariant (blobs are
+			// durable before their row commits), so it is an internal error,
+			// not a 404.
+			s.publicError(w, r, err)
+			return
+		}
+		defer blob.Body.Close()
+		body, size = blob.Body, blob.Size
+		if size <= 0 {
+			size = f.Size
+		}
+		if 0 < blob.Size && blob.Size <= blobCacheMaxBlob {
+			b := make([]byte, blob.Size)
+			if _, err := io.ReadFull(blob.Body, b); err != nil {
+				s.publicError(w, r, err)
+				return
+			}
+			s.blobCache.put(f.BlobKey, b)
+			body = bytes.NewReader(b)
+		}
 	}
-	defer blob.Body.Close()
 
-	size := blob.Size
-	if size <= 0 {
-		size = f.Size
-	}
 	deadline := time.Now().Add(time.Minute + time.Duration(float64(size)/minDownloadRate*float64(time.Second)))
 	// Not every ResponseWriter supports deadlines (httptest's recorder does
 	// not); the server's own WriteTimeout then stays in force.
@@ -69,14 +87,14 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 
 	if r.Method == http.MethodHead {
 		// A HEAD is never a download.
-		http.ServeContent(w, r, "", f.CreatedAt, blob.Body)
+		http.ServeContent(w, r, "", f.CreatedAt, body)
 		return
 	}
 	cw := &countingWriter{ResponseWriter: w, onStart: func() {
 		s.counts.Add(f.ID)
 		s.metrics.downloads.Inc()
 	}}
-	http.ServeContent(cw, r, "", f.CreatedAt, blob.Body)
+	http.ServeContent(cw, r, "", f.CreatedAt, body)
 }
 
 // contentDisposition returns an attachment disposition for name. Names

@@ -115,6 +115,8 @@ type Server struct {
 	presign presigner
 	counts  *downloadCounter
 	pages   *pageRenderer
+	// blobCache holds the bytes of small blobs (blobcache.go).
+	blobCache *blobCache
 
 	// changes watches the store for commits of any process; nil when the
 	// store cannot, and then nothing is cached. ownWrites counts this
@@ -175,6 +177,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, now: cfg.Now, pages: pages}
 	s.store = ownWriteStore{Store: cfg.Store, n: &s.ownWrites}
 	s.cache = newPublicCache(publicCacheSize)
+	s.blobCache = newBlobCache(blobCacheMax)
 	s.hdr = newHeaderValues(s.ContentOrigin())
 	if s.tus, err = s.newTusUploads(); err != nil {
 		return nil, fmt.Errorf("web: resumable uploads: %w", err)
