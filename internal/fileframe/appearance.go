@@ -22,10 +22,13 @@ type AccountUsage struct {
 	Bytes int64
 }
 
-// FileListing is a file with the state of its custom page, for the file
-// list of the web application.
+// FileListing is a file with the state of its custom page and its own
+// appearance, for the file list of the web application.
 type FileListing struct {
 	File
 	LatestRevision int // 0 when the file has no custom page
 	LiveRevision   int // 0 unless the page is published
+	// Appearance is the file's own appearance (FileAppearance), zero when
+	// it has none.
+	Appearance Appearance
 }

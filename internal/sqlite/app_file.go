@@ -21,8 +21,11 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 		}
 		rows, err := tx.QueryContext(ctx, `
 			SELECT f.id, f.account_id, f.name, f.size, f.content_type, f.blob_key, f.slug, f.downloads, f.created_at,
-			       coalesce(p.latest_revision, 0), coalesce(p.live_revision, 0)
+			       coalesce(p.latest_revision, 0), coalesce(p.live_revision, 0),
+			       coalesce(a.template, ''), coalesce(a.headline, ''), coalesce(a.message, ''),
+			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, '')
 			FROM files f LEFT JOIN pages p ON p.file_id = f.id
+			LEFT JOIN file_appearances a ON a.file_id = f.id
 			WHERE f.account_id = ? ORDER BY f.created_at DESC, f.rowid DESC`, id)
 		if err != nil {
 			return err
@@ -32,7 +35,9 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 			var l fileframe.FileListing
 			var created sql.NullInt64
 			if err := rows.Scan(&l.ID, &l.AccountID, &l.Name, &l.Size, &l.ContentType, &l.BlobKey, &l.Slug, &l.Downloads, &created,
-				&l.LatestRevision, &l.LiveRevision); err != nil {
+				&l.LatestRevision, &l.LiveRevision,
+				&l.Appearance.Template, &l.Appearance.Headline, &l.Appearance.Message,
+				&l.Appearance.Accent, &l.Appearance.LogoKey, &l.Appearance.Background); err != nil {
 				return err
 			}
 			l.CreatedAt = fromMillis(created)

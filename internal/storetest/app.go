@@ -509,7 +509,7 @@ func listingIDs(list []fileframe.FileListing) []fileframe.FileID {
 }
 
 func testFileManagement(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
-	t.Run("FilesByAccount lists the account's files newest first with their page state", func(t *testing.T) {
+	t.Run("FilesByAccount lists the account's files newest first with their page state and appearance", func(t *testing.T) {
 		s, as := appStore(t, newStore)
 		a, b := newAccount(t, s), newAccount(t, s)
 		list, err := as.FilesByAccount(t.Context(), a.ID)
@@ -540,13 +540,17 @@ func testFileManagement(t *testing.T, newStore func(t *testing.T) fileframe.Stor
 			t.Fatalf("AddDownloads: %v", err)
 		}
 		last.Downloads = 4
+		look := fileframe.Appearance{Template: "bold", Headline: "H", Message: "M", Accent: "#112233", LogoKey: "lk", Background: "bk"}
+		if err := as.SetFileAppearance(t.Context(), mid.ID, look); err != nil {
+			t.Fatalf("SetFileAppearance: %v", err)
+		}
 		list, err = as.FilesByAccount(t.Context(), a.ID)
 		if err != nil {
 			t.Fatalf("FilesByAccount: %v", err)
 		}
 		want := []fileframe.FileListing{
 			{File: last, LatestRevision: 2, LiveRevision: 2},
-			{File: mid, LatestRevision: 2, LiveRevision: 0},
+			{File: mid, LatestRevision: 2, LiveRevision: 0, Appearance: look},
 			{File: old, LatestRevision: 0, LiveRevision: 0},
 		}
 		if len(list) != len(want) {

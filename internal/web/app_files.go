@@ -73,35 +73,32 @@ func (s *Server) newFileRow(f fileframe.File) fileRow {
 // look says what visitors of a file's link see, in the order of DESIGN.md:
 // a published custom page, else a template appearance (the file's own,
 // else the account's), else the default page. accountLook is the
-// account's appearance.
-func (s *Server) look(ctx context.Context, acct fileframe.Account, f fileframe.FileListing, accountLook fileframe.Appearance) (text, class string, err error) {
+// account's appearance; the file's own comes with the listing.
+func look(acct fileframe.Account, f fileframe.FileListing, accountLook fileframe.Appearance) (text, class string) {
 	if f.LatestRevision > 0 {
 		switch {
 		case !acct.Plan.CustomPages():
-			return "Custom page · not shown (needs Agency)", "look-off", nil
+			return "Custom page · not shown (needs Agency)", "look-off"
 		case f.LiveRevision > 0:
-			return "Custom page · published r" + strconv.Itoa(f.LiveRevision), "look-live", nil
+			return "Custom page · published r" + strconv.Itoa(f.LiveRevision), "look-live"
 		}
 		// A draft is not shown: the template or default page is, below.
 		text = "Draft r" + strconv.Itoa(f.LatestRevision) + " · "
 	}
 	if !acct.Plan.Templates() {
-		return text + "Default page", "look-default", nil
+		return text + "Default page", "look-default"
 	}
-	own, err := s.store.FileAppearance(ctx, f.ID)
-	if err != nil {
-		return "", "", err
-	}
+	own := f.Appearance
 	// As the public page decides (stateOf): the file's own template, else,
 	// when the file has no appearance of its own, the account's; a file set
 	// to the neutral default, or an unknown template, shows the default.
 	if l, ok := resolveLook(own); ok {
-		return text + "Template: " + l.tmpl.Label, "look-template", nil
+		return text + "Template: " + l.tmpl.Label, "look-template"
 	}
 	if l, ok := resolveLook(accountLook); ok && own.IsZero() {
-		return text + "Template: " + l.tmpl.Label + " (account)", "look-template", nil
+		return text + "Template: " + l.tmpl.Label + " (account)", "look-template"
 	}
-	return text + "Default page", "look-default", nil
+	return text + "Default page", "look-default"
 }
 
 // files serves GET /files: the signed-in account's files, newest first.
@@ -129,10 +126,7 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	}
 	for _, f := range list {
 		row := s.newFileRow(f.File)
-		if row.Look, row.LookClass, err = s.look(ctx, si.account, f, accountLook); err != nil {
-			s.appFailed(w, r, si, err)
-			return
-		}
+		row.Look, row.LookClass = look(si.account, f, accountLook)
 		p.Files = append(p.Files, row)
 	}
 	s.renderApp(w, r, http.StatusOK, "app_files.html", p)
