@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -170,6 +171,60 @@ func planName(p fileframe.Plan) string {
 // have finished meanwhile) and records the file. body is never held in
 // memory whole.
 func (s *Server) receiveFile(ctx context.Context, a fileframe.Account, name string, size int64, body io.Reader) (fileframe.File, error) {
+	return s.receive(ctx, a, name, size, func(rm room) (fileframe.BlobInfo, []byte, error) {
+		// Sniff the type from the first bytes, then stream those bytes and
+		// the rest into the blob store.
+		head := make([]byte, 512)
+		n, err := io.ReadFull(body, head)
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("reading the upload: %w", err)
+		}
+		head = head[:n]
+		capped := &cappedReader{r: io.MultiReader(bytes.NewReader(head), body), left: rm.limit()}
+		info, err := s.blobs.Put(ctx, capped)
+		if capped.over {
+			return fileframe.BlobInfo{}, nil, rm.overLimit()
+		}
+		if err != nil {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("storing the upload: %w", err)
+		}
+		return info, head, nil
+	})
+}
+
+// adopter is Blobs that can take a file on its own disk as a blob by
+// moving it (internal/blob/disk's Adopt), instead of copying its bytes.
+type adopter interface {
+	Adopt(ctx context.Context, path string) (fileframe.BlobInfo, error)
+}
+
+// receiveFileAt is receiveFile for a finished upload whose size bytes are
+// the file at path, which the blob store adopts: a large upload is then not
+// written a second time. On success the file is no longer at path.
+func (s *Server) receiveFileAt(ctx context.Context, a fileframe.Account, name string, size int64, path string, ad adopter) (fileframe.File, error) {
+	return s.receive(ctx, a, name, size, func(room) (fileframe.BlobInfo, []byte, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("reading the upload: %w", err)
+		}
+		head := make([]byte, 512)
+		n, err := io.ReadFull(f, head)
+		f.Close()
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("reading the upload: %w", err)
+		}
+		info, err := ad.Adopt(ctx, path)
+		if err != nil {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("storing the upload: %w", err)
+		}
+		return info, head[:n], nil
+	})
+}
+
+// receive is receiveFile and receiveFileAt around store, which puts the
+// bytes in the blob store within the quota and returns the blob and the
+// file's first bytes (to sniff its type).
+func (s *Server) receive(ctx context.Context, a fileframe.Account, name string, size int64, store func(room) (fileframe.BlobInfo, []byte, error)) (fileframe.File, error) {
 	if err := checkUploadName(name); err != nil {
 		return fileframe.File{}, err
 	}
@@ -182,21 +237,9 @@ func (s *Server) receiveFile(ctx context.Context, a fileframe.Account, name stri
 			return fileframe.File{}, err
 		}
 	}
-	// Sniff the type from the first bytes, then stream those bytes and the
-	// rest into the blob store.
-	head := make([]byte, 512)
-	n, err := io.ReadFull(body, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return fileframe.File{}, fmt.Errorf("reading the upload: %w", err)
-	}
-	head = head[:n]
-	capped := &cappedReader{r: io.MultiReader(bytes.NewReader(head), body), left: rm.limit()}
-	info, err := s.blobs.Put(ctx, capped)
-	if capped.over {
-		return fileframe.File{}, rm.overLimit()
-	}
+	info, head, err := store(rm)
 	if err != nil {
-		return fileframe.File{}, fmt.Errorf("storing the upload: %w", err)
+		return fileframe.File{}, err
 	}
 	if size >= 0 && info.Size != size {
 		return fileframe.File{}, fmt.Errorf("the upload has %d bytes, %d were announced", info.Size, size)

@@ -183,6 +183,10 @@ func TestTusUploadInterruptedAndResumed(t *testing.T) {
 	if off != first+50<<10 {
 		t.Fatalf("offset after the drop: got %d, want %d", off, first+50<<10)
 	}
+	partial, err := os.Stat(filepath.Join(uploads, path.Base(url)))
+	if err != nil {
+		t.Fatalf("the unfinished upload's bytes: %v", err)
+	}
 	resp, body = c.patch(url, off, content[off:])
 	if resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("final PATCH: got %d: %s", resp.StatusCode, body)
@@ -203,6 +207,17 @@ func TestTusUploadInterruptedAndResumed(t *testing.T) {
 	}
 	if got := e.downloadLink(resp.Header.Get(headerFileURL)); !bytes.Equal(got, content) {
 		t.Errorf("downloaded %d bytes, not the %d uploaded", len(got), len(content))
+	}
+	// On disk the finished upload's file became the blob (moved, not
+	// written a second time).
+	b, err := e.blobs.Open(context.Background(), f.BlobKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobFile, _ := b.Body.(*os.File).Stat()
+	b.Body.Close()
+	if !os.SameFile(blobFile, partial) {
+		t.Errorf("the blob is a copy of the upload's file, not the file itself")
 	}
 
 	// The tus upload is gone once its file is stored.

@@ -294,19 +294,28 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 			s.log.Warn("upload: removing a finished tus upload", "upload", ev.Upload.ID, "err", err)
 		}
 	}()
-	body, err := upload.GetReader(ctx)
-	if err != nil {
-		return tusd.HTTPResponse{}, tusError(s, ev, err)
+	name := tusName(ev.Upload.MetaData)
+	var f fileframe.File
+	if path, ad, ok := s.adoptable(ev.Upload); ok {
+		// The upload's bytes are a file on the blob store's own disk:
+		// moved into the store, not written a second time. Terminate then
+		// finds only the upload's .info file to remove.
+		f, err = s.receiveFileAt(ctx, a, name, ev.Upload.Size, path, ad)
+	} else {
+		var body io.ReadCloser
+		if body, err = upload.GetReader(ctx); err != nil {
+			return tusd.HTTPResponse{}, tusError(s, ev, err)
+		}
+		defer body.Close()
+		// Storing takes a while for a large file (on S3, a copy through
+		// this process): each read pushes the deadlines that tusd set after
+		// the last byte arrived, so that the answer can still be written.
+		var content io.Reader = body
+		if rc, ok := ctx.Value(responseKey{}).(*http.ResponseController); ok {
+			content = readDeadlineReader{r: body, rc: rc}
+		}
+		f, err = s.receiveFile(ctx, a, name, ev.Upload.Size, content)
 	}
-	defer body.Close()
-	// Storing takes a while for a large file (on S3, a copy through this
-	// process): each read pushes the deadlines that tusd set after the
-	// last byte arrived, so that the answer can still be written.
-	var content io.Reader = body
-	if rc, ok := ctx.Value(responseKey{}).(*http.ResponseController); ok {
-		content = readDeadlineReader{r: body, rc: rc}
-	}
-	f, err := s.receiveFile(ctx, a, tusName(ev.Upload.MetaData), ev.Upload.Size, content)
 	if err != nil {
 		return tusd.HTTPResponse{}, tusError(s, ev, err)
 	}
@@ -315,6 +324,19 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 		headerFileURL:  s.publicURL(f.URL()),
 		headerFilePage: filePagePath(f.ID),
 	}}, nil
+}
+
+// adoptable returns the path of a finished upload's bytes when the blob
+// store can adopt that file: the upload is in tusd's filestore (in
+// Config.UploadDir, beside the blobs in the data directory) and the blob
+// store is on disk.
+func (s *Server) adoptable(info tusd.FileInfo) (string, adopter, bool) {
+	ad, ok := s.blobs.(adopter)
+	path := info.Storage["Path"]
+	if !ok || info.Storage["Type"] != "filestore" || path == "" {
+		return "", nil, false
+	}
+	return path, ad, true
 }
 
 // filePagePath is the file's page in the application.

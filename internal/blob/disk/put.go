@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -83,33 +84,113 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 	}
 
 	key := hex.EncodeToString(h.Sum(nil))
+	existed, err := s.install(key, tmp)
+	if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+	}
+	if existed {
+		modTime = s.now()
+	} else {
+		tmp = ""
+	}
+	return fileframe.BlobInfo{Key: key, Size: size, ModTime: modTime}, nil
+}
+
+// install puts the durable file src in place as the blob key, by renaming
+// it, and fsyncs the blob's directory. When the blob already exists it is
+// kept, its modification time set to now, and src is left for the caller
+// to remove (existed is true).
+func (s *Store) install(key, src string) (existed bool, err error) {
 	path, _ := s.path(key) // a hex SHA-256 is a valid key
 	dir := filepath.Dir(path)
 	if err := s.makeBlobDir(dir); err != nil {
-		return fileframe.BlobInfo{}, err
+		return false, err
 	}
 	// Touching the blob is also how we learn it already exists.
 	now := s.now()
 	switch err := os.Chtimes(path, now, now); {
 	case err == nil:
-		// Already stored: keep it and drop the temp file. Another Put may
-		// have renamed it in an instant ago and not yet synced the
-		// directory, so sync it below all the same.
-		modTime = now
+		// Already stored: keep it. Another Put may have renamed it in an
+		// instant ago and not yet synced the directory, so sync it below
+		// all the same.
+		existed = true
 	case errors.Is(err, fs.ErrNotExist):
 		// Two Puts of the same content may both get here; the second rename
 		// replaces a file with an identical one, which is harmless.
-		if err := os.Rename(tmp, path); err != nil {
-			return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+		if err := os.Rename(src, path); err != nil {
+			return false, err
 		}
-		tmp = ""
 	default:
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+		return false, err
 	}
 	if err := syncDir(dir); err != nil {
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: sync directory: %w", err)
+		return false, fmt.Errorf("sync directory: %w", err)
 	}
-	return fileframe.BlobInfo{Key: key, Size: size, ModTime: modTime}, nil
+	return existed, nil
+}
+
+// Adopt stores the file at path as a blob by moving it into the store
+// instead of copying its bytes as Put does: it reads the file once to hash
+// it, fsyncs it and renames it to its content-addressed path, so the blob is
+// as durable as after Put, and a large upload is not written twice. The
+// blob's modification time is now, as after Put. On success the file is no
+// longer at path (moved, or removed when the content was already stored);
+// on error it is left there. A path on another file system than the store
+// is copied with Put, then removed.
+func (s *Store) Adopt(ctx context.Context, path string) (fileframe.BlobInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
+	}
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+	}()
+	h := sha256.New()
+	bufp := copyBuffers.Get().(*[]byte)
+	size, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: f}, *bufp)
+	copyBuffers.Put(bufp)
+	if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: sync: %w", err)
+	}
+	// Blobs are private to the service, whatever mode the file had.
+	if err := f.Chmod(0o600); err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
+	}
+	now := s.now()
+	if err := os.Chtimes(path, now, now); err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
+	}
+	key := hex.EncodeToString(h.Sum(nil))
+	existed, err := s.install(key, path)
+	if errors.Is(err, syscall.EXDEV) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
+		}
+		info, err := s.Put(ctx, f)
+		if err != nil {
+			return fileframe.BlobInfo{}, err
+		}
+		existed = true // the copy is in place: remove the original below
+		key, size = info.Key, info.Size
+	} else if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
+	}
+	err = f.Close()
+	f = nil
+	if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
+	}
+	if existed {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
+		}
+	}
+	return fileframe.BlobInfo{Key: key, Size: size, ModTime: now}, nil
 }
 
 // makeBlobDir creates dir/ab/cd if missing and then fsyncs the directories
