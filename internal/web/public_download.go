@@ -77,23 +77,23 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	h.Set("Content-Type", ctype)
-	h.Set("Content-Disposition", contentDisposition(f.Name))
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("ETag", `"`+f.BlobKey+`"`)
+	// Canonical keys and shared values, as on the public pages
+	// (headerValues): Set would canonicalise each key and allocate each
+	// value.
+	h["Content-Type"] = []string{ctype}
+	h["Content-Disposition"] = []string{contentDisposition(f.Name)}
+	h["X-Content-Type-Options"] = s.hdr.nosniff
+	h["Etag"] = []string{`"` + f.BlobKey + `"`}
 	// Revalidate every time: a disabled account's links must stop working.
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Referrer-Policy", "no-referrer")
+	h["Cache-Control"] = s.hdr.noCache
+	h["Referrer-Policy"] = s.hdr.noReferrer
 
 	if r.Method == http.MethodHead {
 		// A HEAD is never a download.
 		http.ServeContent(w, r, "", f.CreatedAt, body)
 		return
 	}
-	cw := &countingWriter{ResponseWriter: w, onStart: func() {
-		s.counts.Add(f.ID)
-		s.metrics.downloads.Inc()
-	}}
+	cw := &countingWriter{ResponseWriter: w, s: s, file: f.ID}
 	http.ServeContent(cw, r, "", f.CreatedAt, body)
 }
 
@@ -111,14 +111,16 @@ func contentDisposition(name string) string {
 	return "attachment"
 }
 
-// countingWriter calls onStart when a download response starts at byte 0:
-// a 200, or a single-range 206 whose Content-Range begins "bytes 0-". It is
-// called as the status is written, before any byte reaches the client. The
-// writer passes ReadFrom through so that sendfile still applies, and Unwrap
-// so that http.ResponseController still reaches the connection.
+// countingWriter counts a download of file when its response starts at
+// byte 0: a 200, or a single-range 206 whose Content-Range begins
+// "bytes 0-". It counts as the status is written, before any byte reaches
+// the client. The writer passes ReadFrom through so that sendfile still
+// applies, and Unwrap so that http.ResponseController still reaches the
+// connection.
 type countingWriter struct {
 	http.ResponseWriter
-	onStart     func()
+	s           *Server
+	file        fileframe.FileID
 	wroteHeader bool
 }
 
@@ -127,7 +129,8 @@ func (c *countingWriter) WriteHeader(code int) {
 		c.wroteHeader = true
 		if code == http.StatusOK ||
 			code == http.StatusPartialContent && strings.HasPrefix(c.Header().Get("Content-Range"), "bytes 0-") {
-			c.onStart()
+			c.s.counts.Add(c.file)
+			c.s.metrics.downloads.Inc()
 		}
 	}
 	c.ResponseWriter.WriteHeader(code)
