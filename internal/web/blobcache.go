@@ -2,6 +2,7 @@ package web
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // Small downloads are served from memory: opening, reading and closing a
@@ -24,42 +25,71 @@ const (
 // lock.
 type blobCache struct {
 	mu    sync.RWMutex
-	blobs map[string][]byte
+	blobs map[string]*cachedBlob
 	size  int // bytes held
 	max   int
 }
 
-func newBlobCache(max int) *blobCache {
-	return &blobCache{blobs: make(map[string][]byte), max: max}
+// cachedBlob is a blob's bytes and the download headers that depend only
+// on it, or on the name of the file last served with it; nothing in it is
+// changed once set.
+type cachedBlob struct {
+	body []byte
+	etag []string // the ETag header's value: the key, quoted
+	// disposition is the Content-Disposition of the last file name served
+	// with the blob (most blobs have one name).
+	disposition atomic.Pointer[namedDisposition]
 }
 
-// get returns the bytes of the blob with key, which the caller must not
-// change.
-func (c *blobCache) get(key string) ([]byte, bool) {
+type namedDisposition struct {
+	name  string
+	value []string
+}
+
+// dispositionFor returns the Content-Disposition header value for a file
+// of this blob called name.
+func (b *cachedBlob) dispositionFor(name string) []string {
+	if d := b.disposition.Load(); d != nil && d.name == name {
+		return d.value
+	}
+	d := &namedDisposition{name: name, value: []string{contentDisposition(name)}}
+	b.disposition.Store(d)
+	return d.value
+}
+
+func newBlobCache(max int) *blobCache {
+	return &blobCache{blobs: make(map[string]*cachedBlob), max: max}
+}
+
+// get returns the blob with key.
+func (c *blobCache) get(key string) (*cachedBlob, bool) {
 	c.mu.RLock()
 	b, ok := c.blobs[key]
 	c.mu.RUnlock()
 	return b, ok
 }
 
-// put keeps b as the bytes of the blob with key; b must not change
-// afterwards.
-func (c *blobCache) put(key string, b []byte) {
-	if len(b) > c.max {
-		return
+// put keeps body as the bytes of the blob with key, and returns its entry;
+// body must not change afterwards. A body larger than the cache is
+// returned in an entry that is not kept.
+func (c *blobCache) put(key string, body []byte) *cachedBlob {
+	b := &cachedBlob{body: body, etag: []string{`"` + key + `"`}}
+	if len(body) > c.max {
+		return b
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.blobs[key]; ok {
-		return
+	if old, ok := c.blobs[key]; ok {
+		return old
 	}
 	for k, old := range c.blobs {
-		if c.size+len(b) <= c.max {
+		if c.size+len(body) <= c.max {
 			break
 		}
 		delete(c.blobs, k)
-		c.size -= len(old)
+		c.size -= len(old.body)
 	}
 	c.blobs[key] = b
-	c.size += len(b)
+	c.size += len(body)
+	return b
 }

@@ -25,7 +25,7 @@ func TestBlobCache(t *testing.T) {
 		c.put(fmt.Sprint(i), make([]byte, 10+i%30))
 		total := 0
 		for _, b := range c.blobs {
-			total += len(b)
+			total += len(b.body)
 		}
 		if total != c.size || c.size > c.max {
 			t.Fatalf("after %d puts: %d bytes held, size says %d, max %d", i+1, total, c.size, c.max)
@@ -35,8 +35,17 @@ func TestBlobCache(t *testing.T) {
 		}
 	}
 	c.put("49", []byte("other"))
-	if b, _ := c.get("49"); len(b) == len("other") {
+	if b, _ := c.get("49"); len(b.body) == len("other") {
 		t.Error("a second put of a key replaced its bytes")
+	}
+	if b, _ := c.get("49"); b.etag[0] != `"49"` {
+		t.Errorf("ETag: got %q", b.etag)
+	}
+	b, _ := c.get("49")
+	for _, name := range []string{"a.pdf", "a.pdf", "b c.pdf", "a.pdf"} {
+		if got, want := b.dispositionFor(name)[0], contentDisposition(name); got != want {
+			t.Errorf("disposition of %q: got %q, want %q", name, got, want)
+		}
 	}
 }
 
@@ -78,6 +87,14 @@ func TestDownloadFromMemory(t *testing.T) {
 	}
 	if resp, body := e.download("GET", fs, "Range", "bytes=10-19"); resp.StatusCode != http.StatusPartialContent || !bytes.Equal(body, small[10:20]) {
 		t.Errorf("range from memory: %d %q", resp.StatusCode, body)
+	}
+	// A second file with the same bytes (so the same blob) has its own name.
+	twin := e.file(a, "twin copy.bin", small)
+	for _, f := range []fileframe.File{twin, fs, twin} {
+		resp, body := e.download("GET", f)
+		if want := contentDisposition(f.Name); resp.Header.Get("Content-Disposition") != want || !bytes.Equal(body, small) {
+			t.Errorf("%s: Content-Disposition %q with %d bytes, want %q", f.Name, resp.Header.Get("Content-Disposition"), len(body), want)
+		}
 	}
 	if resp, _ := e.download("GET", fl); resp.StatusCode != http.StatusInternalServerError {
 		t.Errorf("large file without its blob: got %d, want 500 (it must not be kept in memory)", resp.StatusCode)

@@ -40,8 +40,9 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	}
 	var body io.ReadSeeker
 	var size int64
-	if b, ok := s.blobCache.get(f.BlobKey); ok {
-		body, size = bytes.NewReader(b), int64(len(b))
+	cached, ok := s.blobCache.get(f.BlobKey)
+	if ok {
+		body, size = bytes.NewReader(cached.body), int64(len(cached.body))
 	} else {
 		blob, err := s.blobs.Open(r.Context(), f.BlobKey)
 		if err != nil {
@@ -62,7 +63,7 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 				s.publicError(w, r, err)
 				return
 			}
-			s.blobCache.put(f.BlobKey, b)
+			cached = s.blobCache.put(f.BlobKey, b)
 			body = bytes.NewReader(b)
 		}
 	}
@@ -81,9 +82,14 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	// (headerValues): Set would canonicalise each key and allocate each
 	// value.
 	h["Content-Type"] = []string{ctype}
-	h["Content-Disposition"] = []string{contentDisposition(f.Name)}
 	h["X-Content-Type-Options"] = s.hdr.nosniff
-	h["Etag"] = []string{`"` + f.BlobKey + `"`}
+	if cached != nil {
+		h["Content-Disposition"] = cached.dispositionFor(f.Name)
+		h["Etag"] = cached.etag
+	} else {
+		h["Content-Disposition"] = []string{contentDisposition(f.Name)}
+		h["Etag"] = []string{`"` + f.BlobKey + `"`}
+	}
 	// Revalidate every time: a disabled account's links must stop working.
 	h["Cache-Control"] = s.hdr.noCache
 	h["Referrer-Policy"] = s.hdr.noReferrer
