@@ -38,6 +38,9 @@ type ServeConfig struct {
 	ShutdownTimeout   time.Duration
 	ReadHeaderTimeout time.Duration
 	PreviewTTL        time.Duration
+	// CleanupEvery is how often serve removes what is no longer needed:
+	// expired sessions, orphaned blobs, stale unfinished uploads.
+	CleanupEvery time.Duration
 
 	KeyRate, IPRate   float64
 	KeyBurst, IPBurst int
@@ -66,6 +69,7 @@ const (
 	defaultShutdownTimeout   = 30 * time.Second
 	defaultReadHeaderTimeout = 10 * time.Second
 	defaultPreviewTTL        = 24 * time.Hour
+	defaultCleanupEvery      = time.Hour
 	defaultKeyRate           = 5
 	defaultKeyBurst          = 100
 	defaultIPRate            = 10
@@ -91,6 +95,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a shutdown waits for requests in flight, downloads included")
 	fs.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "how long a client may take to send a request's headers")
 	fs.DurationVar(&cfg.PreviewTTL, "preview-ttl", defaultPreviewTTL, "how long a draft's preview link works")
+	fs.DurationVar(&cfg.CleanupEvery, "cleanup-every", defaultCleanupEvery, "how often to remove expired sessions, orphaned blobs and stale unfinished uploads")
 	fs.Float64Var(&cfg.KeyRate, "key-rate", defaultKeyRate, "API requests per second allowed per key, on average")
 	fs.IntVar(&cfg.KeyBurst, "key-burst", defaultKeyBurst, "API requests allowed per key in a burst")
 	fs.Float64Var(&cfg.IPRate, "ip-rate", defaultIPRate, "API requests per second allowed per client address, on average")
@@ -111,6 +116,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"shutdown-timeout":    "FILEFRAME_SHUTDOWN_TIMEOUT",
 		"read-header-timeout": "FILEFRAME_READ_HEADER_TIMEOUT",
 		"preview-ttl":         "FILEFRAME_PREVIEW_TTL",
+		"cleanup-every":       "FILEFRAME_CLEANUP_EVERY",
 		"key-rate":            "FILEFRAME_KEY_RATE",
 		"key-burst":           "FILEFRAME_KEY_BURST",
 		"ip-rate":             "FILEFRAME_IP_RATE",
@@ -232,6 +238,7 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 		{"--shutdown-timeout", cfg.ShutdownTimeout},
 		{"--read-header-timeout", cfg.ReadHeaderTimeout},
 		{"--preview-ttl", cfg.PreviewTTL},
+		{"--cleanup-every", cfg.CleanupEvery},
 	} {
 		if d.v <= 0 {
 			return usagef("%s must be positive, got %s", d.name, d.v)

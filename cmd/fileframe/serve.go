@@ -219,18 +219,17 @@ func (m *Main) open(ctx context.Context) error {
 	return nil
 }
 
-// backgroundEvery is how often serve does its periodic clean-ups: removing
-// the temp objects that crashed uploads left in the S3 bucket (s3.Open also
-// does it at start), the expired sessions of the web application and the
-// resumable uploads left unfinished for a day (staleUploadAge).
-const backgroundEvery = time.Hour
+// staleS3TempAge is how old a temp object of the S3 bucket must be for the
+// clean-up to remove it: older than any upload in progress could leave it.
+const staleS3TempAge = time.Hour
 
-// startBackground starts the periodic work of a running server: the hourly
-// removal of expired sessions, of blobs no row refers to
-// (fileframe.CollectOrphanBlobs), of resumable uploads unfinished for a day
-// and, on S3, of temp objects older than an hour (crash leftovers; see
-// s3.Store.CleanTemp). Every instance may do it: the removals are
-// idempotent.
+// startBackground starts the periodic work of a running server, every
+// --cleanup-every (an hour by default): the removal of expired sessions, of
+// blobs no row refers to (fileframe.CollectOrphanBlobs), of resumable
+// uploads unfinished for a day (staleUploadAge) and, on S3, of temp objects
+// older than staleS3TempAge (crash leftovers; see s3.Store.CleanTemp;
+// s3.Open also does it at start). Every instance may do it: the removals
+// are idempotent.
 func (m *Main) startBackground() {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stopBackground = cancel
@@ -247,16 +246,16 @@ func (m *Main) startBackground() {
 		CleanTemp(ctx context.Context, olderThan time.Duration) (int, error)
 	}); ok {
 		m.every(ctx, "stale S3 temp objects", func(ctx context.Context) (int, error) {
-			return cleaner.CleanTemp(ctx, backgroundEvery)
+			return cleaner.CleanTemp(ctx, staleS3TempAge)
 		})
 	}
 }
 
-// every runs clean every backgroundEvery until ctx ends, logging what it
+// every runs clean every --cleanup-every until ctx ends, logging what it
 // removed (what) and its failures.
 func (m *Main) every(ctx context.Context, what string, clean func(context.Context) (int, error)) {
 	m.background.Go(func() {
-		t := time.NewTicker(backgroundEvery)
+		t := time.NewTicker(m.cfg.CleanupEvery)
 		defer t.Stop()
 		for {
 			select {
