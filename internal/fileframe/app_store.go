@@ -87,6 +87,18 @@ type AppStore interface {
 	// FileAppearance returns the file's own appearance (zero when none).
 	FileAppearance(ctx context.Context, id FileID) (Appearance, error)
 
+	// RecordUpload remembers that the resumable upload uploadID became the
+	// file id, so that a client that missed the answer to the upload's last
+	// request can be told which file it made (UploadFile). The file must
+	// exist (else ENOTFOUND); recording an upload again is ECONFLICT.
+	// Deleting the file forgets the record.
+	RecordUpload(ctx context.Context, uploadID string, id FileID, at time.Time) error
+	// UploadFile returns the file that the resumable upload uploadID became.
+	UploadFile(ctx context.Context, uploadID string) (FileID, error)
+	// DeleteUploadRecords forgets the uploads recorded before t and returns
+	// how many.
+	DeleteUploadRecords(ctx context.Context, t time.Time) (int, error)
+
 	// SetLiveRevision publishes an existing revision of the file's page
 	// (number ≥ 1) or unpublishes the page (number 0), without storing a
 	// new revision. A revision that is not kept is ENOTFOUND.

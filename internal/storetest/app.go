@@ -20,6 +20,63 @@ func runApp(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 	t.Run("Appearance", func(t *testing.T) { testAppearances(t, newStore) })
 	t.Run("FileManagement", func(t *testing.T) { testFileManagement(t, newStore) })
 	t.Run("LiveRevision", func(t *testing.T) { testLiveRevision(t, newStore) })
+	t.Run("FinishedUpload", func(t *testing.T) { testFinishedUploads(t, newStore) })
+}
+
+func testFinishedUploads(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
+	t.Run("RecordUpload and UploadFile round trip; again is ECONFLICT", func(t *testing.T) {
+		s, as := appStore(t, newStore)
+		f := newFile(t, s, newAccount(t, s).ID)
+		if _, err := as.UploadFile(t.Context(), "acct.u1"); !fileframe.IsNotFound(err) {
+			t.Errorf("UploadFile before RecordUpload: %v, want ENOTFOUND", err)
+		}
+		if err := as.RecordUpload(t.Context(), "acct.u1", f.ID, stamp); err != nil {
+			t.Fatalf("RecordUpload: %v", err)
+		}
+		if id, err := as.UploadFile(t.Context(), "acct.u1"); err != nil || id != f.ID {
+			t.Errorf("UploadFile = %q, %v; want %q", id, err, f.ID)
+		}
+		if err := as.RecordUpload(t.Context(), "acct.u1", f.ID, stamp); fileframe.ErrorCode(err) != fileframe.ECONFLICT {
+			t.Errorf("RecordUpload again: %v, want ECONFLICT", err)
+		}
+		if err := as.RecordUpload(t.Context(), "acct.u2", "f_missing", stamp); !fileframe.IsNotFound(err) {
+			t.Errorf("RecordUpload of a missing file: %v, want ENOTFOUND", err)
+		}
+	})
+
+	t.Run("deleting the file forgets its upload", func(t *testing.T) {
+		s, as := appStore(t, newStore)
+		f := newFile(t, s, newAccount(t, s).ID)
+		if err := as.RecordUpload(t.Context(), "acct.gone", f.ID, stamp); err != nil {
+			t.Fatalf("RecordUpload: %v", err)
+		}
+		if _, err := as.DeleteFile(t.Context(), f.ID); err != nil {
+			t.Fatalf("DeleteFile: %v", err)
+		}
+		if _, err := as.UploadFile(t.Context(), "acct.gone"); !fileframe.IsNotFound(err) {
+			t.Errorf("UploadFile after DeleteFile: %v, want ENOTFOUND", err)
+		}
+	})
+
+	t.Run("DeleteUploadRecords forgets records older than t", func(t *testing.T) {
+		s, as := appStore(t, newStore)
+		f := newFile(t, s, newAccount(t, s).ID)
+		for i, at := range []time.Time{stamp, stamp.Add(time.Hour), stamp.Add(2 * time.Hour)} {
+			if err := as.RecordUpload(t.Context(), fmt.Sprintf("acct.%d", i), f.ID, at); err != nil {
+				t.Fatalf("RecordUpload: %v", err)
+			}
+		}
+		n, err := as.DeleteUploadRecords(t.Context(), stamp.Add(90*time.Minute))
+		if n != 2 || err != nil {
+			t.Errorf("DeleteUploadRecords: %d, %v; want 2, nil", n, err)
+		}
+		if _, err := as.UploadFile(t.Context(), "acct.1"); !fileframe.IsNotFound(err) {
+			t.Errorf("an old record is still there: %v", err)
+		}
+		if id, err := as.UploadFile(t.Context(), "acct.2"); err != nil || id != f.ID {
+			t.Errorf("the newest record: %q, %v; want it kept", id, err)
+		}
+	})
 }
 
 // appStore returns a new store, and the same store as the

@@ -220,9 +220,26 @@ func TestTusUploadInterruptedAndResumed(t *testing.T) {
 		t.Errorf("the blob is a copy of the upload's file, not the file itself")
 	}
 
-	// The tus upload is gone once its file is stored.
+	// A client that lost the final answer and asks again learns that the
+	// upload is complete, and which file it made, instead of starting
+	// again.
+	resp, _ = c.request(http.MethodHead, url, nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Upload-Offset") != strconv.Itoa(len(content)) ||
+		resp.Header.Get("Upload-Length") != strconv.Itoa(len(content)) || resp.Header.Get(headerFileID) != string(f.ID) {
+		t.Errorf("HEAD of a finished upload: got %d, offset %q, length %q, file %q; want 200, complete, %s",
+			resp.StatusCode, resp.Header.Get("Upload-Offset"), resp.Header.Get("Upload-Length"), resp.Header.Get(headerFileID), f.ID)
+	}
+	// Not to another account, though: its upload IDs are not its own.
+	other, _ := signedInUploader(e, "other@example.com", fileframe.PlanFree)
+	if resp, _ := other.request(http.MethodHead, url, nil); resp.StatusCode != http.StatusNotFound || resp.Header.Get(headerFileID) != "" {
+		t.Errorf("HEAD of another account's finished upload: got %d with file %q, want 404", resp.StatusCode, resp.Header.Get(headerFileID))
+	}
+	// Once the file is deleted, the upload is unknown.
+	if _, err := e.store.DeleteFile(context.Background(), f.ID); err != nil {
+		t.Fatal(err)
+	}
 	if resp, _ := c.request(http.MethodHead, url, nil); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("HEAD of a finished upload: got %d, want 404", resp.StatusCode)
+		t.Errorf("HEAD of an upload whose file was deleted: got %d, want 404", resp.StatusCode)
 	}
 	if left, _ := os.ReadDir(uploads); len(left) != 0 {
 		t.Errorf("upload directory keeps %d entries after the upload", len(left))

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -107,9 +108,42 @@ func (s *Server) tusRoutes(mux *http.ServeMux) {
 		return s.crossOrigin(s.tusSession(http.StripPrefix(strings.TrimSuffix(tusBasePath, "/"), t.h.Middleware(h))))
 	}
 	mux.Handle("POST "+tusBasePath+"{$}", route(t.h.PostFile))
-	mux.Handle("HEAD "+tusBasePath+"{id}", route(t.h.HeadFile))
+	mux.Handle("HEAD "+tusBasePath+"{id}", route(s.tusHead(t)))
 	mux.Handle("PATCH "+tusBasePath+"{id}", route(t.h.PatchFile))
 	mux.Handle("DELETE "+tusBasePath+"{id}", route(t.h.DelFile))
+}
+
+// tusHead answers HEAD of an upload. An upload that already became a file
+// (its tus data is gone) is answered as complete, with the file's headers,
+// as its last PATCH was: a client that lost that answer and asks again
+// where it stands then learns it is done and which file it made, instead
+// of starting again and storing the file twice. Other uploads are tusd's.
+func (s *Server) tusHead(t *tusUploads) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		// StripPrefix left the upload's ID as the path.
+		id, err := s.store.UploadFile(r.Context(), strings.TrimPrefix(r.URL.Path, "/"))
+		if err != nil {
+			if !fileframe.IsNotFound(err) {
+				s.logFor(r).Error("upload: looking up a finished upload", "err", err)
+			}
+			t.h.HeadFile(w, r)
+			return
+		}
+		f, err := s.store.FileByID(r.Context(), id)
+		if err != nil {
+			t.h.HeadFile(w, r)
+			return
+		}
+		h := w.Header()
+		size := strconv.FormatInt(f.Size, 10)
+		h.Set("Tus-Resumable", "1.0.0")
+		h.Set("Upload-Offset", size)
+		h.Set("Upload-Length", size)
+		h.Set(headerFileID, string(f.ID))
+		h.Set(headerFileURL, s.publicURL(f.URL()))
+		h.Set(headerFilePage, filePagePath(f.ID))
+		w.WriteHeader(http.StatusOK)
+	}
 }
 
 // uploaderKey is the context key of the signed-in session of a tus request,
@@ -318,6 +352,12 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 	}
 	if err != nil {
 		return tusd.HTTPResponse{}, tusError(s, ev, err)
+	}
+	// Remembered for a client that loses this answer (tusHead). Without
+	// the record such a client would upload the file again: a failure is
+	// logged, the file is stored all the same.
+	if err := s.store.RecordUpload(ctx, ev.Upload.ID, f.ID, s.now()); err != nil {
+		s.log.Warn("upload: recording a finished upload", "upload", ev.Upload.ID, "err", err)
 	}
 	return tusd.HTTPResponse{Header: tusd.HTTPHeader{
 		headerFileID:   string(f.ID),
