@@ -47,9 +47,6 @@ type ChangeWatcher struct {
 	index   *walIndex
 	closeMu sync.RWMutex
 	closed  bool
-
-	closeOnce sync.Once
-	closeErr  error
 	// seen is the header last read from index and the generation it was
 	// given; swapped under mu.
 	seen atomic.Pointer[seenHeader]
@@ -69,6 +66,9 @@ type ChangeWatcher struct {
 	// more.
 	started   atomic.Uint64
 	lastStart uint64
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // seenHeader is a wal-index header and the generation given to it.

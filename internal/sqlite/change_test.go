@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -254,5 +255,37 @@ func BenchmarkGeneration(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// TestChangeWatcherCloseWhileInUse closes a watcher while requests still ask
+// it (as when a shutdown cuts handlers off): calls fail, none crashes on the
+// unmapped wal-index.
+func TestChangeWatcherCloseWhileInUse(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "test.db"))
+	w := watch(t, s)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				w.Generation(context.Background())
+			}
+		})
+	}
+	time.Sleep(10 * time.Millisecond)
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	if _, err := w.Generation(context.Background()); err == nil {
+		t.Errorf("Generation after Close: got no error")
 	}
 }
