@@ -15,8 +15,9 @@ const (
 	// blobCacheMaxBlob is the largest blob kept; larger ones are streamed
 	// from the blob store (sendfile on disk).
 	blobCacheMaxBlob = 64 << 10
-	// blobCacheMax bounds the bytes kept in all.
-	blobCacheMax = 32 << 20
+	// blobCacheMax bounds the bytes kept in all: 2,048 files of 4 KiB,
+	// small beside DESIGN's 32 MiB ceiling on a large download's RSS.
+	blobCacheMax = 8 << 20
 )
 
 // blobCache holds the bytes of small blobs by key, up to max bytes in all.
