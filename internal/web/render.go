@@ -61,14 +61,31 @@ func newPageRenderer() (*pageRenderer, error) {
 	return p, nil
 }
 
-// assetURL returns /static/<name>?v=<hash of the content>.
-func assetURL(name string) (string, error) {
-	b, err := fs.ReadFile(staticFS, path.Join("static", name))
-	if err != nil {
-		return "", fmt.Errorf("web: static file %s: %w", name, err)
+// staticURLs maps each embedded static file's name to its address with its
+// content hash, computed once: pages ask for them on every render.
+var staticURLs = sync.OnceValue(func() map[string]string {
+	urls := map[string]string{}
+	// Reading the embedded FS cannot fail.
+	entries, _ := fs.ReadDir(staticFS, "static")
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, _ := fs.ReadFile(staticFS, path.Join("static", e.Name()))
+		sum := sha256.Sum256(b)
+		urls[e.Name()] = "/static/" + e.Name() + "?v=" + hex.EncodeToString(sum[:6])
 	}
-	sum := sha256.Sum256(b)
-	return "/static/" + name + "?v=" + hex.EncodeToString(sum[:6]), nil
+	return urls
+})
+
+// assetURL returns the address of the embedded static file name with its
+// content hash, so that browsers may cache it for long.
+func assetURL(name string) (string, error) {
+	u, ok := staticURLs()[name]
+	if !ok {
+		return "", fmt.Errorf("web: static file %s is not embedded", name)
+	}
+	return u, nil
 }
 
 // render executes the named template with data and writes it with status.
