@@ -2,14 +2,9 @@ package web
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
-	"io/fs"
-	"mime"
 	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"time"
 
@@ -248,26 +243,7 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int,
 // with an ETag; addresses that carry the content hash (?v=, see assetURL)
 // may be cached for a year.
 func (s *Server) staticFiles() http.Handler {
-	type asset struct {
-		body        []byte
-		contentType string
-		version     string
-	}
-	assets := map[string]asset{}
-	// Reading the embedded FS cannot fail; newPageRenderer has read it too.
-	entries, _ := fs.ReadDir(staticFS, "static")
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		b, _ := fs.ReadFile(staticFS, path.Join("static", e.Name()))
-		sum := sha256.Sum256(b)
-		ctype := mime.TypeByExtension(path.Ext(e.Name()))
-		if ctype == "" {
-			ctype = "application/octet-stream"
-		}
-		assets[e.Name()] = asset{body: b, contentType: ctype, version: hex.EncodeToString(sum[:6])}
-	}
+	assets := staticAssets()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a, ok := assets[r.URL.Path[len("/static/"):]]
 		if !ok {

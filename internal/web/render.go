@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"mime"
 	"net/http"
 	"path"
 	"strconv"
@@ -61,10 +62,18 @@ func newPageRenderer() (*pageRenderer, error) {
 	return p, nil
 }
 
-// staticURLs maps each embedded static file's name to its address with its
-// content hash, computed once: pages ask for them on every render.
-var staticURLs = sync.OnceValue(func() map[string]string {
-	urls := map[string]string{}
+// staticAsset is an embedded static file as the pages link it and
+// staticFiles serves it.
+type staticAsset struct {
+	body        []byte
+	contentType string
+	version     string // the first 6 bytes of its SHA-256, in hex
+}
+
+// staticAssets reads and hashes the embedded static files once: pages ask
+// for their addresses on every render, and staticFiles serves them.
+var staticAssets = sync.OnceValue(func() map[string]staticAsset {
+	assets := map[string]staticAsset{}
 	// Reading the embedded FS cannot fail.
 	entries, _ := fs.ReadDir(staticFS, "static")
 	for _, e := range entries {
@@ -73,19 +82,23 @@ var staticURLs = sync.OnceValue(func() map[string]string {
 		}
 		b, _ := fs.ReadFile(staticFS, path.Join("static", e.Name()))
 		sum := sha256.Sum256(b)
-		urls[e.Name()] = "/static/" + e.Name() + "?v=" + hex.EncodeToString(sum[:6])
+		ctype := mime.TypeByExtension(path.Ext(e.Name()))
+		if ctype == "" {
+			ctype = "application/octet-stream"
+		}
+		assets[e.Name()] = staticAsset{body: b, contentType: ctype, version: hex.EncodeToString(sum[:6])}
 	}
-	return urls
+	return assets
 })
 
 // assetURL returns the address of the embedded static file name with its
 // content hash, so that browsers may cache it for long.
 func assetURL(name string) (string, error) {
-	u, ok := staticURLs()[name]
+	a, ok := staticAssets()[name]
 	if !ok {
 		return "", fmt.Errorf("web: static file %s is not embedded", name)
 	}
-	return u, nil
+	return "/static/" + name + "?v=" + a.version, nil
 }
 
 // render executes the named template with data and writes it with status.
