@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/tus/tusd/v2/pkg/filestore"
@@ -77,7 +78,7 @@ func (s *Server) newTusUploads() (*tusUploads, error) {
 	if locker == nil {
 		locker = memorylocker.New()
 	}
-	composer.UseLocker(locker)
+	composer.UseLocker(interruptingLocker{locker})
 	t := &tusUploads{composer: composer}
 	h, err := tusd.NewUnroutedHandler(tusd.Config{
 		StoreComposer: composer,
@@ -112,6 +113,47 @@ func (s *Server) tusRoutes(mux *http.ServeMux) {
 	mux.Handle("PATCH "+tusBasePath+"{id}", route(t.h.PatchFile))
 	mux.Handle("DELETE "+tusBasePath+"{id}", route(t.h.DelFile))
 }
+
+// interruptingLocker is tusd's locker with one addition: when another
+// request (on this instance or another) asks for an upload's lock, the
+// request holding it also stops reading its body at once, by moving the
+// connection's read deadline to now.
+//
+// tusd alone cancels the holder's context, and a goroutine it started with
+// the request closes the body if the request is already reading it. A
+// release asked for between taking the lock and starting to read is lost
+// (tusd v2.8.0 reads the body field without synchronisation): the holder
+// then keeps waiting on a stalled client, and the asking request times out
+// after tusd's AcquireLockTimeout (20 s). The read deadline is on the
+// connection, so it holds whenever the read starts.
+type interruptingLocker struct{ tusd.Locker }
+
+func (l interruptingLocker) NewLock(id string) (tusd.Lock, error) {
+	lock, err := l.Locker.NewLock(id)
+	if err != nil {
+		return nil, err
+	}
+	return interruptingLock{inner: lock}, nil
+}
+
+type interruptingLock struct{ inner tusd.Lock }
+
+// Lock takes the lock; ctx carries the request's values (tusSession's
+// response controller), as tusd's contexts pass them through.
+func (l interruptingLock) Lock(ctx context.Context, requestRelease func()) error {
+	rc, _ := ctx.Value(responseKey{}).(*http.ResponseController)
+	return l.inner.Lock(ctx, func() {
+		requestRelease()
+		if rc != nil {
+			// A writer that cannot set deadlines (httptest's recorder)
+			// has no connection to interrupt.
+			_ = rc.SetReadDeadline(time.Now())
+		}
+	})
+}
+
+// Unlock releases the lock.
+func (l interruptingLock) Unlock() error { return l.inner.Unlock() }
 
 // tusHead answers HEAD of an upload. An upload that already became a file
 // (its tus data is gone) is answered as complete, with the file's headers,
