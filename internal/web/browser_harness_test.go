@@ -91,8 +91,28 @@ var sharedChromium chromiumProcess
 // process or profile directory outlives the test binary.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if code != 0 {
+		// A failure may be Chromium's own (a crash takes every test after it
+		// down with "browser process exited"): show what it printed.
+		sharedChromium.printOutput()
+	}
 	sharedChromium.stop()
 	os.Exit(code)
+}
+
+// printOutput writes the end of what the shared browser printed to stderr,
+// if it ever started.
+func (c *chromiumProcess) printOutput() {
+	c.outputW.mu.Lock()
+	out := c.output.String()
+	c.outputW.mu.Unlock()
+	if out == "" {
+		return
+	}
+	if len(out) > 16000 {
+		out = out[len(out)-16000:]
+	}
+	fmt.Fprintf(os.Stderr, "\n--- what Chromium printed (the end) ---\n%s\n--- end of Chromium's output ---\n", out)
 }
 
 // chromiumProcess is a headless Chromium started once and shared by the tests.
@@ -172,6 +192,16 @@ func (c *chromiumProcess) start() {
 		// refused by it rather than by the sandbox. Off, the popup tests
 		// prove the sandbox alone.
 		chromedp.Flag("disable-popup-blocking", true),
+		// Debian's Chromium ships with PartitionAlloc's detector of
+		// callbacks bound to freed objects set to crash the whole browser
+		// (FATAL "Detected dangling raw_ptr in unretained", SIGABRT). It
+		// fires, about once in a few hundred tests, on Chromium's own
+		// bookkeeping while the suite opens and closes browser contexts, and
+		// then every test after it fails with "browser process exited". It is
+		// a debugging aid for Chromium's developers, not part of the web
+		// platform or of the sandbox under test. See
+		// https://chromium.googlesource.com/chromium/src/+/main/docs/unretained_dangling_ptr_guide.md
+		chromedp.Flag("disable-features", "PartitionAllocUnretainedDanglingPtr"),
 	)
 	ctx, cancelTab := chromedp.NewContext(allocCtx)
 	c.cancel = func() { cancelTab(); cancelAlloc() }
@@ -282,6 +312,10 @@ func newBrowserEnv(t *testing.T, v variant) *browserEnv {
 	b.file = e.file(b.account, "report.pdf", b.genuine)
 	b.key, _ = e.key(b.account, "")
 
+	// The download folder is made first, so that it is removed after the
+	// browser context is closed (cleanups run last-in, first-out), never
+	// under a download still being written.
+	downloads := t.TempDir()
 	tab, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
 	// As for the browser, the tab's first Run binds the tab's life to its
@@ -292,7 +326,7 @@ func newBrowserEnv(t *testing.T, v variant) *browserEnv {
 		t.Fatalf("opening a tab: %v", err)
 	}
 	b.tab = tab
-	b.downloads = t.TempDir()
+	b.downloads = downloads
 	b.callBrowser(t, func(ctx context.Context) error {
 		_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 			Behavior:         browser.SetDownloadBehaviorBehaviorAllow,

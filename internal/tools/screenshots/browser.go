@@ -73,6 +73,11 @@ var chromiumFlags = []string{
 	"hide-scrollbars", "mute-audio",
 }
 
+// disabledFeatures turns off the detector of dangling pointers that Debian's
+// Chromium sets to crash the browser on its own bugs (see the browser tests'
+// harness for the details).
+const disabledFeatures = "PartitionAllocUnretainedDanglingPtr"
+
 // startBrowser starts a headless Chromium that ends with ctx or close. It
 // sends the host:port names of hosts to their addresses, and treats them as
 // secure origins, as the https of production would make them.
@@ -93,6 +98,7 @@ func startBrowser(ctx context.Context, hosts map[string]string) (_ *browser, err
 		chromedp.UserDataDir(dir),
 		chromedp.Flag("headless", "new"),
 		chromedp.WindowSize(1280, 800),
+		chromedp.Flag("disable-features", disabledFeatures),
 	}
 	for _, f := range chromiumFlags {
 		opts = append(opts, chromedp.Flag(f, true))
