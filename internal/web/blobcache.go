@@ -20,7 +20,9 @@ const (
 	blobCacheMax = 8 << 20
 )
 
-// blobCache holds the bytes of small blobs by key, up to max bytes in all.
+// blobCache holds bytes by the hash of their content, up to max bytes in
+// all: the bytes of small blobs (Server.blobCache), and the HTML of live
+// revisions (Server.pageHTML, content_page.go).
 // When a new blob does not fit, blobs picked at random (Go's map order) are
 // dropped until it does: without a recency list, a hit only takes a read
 // lock.

@@ -71,13 +71,13 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	revision, ok := s.contentRevision(w, r, slug, rev, previewOK)
+	html, ok := s.contentRevision(w, r, slug, rev, previewOK)
 	if !ok {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("ETag", `"`+revision.SHA256+`"`)
+	h["Content-Type"] = htmlContentType
+	h["Etag"] = html.etag
 	if previewOK {
 		h.Set("Cache-Control", "no-store")
 	} else {
@@ -85,23 +85,36 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 		// being served at once.
 		h.Set("Cache-Control", "no-cache")
 	}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(revision.HTML))
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(html.body))
 }
 
-// contentRevision loads revision rev of the page at slug if it may be
-// served; otherwise it writes 404 (or 500 on a store failure).
-func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug string, rev int, preview bool) (fileframe.Revision, bool) {
+// pageHTMLCacheMax bounds the bytes of live pages' HTML kept in memory
+// (Server.pageHTML): a few hundred typical pages, or eight of the largest.
+const pageHTMLCacheMax = 8 << 20
+
+// htmlContentType is the Content-Type of the content origin's pages.
+var htmlContentType = []string{"text/html; charset=utf-8"}
+
+// contentRevision returns the HTML of revision rev of the page at slug, with
+// its ETag, if it may be served; otherwise it writes 404 (or 500 on a store
+// failure).
+//
+// The file, owner and page come from the public cache. The live revision's
+// HTML comes from memory when it is there: a revision never changes, and
+// Server.pageHTML keeps HTML by its SHA-256, so what is found there is
+// exactly what the store holds; the entry, which is never stale, says which
+// revision is live and its hash. Other revisions (previews) are read from
+// the store every time.
+func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug string, rev int, preview bool) (*cachedBlob, bool) {
 	ctx := r.Context()
-	fail := func(err error) (fileframe.Revision, bool) {
+	fail := func(err error) (*cachedBlob, bool) {
 		if fileframe.IsNotFound(err) {
 			s.contentNotFound(w, r)
 		} else {
 			s.contentError(w, r, err)
 		}
-		return fileframe.Revision{}, false
+		return nil, false
 	}
-	// The file, owner and page come from the public cache; the revision's
-	// HTML (up to 1 MiB) is read from the store.
 	e, err := s.publicRecord(ctx, slug)
 	if err != nil {
 		return fail(err)
@@ -109,14 +122,24 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 	if e.acct.Disabled || !e.acct.Plan.CustomPages() || !e.hasPage {
 		return fail(fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
 	}
-	if !preview && e.page.LiveRevision != rev {
+	live := e.page.LiveRevision == rev
+	if !preview && !live {
 		return fail(fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
+	}
+	if sum := e.liveSHA256.Load(); live && sum != nil {
+		if html, ok := s.pageHTML.get(*sum); ok {
+			return html, true
+		}
 	}
 	revision, err := s.store.Revision(ctx, e.file.ID, rev)
 	if err != nil {
 		return fail(err)
 	}
-	return revision, true
+	if !live {
+		return &cachedBlob{body: revision.HTML, etag: []string{`"` + revision.SHA256 + `"`}}, true
+	}
+	e.liveSHA256.Store(&revision.SHA256)
+	return s.pageHTML.put(revision.SHA256, revision.HTML), true
 }
 
 // contentNotFound answers every other request to the content origin: 404 in

@@ -37,12 +37,13 @@ import (
 // given size on an Agency account, with a published page when publish is set.
 func benchServer(b *testing.B, size int, publish bool) (http.Handler, fileframe.File) {
 	b.Helper()
-	return benchServerLook(b, size, publish, fileframe.Appearance{})
+	srv, f := benchServerLook(b, size, publish, fileframe.Appearance{})
+	return srv.AppHandler(), f
 }
 
 // benchServerLook is benchServer with look as the account's default
-// appearance.
-func benchServerLook(b *testing.B, size int, publish bool, look fileframe.Appearance) (http.Handler, fileframe.File) {
+// appearance, returning the Server itself.
+func benchServerLook(b *testing.B, size int, publish bool, look fileframe.Appearance) (*Server, fileframe.File) {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -96,7 +97,7 @@ func benchServerLook(b *testing.B, size int, publish bool, look fileframe.Appear
 			b.Fatal(err)
 		}
 	}
-	return srv.AppHandler(), f
+	return srv, f
 }
 
 func benchGet(b *testing.B, h http.Handler, path string, wantBytes int) {
@@ -128,10 +129,17 @@ func BenchmarkDefaultPage(b *testing.B) {
 // appearance: both are one cache lookup and one write of a pre-rendered
 // page, so they should take the same time.
 func BenchmarkPublicTemplatePage(b *testing.B) {
-	h, f := benchServerLook(b, 1000, false, fileframe.Appearance{
+	srv, f := benchServerLook(b, 1000, false, fileframe.Appearance{
 		Template: "card", Headline: "Your report is ready", Message: "Thanks for working with us.", Accent: "#0f766e",
 	})
-	benchGet(b, h, "/f/"+f.Slug, 0)
+	benchGet(b, srv.AppHandler(), "/f/"+f.Slug, 0)
+}
+
+// BenchmarkContentPage is the content origin's /p/{slug}/{revision}, the
+// bytes of the published page that the outer page frames.
+func BenchmarkContentPage(b *testing.B) {
+	srv, f := benchServerLook(b, 1000, true, fileframe.Appearance{})
+	benchGet(b, srv.ContentHandler(), "/p/"+f.Slug+"/1", len(customHTML("bench")))
 }
 
 func BenchmarkDownload4KiB(b *testing.B) {

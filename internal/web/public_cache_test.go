@@ -36,13 +36,24 @@ func (e *testEnv) view(f fileframe.File, rev int) cacheView {
 	}
 	resp, _ = e.appGet("/f/" + f.Slug + "/download")
 	v.download = resp.StatusCode
-	resp, _ = e.contentGet(fmt.Sprintf("/p/%s/%d", f.Slug, rev), "Sec-Fetch-Dest", "iframe")
+	resp, body = e.contentGet(fmt.Sprintf("/p/%s/%d", f.Slug, rev), "Sec-Fetch-Dest", "iframe")
 	v.live = resp.StatusCode
+	if v.live == http.StatusOK {
+		// The bytes served, from memory or not, are the revision's.
+		stored, err := e.store.Revision(context.Background(), f.ID, rev)
+		if err != nil {
+			e.t.Fatalf("Revision %d: %v", rev, err)
+		}
+		if !bytes.Equal(body, stored.HTML) || resp.Header.Get("ETag") != `"`+stored.SHA256+`"` {
+			e.t.Errorf("/p/%s/%d: ETag %s and %d bytes, want revision %d's ETag %q and HTML (%d bytes)",
+				f.Slug, rev, resp.Header.Get("ETag"), len(body), rev, stored.SHA256, len(stored.HTML))
+		}
+	}
 	return v
 }
 
 // TestPublicCacheHitEqualsMiss: the first request of a slug fills the
-// cache, the second is answered from it, and a server that cannot cache
+// cache, the second is answered from it (the live page's HTML too), and a server that cannot cache
 // answers the same: same status, bytes and headers but for the request ID
 // and the date.
 func TestPublicCacheHitEqualsMiss(t *testing.T) {
@@ -80,7 +91,11 @@ func TestPublicCacheHitEqualsMiss(t *testing.T) {
 		body   []byte
 	}
 	get := func(e *testEnv, method, path string) answer {
-		req, err := http.NewRequest(method, e.app.URL+path, nil)
+		base := e.app.URL
+		if strings.HasPrefix(path, "/p/") {
+			base = e.content.URL
+		}
+		req, err := http.NewRequest(method, base+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,16 +105,17 @@ func TestPublicCacheHitEqualsMiss(t *testing.T) {
 		h.Del("Date")
 		return answer{resp.StatusCode, h, body}
 	}
-	for _, path := range []string{"/f/default-page", "/f/outer-page", "/f/outer-page/download"} {
+	for _, path := range []string{"/f/default-page", "/f/outer-page", "/f/outer-page/download", "/p/outer-page/1"} {
 		for _, method := range []string{http.MethodGet, http.MethodHead} {
 			miss := get(cached, method, path)
 			hit := get(cached, method, path)
 			plain := get(uncached, method, path)
-			// The two servers' content origins differ in their port.
+			// The two servers' origins differ in their ports.
 			plain.body = bytes.ReplaceAll(plain.body, []byte(uncached.srv.ContentOrigin()), []byte(cached.srv.ContentOrigin()))
 			for k, v := range plain.header {
 				for i := range v {
 					v[i] = strings.ReplaceAll(v[i], uncached.srv.ContentOrigin(), cached.srv.ContentOrigin())
+					v[i] = strings.ReplaceAll(v[i], uncached.srv.AppOrigin(), cached.srv.AppOrigin())
 				}
 				plain.header[k] = v
 			}

@@ -117,6 +117,9 @@ type Server struct {
 	pages   *pageRenderer
 	// blobCache holds the bytes of small blobs (blobcache.go).
 	blobCache *blobCache
+	// pageHTML holds the HTML of live revisions by SHA-256, for the
+	// content origin (content_page.go).
+	pageHTML *blobCache
 
 	// changes watches the store for commits of any process; nil when the
 	// store cannot, and then nothing is cached. ownWrites counts this
@@ -178,6 +181,7 @@ func New(cfg Config) (*Server, error) {
 	s.store = ownWriteStore{Store: cfg.Store, n: &s.ownWrites}
 	s.cache = newPublicCache(publicCacheSize)
 	s.blobCache = newBlobCache(blobCacheMax)
+	s.pageHTML = newBlobCache(pageHTMLCacheMax)
 	s.hdr = newHeaderValues(s.ContentOrigin())
 	if s.tus, err = s.newTusUploads(); err != nil {
 		return nil, fmt.Errorf("web: resumable uploads: %w", err)
