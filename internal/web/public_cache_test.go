@@ -53,8 +53,8 @@ func (e *testEnv) view(f fileframe.File, rev int) cacheView {
 }
 
 // TestPublicCacheHitEqualsMiss: the first request of a slug fills the
-// cache, the second is answered from it (the live page's HTML too), and a server that cannot cache
-// answers the same: same status, bytes and headers but for the request ID
+// cache, the second is answered from it (the live page's HTML too), and a
+// server that cannot cache answers the same: same status, bytes and headers but for the request ID
 // and the date.
 func TestPublicCacheHitEqualsMiss(t *testing.T) {
 	cached := newTestEnv(t)
