@@ -123,6 +123,30 @@ func NewKeyID() KeyID { return KeyID("k_" + RandomBase62(16)) }
 // NewSlug returns a fresh random public slug.
 func NewSlug() string { return RandomBase62(12) }
 
+// Valid reports whether id has the exact shape NewAccountID gives: "a_" and
+// 16 base62 characters. Identifiers from a request are checked with it
+// before they are used as anything but a database key.
+func (id AccountID) Valid() bool { return validID(string(id), "a_", 16) }
+
+// IsBase62 reports whether s is n characters of [0-9A-Za-z].
+func IsBase62(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// validID reports whether id is prefix followed by n base62 characters.
+func validID(id, prefix string, n int) bool {
+	rest, ok := strings.CutPrefix(id, prefix)
+	return ok && IsBase62(rest, n)
+}
+
 // Check reports whether k can be stored: a known kind, a file exactly when
 // it is page-bound, and a hash. Stores call it before writing; its errors
 // are EINVALID.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	tusd "github.com/tus/tusd/v2/pkg/handler"
 )
 
 // withUploads keeps unfinished tus uploads in a temporary directory.
@@ -626,6 +627,150 @@ func TestCappedReader(t *testing.T) {
 		}
 		if tt.left >= 0 && got > int64(tt.left) {
 			t.Errorf("%d bytes, limit %d: passed %d bytes", tt.n, tt.left, got)
+		}
+	}
+}
+
+// TestTusUploadIDsExact: an upload is reachable only by its exact ID and
+// only by its own account. An attacker who knows (or guesses) another
+// account's upload ID and puts it after a prefix of its own, with any
+// encoding of a slash, a dot or a backslash, gets 404 on HEAD, PATCH and
+// DELETE, and the victim's upload is untouched (issue 9, item 1).
+func TestTusUploadIDsExact(t *testing.T) {
+	uploads := t.TempDir()
+	e := newTestEnv(t, withUploads(uploads))
+	victim, _ := signedInUploader(e, "victim@example.com", fileframe.PlanFree)
+	content := randomBytes(t, 1000)
+	vurl := victim.create("secret.pdf", len(content))
+	if resp, body := victim.patch(vurl, 0, content[:400]); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("victim's PATCH: got %d: %s", resp.StatusCode, body)
+	}
+	vid := path.Base(vurl)
+	attacker, a := signedInUploader(e, "attacker@example.com", fileframe.PlanFree)
+	own := string(a.ID)
+	base := e.app.URL + tusBasePath
+	var ids []string
+	for _, sep := range []string{"%2F", "%2f", "%252F", "%5C", "%5c", "/", "%2F.%2F", "%C0%AF", "%E2%88%95"} {
+		for _, dots := range []string{"..", "%2E%2E", "%2e%2e", ".%2E", "%252E%252E"} {
+			ids = append(ids, own+".x"+sep+dots+sep+vid)
+		}
+	}
+	ids = append(ids,
+		vid,                              // the victim's ID itself
+		strings.ToUpper(vid[:2])+vid[2:], // its account prefix in another case
+		own+"."+vid,                      // own prefix, victim's rest
+		own+"."+strings.SplitN(vid, ".", 2)[1], // own account, victim's random part
+		own+"%2E"+strings.SplitN(vid, ".", 2)[1],
+		own+".x%00"+vid,
+		own+". "+vid,
+	)
+	for _, id := range ids {
+		for _, m := range []struct {
+			method string
+			header []string
+		}{
+			{http.MethodHead, nil},
+			{http.MethodPatch, []string{"Content-Type", "application/offset+octet-stream", "Upload-Offset", "400"}},
+			{http.MethodDelete, nil},
+		} {
+			resp, body := attacker.request(m.method, base+id, strings.NewReader("EVIL"), m.header...)
+			// A raw "/../" is cleaned by the router first: a redirect
+			// to the cleaned path, where the ID is the victim's bare ID.
+			if resp.StatusCode < 300 || resp.StatusCode >= 500 || resp.Header.Get("Upload-Offset") != "" {
+				t.Errorf("%s %s: got %d (offset %q), want a 4xx (or the router's 3xx) that says nothing: %s",
+					m.method, id, resp.StatusCode, resp.Header.Get("Upload-Offset"), body)
+			}
+		}
+	}
+	// The victim's upload is as it was, and finishes as the victim's.
+	if off := victim.offset(vurl); off != 400 {
+		t.Errorf("victim's offset after the attacks: got %d, want 400", off)
+	}
+	resp, body := victim.patch(vurl, 400, content[400:])
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("victim's last PATCH: got %d: %s", resp.StatusCode, body)
+	}
+	if got := e.downloadLink(resp.Header.Get(headerFileURL)); !bytes.Equal(got, content) {
+		t.Errorf("the victim's file has %d bytes, not the %d sent", len(got), len(content))
+	}
+	files, err := e.store.FilesByAccount(context.Background(), a.ID)
+	if err != nil || len(files) != 0 {
+		t.Errorf("attacker's files: got %d (%v), want none", len(files), err)
+	}
+}
+
+func TestTusUploadAccount(t *testing.T) {
+	acct := fileframe.AccountID("a_" + strings.Repeat("A", 16))
+	random := strings.Repeat("z", tusRandomLen)
+	for _, tt := range []struct {
+		id string
+		ok bool
+	}{
+		{string(acct) + "." + random, true},
+		{string(acct) + "." + random + "+0b6c5ee4-51f1-4b3e-8d6a-9b5e2c9b8f00", true}, // versitygw
+		{string(acct) + "." + random + "+VXBsb2FkIElE.ZvciA2aWWp_bmcn~cyBteS1=", true},
+		{newTusUploadID(acct), true},
+		{"", false},
+		{string(acct), false},
+		{string(acct) + ".", false},
+		{string(acct) + "." + random[1:], false},
+		{string(acct) + "." + random + "z", false},
+		{string(acct) + "." + random + "+", false},
+		{string(acct) + "." + random + "+a/b", false},
+		{string(acct) + "." + random + "+a%2Fb", false},
+		{string(acct) + "." + random + "+a\\b", false},
+		{string(acct) + "." + random + "+a b", false},
+		{string(acct) + ".x/../" + string(acct) + "." + random, false},
+		{"A_" + strings.Repeat("A", 16) + "." + random, false},
+		{"a_" + strings.Repeat("A", 15) + "." + random, false},
+		{"a_" + strings.Repeat("A", 15) + "é." + random, false},
+		{string(acct) + "." + strings.Repeat("z", tusRandomLen-1) + ".", false},
+		{string(acct) + "." + random + "\x00", false},
+	} {
+		got, ok := tusUploadAccount(tt.id)
+		if ok != tt.ok || (ok && got != acct) {
+			t.Errorf("tusUploadAccount(%q): got %q, %v; want ok=%v", tt.id, got, ok, tt.ok)
+		}
+	}
+}
+
+// FuzzTusUploadAccount: whatever the input, an ID that is accepted names a
+// valid account and holds nothing a store could take for a path.
+func FuzzTusUploadAccount(f *testing.F) {
+	f.Add("a_AAAAAAAAAAAAAAAA.zzzzzzzzzzzzzzzzzzzzzzzz")
+	f.Add("a_AAAAAAAAAAAAAAAA.zzzzzzzzzzzzzzzzzzzzzzzz+0b6c5ee4-51f1")
+	f.Add("a_AAAAAAAAAAAAAAAA.x/../a_BBBBBBBBBBBBBBBB.zzzzzzzzzzzzzzzzzzzzzzzz")
+	f.Fuzz(func(t *testing.T, id string) {
+		acct, ok := tusUploadAccount(id)
+		if !ok {
+			return
+		}
+		if !acct.Valid() || !strings.HasPrefix(id, string(acct)+".") {
+			t.Fatalf("%q: accepted with account %q", id, acct)
+		}
+		if strings.ContainsAny(id, "/\\% \x00") || strings.Contains(id, "..") {
+			t.Fatalf("%q: accepted with a path character", id)
+		}
+	})
+}
+
+// TestTusStoreRefusesForeignIDs: the store behind the tus endpoint refuses
+// any ID that is not an upload ID, even if a route forgot to check.
+func TestTusStoreRefusesForeignIDs(t *testing.T) {
+	e := newTestEnv(t, withUploads(t.TempDir()))
+	c, _ := signedInUploader(e, "s@example.com", fileframe.PlanFree)
+	id := path.Base(c.create("a.txt", 10))
+	store := e.srv.tus.composer.Core
+	ctx := context.Background()
+	if _, err := store.GetUpload(ctx, id); err != nil {
+		t.Fatalf("GetUpload(%q): %v", id, err)
+	}
+	for _, bad := range []string{"x/../" + id, "../" + id, id + "/..", id[:len(id)-1] + "\x00"} {
+		if _, err := store.GetUpload(ctx, bad); !errors.Is(err, tusd.ErrNotFound) {
+			t.Errorf("GetUpload(%q): got %v, want ErrNotFound", bad, err)
+		}
+		if _, err := store.NewUpload(ctx, tusd.FileInfo{ID: bad, Size: 1}); err == nil {
+			t.Errorf("NewUpload(%q): created", bad)
 		}
 	}
 }

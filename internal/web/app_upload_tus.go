@@ -195,7 +195,7 @@ type uploaderKey struct{}
 // tusSession lets a tus request through only for a signed-in session (401
 // otherwise), with the session's CSRF token in csrfHeader on a state change
 // (403 otherwise), and on an upload of the session's account (404
-// otherwise: upload IDs start with their account's ID, tusCreate).
+// otherwise: an upload ID names its account, tusUploadAccount).
 func (s *Server) tusSession(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
@@ -208,9 +208,15 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 			http.Error(w, "This page expired. Reload it and upload again.", http.StatusForbidden)
 			return
 		}
-		if id := r.PathValue("id"); id != "" && !strings.HasPrefix(id, string(si.account.ID)+".") {
-			http.Error(w, "There is no such upload.", http.StatusNotFound)
-			return
+		// The ID as the route decoded it, and as tusd will read it (the
+		// path StripPrefix leaves): both must be one upload ID of this
+		// account, whole, so that no encoding can make them differ.
+		if id := r.PathValue("id"); id != "" {
+			owner, ok := tusUploadAccount(id)
+			if !ok || owner != si.account.ID || r.URL.Path != tusBasePath+id {
+				http.Error(w, "There is no such upload.", http.StatusNotFound)
+				return
+			}
 		}
 		ctx := context.WithValue(r.Context(), uploaderKey{}, si)
 		ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
@@ -259,7 +265,13 @@ type detachedStore struct {
 	term tusd.TerminaterDataStore
 }
 
+// NewUpload and GetUpload refuse an ID of any shape but an upload ID's
+// (tusUploadAccount), whatever a route let through: the stores make file
+// paths and object names of it.
 func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.Upload, error) {
+	if _, ok := tusUploadAccount(info.ID); !ok {
+		return nil, errors.New("upload: refusing to create an upload without an ID of ours")
+	}
 	u, err := d.core.NewUpload(detach(ctx), info)
 	if err != nil {
 		return nil, err
@@ -268,6 +280,9 @@ func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.
 }
 
 func (d detachedStore) GetUpload(ctx context.Context, id string) (tusd.Upload, error) {
+	if _, ok := tusUploadAccount(id); !ok {
+		return nil, tusd.ErrNotFound
+	}
 	u, err := d.core.GetUpload(detach(ctx), id)
 	if err != nil {
 		return nil, err
@@ -321,6 +336,51 @@ func tusName(meta tusd.MetaData) string {
 	return meta["name"]
 }
 
+// tusRandomLen is the length of the random part of an upload ID.
+const tusRandomLen = 24
+
+// newTusUploadID returns a fresh upload ID of account a: its account ID, a
+// dot and tusRandomLen base62 characters.
+func newTusUploadID(a fileframe.AccountID) string {
+	return string(a) + "." + fileframe.RandomBase62(tusRandomLen)
+}
+
+// tusUploadAccount returns the account of an upload ID, if id has exactly
+// the shape that newTusUploadID gives, followed on S3 by what tusd's
+// s3store adds: "+" and the multipart upload's ID (a UUID on versitygw;
+// letters, digits and "._~=-" on the servers we know). Nothing else is an
+// upload ID: no slash, backslash, percent sign, space or NUL can get
+// through to a store that makes paths or object names of it.
+func tusUploadAccount(id string) (fileframe.AccountID, bool) {
+	acct, rest, ok := strings.Cut(id, ".")
+	if !ok || !fileframe.AccountID(acct).Valid() {
+		return "", false
+	}
+	random, multipart, hasMultipart := strings.Cut(rest, "+")
+	if !fileframe.IsBase62(random, tusRandomLen) {
+		return "", false
+	}
+	if hasMultipart && !validMultipartID(multipart) {
+		return "", false
+	}
+	return fileframe.AccountID(acct), true
+}
+
+// validMultipartID reports whether s can be the multipart upload ID that
+// s3store puts after "+" in an upload ID.
+func validMultipartID(s string) bool {
+	if s == "" || len(s) > 1024 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || strings.IndexByte("._~=-", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // tusCreate checks a new tus upload: a valid file name, and its length
 // against the quota (tusd refuses a deferred length, 501, the store having
 // no length deferrer); it names the upload <account ID>.<random>.
@@ -343,7 +403,7 @@ func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoC
 		return tusd.HTTPResponse{}, none, tusError(s, ev, err)
 	}
 	return tusd.HTTPResponse{}, tusd.FileInfoChanges{
-		ID: string(a.ID) + "." + fileframe.RandomBase62(24),
+		ID: newTusUploadID(a.ID),
 		// Only the name is kept: the type is the server's guess from the
 		// name and the bytes (uploadContentType), never the client's word.
 		MetaData: tusd.MetaData{"filename": name},
