@@ -44,6 +44,29 @@ type Store interface {
 	// CreateFile stores a new file record. Its blob must already be durable.
 	// ID, Slug and CreatedAt are set when empty; a taken slug is ECONFLICT.
 	CreateFile(ctx context.Context, f File) (File, error)
+	// CreateFileReserved is CreateFile for an upload that holds the
+	// reservation named reservation (Reserve): in one atomic step it removes
+	// that reservation and stores f if f.Size, the account's other files and
+	// its other reservations unexpired at now fit in limit (limit ≤ 0 is
+	// unlimited); if not, nothing changes (the reservation stays until
+	// released) and the error has code CodeQuotaExceeded. A reservation that is missing (released, or removed
+	// after it expired) is not an error: the check alone decides.
+	CreateFileReserved(ctx context.Context, f File, reservation string, limit int64, now time.Time) (File, error)
+	// Reserve stores r, replacing any reservation with r.ID, if r.Bytes, the
+	// account's files and its other reservations unexpired at now fit in
+	// limit (limit ≤ 0 is unlimited). If they do not, nothing changes and
+	// the error has code CodeQuotaExceeded. used is what the account's
+	// files and other unexpired reservations take, either way. Check and
+	// write are one atomic step across every process sharing the store. A
+	// missing account is ENOTFOUND; a negative Bytes or an empty ID is
+	// EINVALID.
+	Reserve(ctx context.Context, r Reservation, limit int64, now time.Time) (used int64, err error)
+	// ReleaseReservation removes a reservation; a missing one is not an
+	// error.
+	ReleaseReservation(ctx context.Context, id string) error
+	// DeleteExpiredReservations removes the reservations that expired
+	// before t and returns how many (they no longer count in any case).
+	DeleteExpiredReservations(ctx context.Context, t time.Time) (int, error)
 	// FileByID returns the file with that ID.
 	FileByID(ctx context.Context, id FileID) (File, error)
 	// FileBySlug returns the file whose public link is /f/<slug>.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -13,6 +14,19 @@ import (
 // empty. Its account must exist (else ENOTFOUND); a taken slug or ID is
 // ECONFLICT.
 func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.File, error) {
+	f = newFile(f)
+	if !storable(string(f.AccountID)) {
+		return fileframe.File{}, notFound("Account")
+	}
+	// A missing account is the violation of files_account_id_fkey (see wrap).
+	if err := insertFile(ctx, s.pool, f); err != nil {
+		return fileframe.File{}, wrap("create file", err)
+	}
+	return f, nil
+}
+
+// newFile fills the fields of a new file that CreateFile sets when empty.
+func newFile(f fileframe.File) fileframe.File {
 	if f.ID == "" {
 		f.ID = fileframe.NewFileID()
 	}
@@ -23,18 +37,16 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 		f.CreatedAt = now()
 	}
 	f.CreatedAt = stored(f.CreatedAt)
-	if !storable(string(f.AccountID)) {
-		return fileframe.File{}, notFound("Account")
-	}
-	// A missing account is the violation of files_account_id_fkey (see wrap).
-	_, err := s.pool.Exec(ctx, `
+	return f
+}
+
+// insertFile inserts the row of a new file.
+func insertFile(ctx context.Context, q execer, f fileframe.File) error {
+	_, err := q.Exec(ctx, `
 		INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, ts(f.CreatedAt))
-	if err != nil {
-		return fileframe.File{}, wrap("create file", err)
-	}
-	return f, nil
+	return err
 }
 
 const fileColumns = `id, account_id, name, size, content_type, blob_key, slug, downloads, created_at`
@@ -103,4 +115,9 @@ func (s *Store) AddDownloads(ctx context.Context, counts map[fileframe.FileID]in
 		return err
 	})
 	return wrap("add downloads", err)
+}
+
+// execer is what insertFile needs: the pool, or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -12,6 +13,44 @@ import (
 // CreateFile stores a new file record, setting ID, Slug and CreatedAt when
 // empty. Its account must exist (else ENOTFOUND); a taken slug is ECONFLICT.
 func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.File, error) {
+	f = newFile(f)
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
+		if err := accountExists(ctx, tx, f.AccountID); err != nil {
+			return err
+		}
+		return insertFile(ctx, tx, f)
+	})
+	if err != nil {
+		return fileframe.File{}, wrap("create file", err)
+	}
+	return f, nil
+}
+
+// CreateFileReserved stores f in place of the reservation, within limit.
+// The writer runs one transaction at a time, so the sum it checks cannot
+// change before the insert.
+func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, limit int64, at time.Time) (fileframe.File, error) {
+	f = newFile(f)
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
+		if err := accountExists(ctx, tx, f.AccountID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM upload_reservations WHERE id = ?`, reservation); err != nil {
+			return err
+		}
+		if err := fits(ctx, tx, f.AccountID, "", f.Size, limit, at); err != nil {
+			return err
+		}
+		return insertFile(ctx, tx, f)
+	})
+	if err != nil {
+		return fileframe.File{}, wrap("create file", err)
+	}
+	return f, nil
+}
+
+// newFile fills the fields of a new file that CreateFile sets when empty.
+func newFile(f fileframe.File) fileframe.File {
 	if f.ID == "" {
 		f.ID = fileframe.NewFileID()
 	}
@@ -22,26 +61,22 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 		f.CreatedAt = now()
 	}
 	f.CreatedAt = stored(f.CreatedAt)
-	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
-		if err := accountExists(ctx, tx, f.AccountID); err != nil {
-			return err
+	return f
+}
+
+// insertFile inserts the row of a new file.
+func insertFile(ctx context.Context, tx querier, f fileframe.File) error {
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, millis(f.CreatedAt))
+	if isUnique(err) {
+		if strings.Contains(err.Error(), "files.slug") {
+			return fileframe.Errorf(fileframe.ECONFLICT, "This link is already taken.")
 		}
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, millis(f.CreatedAt))
-		if isUnique(err) {
-			if strings.Contains(err.Error(), "files.slug") {
-				return fileframe.Errorf(fileframe.ECONFLICT, "This link is already taken.")
-			}
-			return fileframe.Errorf(fileframe.ECONFLICT, "A file with this ID already exists.")
-		}
-		return err
-	})
-	if err != nil {
-		return fileframe.File{}, wrap("create file", err)
+		return fileframe.Errorf(fileframe.ECONFLICT, "A file with this ID already exists.")
 	}
-	return f, nil
+	return err
 }
 
 // accountExists returns ENOTFOUND unless the account exists.

@@ -22,6 +22,7 @@ func Run(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 	t.Run("Page", func(t *testing.T) { testPages(t, newStore) })
 	t.Run("Secret", func(t *testing.T) { testSecrets(t, newStore) })
 	t.Run("Time", func(t *testing.T) { testTimes(t, newStore) })
+	t.Run("Reservation", func(t *testing.T) { testReservations(t, newStore) })
 	t.Run("App", func(t *testing.T) { runApp(t, newStore) })
 	t.Run("Ping succeeds", func(t *testing.T) {
 		s := newStore(t)

@@ -1,0 +1,190 @@
+package storetest
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
+	now := time.Date(2026, time.November, 24, 12, 0, 0, 0, time.UTC)
+	later := now.Add(time.Hour)
+	reserve := func(t *testing.T, s fileframe.Store, a fileframe.AccountID, id string, n, limit int64) (int64, error) {
+		t.Helper()
+		return s.Reserve(t.Context(), fileframe.Reservation{ID: id, AccountID: a, Bytes: n, ExpiresAt: later}, limit, now)
+	}
+
+	t.Run("Reserve counts files and other reservations against the limit", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		other := newAccount(t, s)
+		if _, err := s.CreateFile(t.Context(), fileframe.File{AccountID: a.ID, Name: "a", Size: 300, BlobKey: "k"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reserve(t, s, other.ID, "o1", 900, 1000); err != nil {
+			t.Fatalf("another account's reservation: %v", err)
+		}
+		used, err := reserve(t, s, a.ID, "r1", 500, 1000)
+		if err != nil || used != 300 {
+			t.Fatalf("Reserve 500 of 1000 with 300 used: got used %d, %v; want 300, nil", used, err)
+		}
+		used, err = reserve(t, s, a.ID, "r2", 201, 1000)
+		wantCode(t, "Reserve 201 with 800 used", err, fileframe.CodeQuotaExceeded)
+		if used != 800 {
+			t.Errorf("Reserve over the limit: used got %d, want 800", used)
+		}
+		if _, err := reserve(t, s, a.ID, "r2", 200, 1000); err != nil {
+			t.Errorf("Reserve 200 with 800 used: %v", err)
+		}
+		// Growing a reservation replaces it: its own bytes do not count twice.
+		if _, err := reserve(t, s, a.ID, "r1", 499, 1000); err != nil {
+			t.Errorf("Reserve r1 again, smaller: %v", err)
+		}
+		if _, err := reserve(t, s, a.ID, "r1", 501, 1000); fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+			t.Errorf("Reserve r1 again, over: got %v, want quota_exceeded", err)
+		}
+		// A limit ≤ 0 is unlimited.
+		if _, err := reserve(t, s, a.ID, "r3", 1<<50, 0); err != nil {
+			t.Errorf("Reserve without a limit: %v", err)
+		}
+	})
+
+	t.Run("released and expired reservations no longer count", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		if _, err := reserve(t, s, a.ID, "r1", 600, 1000); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReleaseReservation(t.Context(), "r1"); err != nil {
+			t.Fatalf("ReleaseReservation: %v", err)
+		}
+		if err := s.ReleaseReservation(t.Context(), "r1"); err != nil {
+			t.Errorf("ReleaseReservation of a missing one: got %v, want nil", err)
+		}
+		if _, err := reserve(t, s, a.ID, "r2", 1000, 1000); err != nil {
+			t.Fatalf("Reserve after the release: %v", err)
+		}
+		// At its expiry a reservation stops counting.
+		if _, err := s.Reserve(t.Context(), fileframe.Reservation{ID: "r3", AccountID: a.ID, Bytes: 1000, ExpiresAt: later}, 1000, later); err != nil {
+			t.Errorf("Reserve when the other has expired: %v", err)
+		}
+		n, err := s.DeleteExpiredReservations(t.Context(), later.Add(time.Millisecond))
+		if err != nil || n != 2 {
+			t.Errorf("DeleteExpiredReservations: got %d, %v; want 2", n, err)
+		}
+	})
+
+	t.Run("Reserve refuses what it cannot hold", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		_, err := reserve(t, s, "a_missing", "r", 1, 0)
+		wantCode(t, "Reserve for a missing account", err, fileframe.ENOTFOUND)
+		_, err = reserve(t, s, a.ID, "", 1, 0)
+		wantCode(t, "Reserve without an ID", err, fileframe.EINVALID)
+		_, err = reserve(t, s, a.ID, "r", -1, 0)
+		wantCode(t, "Reserve of a negative size", err, fileframe.EINVALID)
+	})
+
+	t.Run("CreateFileReserved turns a reservation into a file within the limit", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		if _, err := reserve(t, s, a.ID, "r1", 600, 1000); err != nil {
+			t.Fatal(err)
+		}
+		f, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "a", Size: 550, BlobKey: "k"}, "r1", 1000, now)
+		if err != nil {
+			t.Fatalf("CreateFileReserved: %v", err)
+		}
+		if got, err := s.FileByID(t.Context(), f.ID); err != nil || got.Size != 550 {
+			t.Errorf("FileByID: got %+v, %v", got, err)
+		}
+		// The reservation is gone: 450 bytes are left, not 450-600.
+		if used, err := reserve(t, s, a.ID, "r2", 450, 1000); err != nil || used != 550 {
+			t.Errorf("Reserve the rest: got used %d, %v; want 550, nil", used, err)
+		}
+		// With 1000 used, a file over the limit is refused: nothing
+		// changes, the reservation it named stays until released.
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "b", Size: 451, BlobKey: "k"}, "r2", 1000, now)
+		wantCode(t, "CreateFileReserved over the limit", err, fileframe.CodeQuotaExceeded)
+		files, err := s.FilesByAccount(t.Context(), a.ID)
+		if err != nil || len(files) != 1 {
+			t.Errorf("files after the refusal: got %d, %v; want 1", len(files), err)
+		}
+		if _, err := reserve(t, s, a.ID, "r3", 1, 1000); fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+			t.Errorf("Reserve with r2 still held: got %v, want quota_exceeded", err)
+		}
+		if err := s.ReleaseReservation(t.Context(), "r2"); err != nil {
+			t.Fatal(err)
+		}
+		// A missing reservation is fine: the check decides.
+		if _, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "c", Size: 450, BlobKey: "k"}, "gone", 1000, now); err != nil {
+			t.Errorf("CreateFileReserved with a missing reservation that fits: %v", err)
+		}
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: "a_missing", Name: "d", Size: 1, BlobKey: "k"}, "", 0, now)
+		wantCode(t, "CreateFileReserved for a missing account", err, fileframe.ENOTFOUND)
+	})
+
+	// The promise of a quota: concurrent uploads never store more than it,
+	// whatever the interleaving.
+	t.Run("concurrent reservations never exceed the limit", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		const n, size, limit = 20, 800, 1000
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		ok, created := 0, 0
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				id := fmt.Sprintf("r%d", i)
+				_, err := reserve(t, s, a.ID, id, size, limit)
+				if fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded {
+					return
+				} else if err != nil {
+					t.Errorf("Reserve %s: %v", id, err)
+					return
+				}
+				mu.Lock()
+				ok++
+				mu.Unlock()
+				_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: id, Size: size, BlobKey: "k"}, id, limit, now)
+				if err != nil {
+					t.Errorf("CreateFileReserved %s: %v", id, err)
+					return
+				}
+				mu.Lock()
+				created++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if ok != 1 || created != 1 {
+			t.Errorf("%d concurrent reservations of %d bytes against %d: got %d reserved, %d stored; want 1 and 1", n, size, limit, ok, created)
+		}
+		// Files created without reservations, at once, are checked the same.
+		b := newAccount(t, s)
+		created = 0
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), Size: size, BlobKey: "k"}, "", limit, now)
+				if err == nil {
+					mu.Lock()
+					created++
+					mu.Unlock()
+				} else if fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+					t.Errorf("CreateFileReserved: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		if created != 1 {
+			t.Errorf("%d concurrent files of %d bytes against %d: got %d stored, want 1", n, size, limit, created)
+		}
+	})
+}
