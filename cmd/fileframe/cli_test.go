@@ -109,8 +109,19 @@ func TestCLIContract(t *testing.T) {
 		t.Errorf("file add without extension: name %q, type %q; want blob, application/pdf (sniffed)", file2.Name, file2.ContentType)
 	}
 
+	// file add applies the plan's quotas, as an upload does: serve's
+	// --quota-* flags and variables.
+	r := runCLI(t, cli("file", "add", "--email", "ada@example.com", "--quota-free-file", "100B", src)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "the Free plan takes files of up to 100 B") {
+		t.Errorf("file add over --quota-free-file: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = runCLI(t, append(cli("file", "add", "--email", "ada@example.com", src), "--quota-free-storage", "20KB")...)
+	if r.code != 1 || !strings.Contains(r.stderr, "of the Free plan's 20 KiB of storage is left") {
+		t.Errorf("file add over --quota-free-storage: exit %d, stderr %q", r.code, r.stderr)
+	}
+
 	// key create refuses a non-agency account
-	r := runCLI(t, cli("key", "create", "--email", "ada@example.com", "--json")...)
+	r = runCLI(t, cli("key", "create", "--email", "ada@example.com", "--json")...)
 	if r.code != 1 || r.stdout != "" {
 		t.Errorf("key create on free: exit %d, stdout %q; want 1 and nothing", r.code, r.stdout)
 	}
@@ -227,6 +238,11 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"set-plan without plan", []string{"account", "set-plan", "--email", "a@example.com"}, "--plan is required"},
 		{"file add without path", []string{"file", "add", "--email", "a@example.com"}, "want exactly one PATH"},
 		{"file add two paths", []string{"file", "add", "--email", "a@example.com", src, src}, "want exactly one PATH"},
+		// The rules of the web application's uploads (service.AddFile):
+		// a name that a Content-Disposition header could not carry.
+		{"file add name with CR/LF", []string{"file", "add", "--email", "ada@example.com", "--name", "a\r\nSet-Cookie: x=y", src}, "control characters"},
+		{"file add name with a tab", []string{"file", "add", "--email", "ada@example.com", "--name", "a\tb", src}, "control characters"},
+		{"file add name too long", []string{"file", "add", "--email", "ada@example.com", "--name", strings.Repeat("x", 256), src}, "at most 255 bytes"},
 		{"key revoke without id", []string{"key", "revoke", "--email", "a@example.com"}, "want exactly one KEY_ID"},
 		{"bad expires", []string{"key", "create", "--email", "a@example.com", "--expires", "soon"}, `--expires "soon"`},
 		{"serve bad origin", []string{"serve", "--base-url", "ftp://x"}, "scheme must be http or https"},

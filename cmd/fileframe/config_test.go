@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fileframe/fileframe/internal/web"
+	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
 func envOf(kv ...string) lookupEnv {
@@ -69,7 +69,7 @@ func TestParseServeConfig(t *testing.T) {
 			envOf("FILEFRAME_QUOTA_PRO_STORAGE", "1TiB", "FILEFRAME_QUOTA_FREE_STORAGE", "1GiB"),
 			func(t *testing.T, c ServeConfig) {
 				want := defaultQuotas
-				want.Free = web.Quota{Storage: 500_000_000, File: 0}
+				want.Free = fileframe.Quota{Storage: 500_000_000, File: 0}
 				want.Pro.Storage = 1 << 40
 				want.Agency.File = 2 << 30
 				if c.Quotas != want {

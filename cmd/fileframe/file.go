@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"mime"
-	"net/http"
 	"os"
 	"path/filepath"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // fileJSON is the output of file add with --json.
@@ -23,6 +21,7 @@ type fileJSON struct {
 
 func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
 	data := c.storageFlags(fs)
+	quotas := data.quotas()
 	emailFlag := fs.String("email", "", "the owner's email address (required)")
 	name := fs.String("name", "", "the name visitors download the file as (default: PATH's base name)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
@@ -41,16 +40,21 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	if *name == "" {
 		*name = filepath.Base(path)
 	}
+	// The name's rules before anything is opened or stored.
+	if err := fileframe.CheckFileName(*name); err != nil {
+		return usagef("--name: %s", fileframe.ErrorMessage(err))
+	}
 
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("opening the file: %w", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil {
+	st, err := f.Stat()
+	if err != nil {
 		return fmt.Errorf("reading the file: %w", err)
-	} else if st.IsDir() {
-		return fmt.Errorf("%s is a directory, not a file", path)
+	} else if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
 	}
 
 	store, err := data.openStore(ctx, false)
@@ -67,28 +71,19 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	if err != nil {
 		return err
 	}
-
-	// Sniff the type from the first bytes, then stream those bytes and the
-	// rest into the blob store: the file is never held in memory whole.
-	head := make([]byte, 512)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return fmt.Errorf("reading the file: %w", err)
-	}
-	head = head[:n]
-	info, err := blobs.Put(ctx, io.MultiReader(bytes.NewReader(head), f))
+	svc, err := service.New(service.Config{Store: store, Blobs: blobs, Quotas: quotas.byPlan()})
 	if err != nil {
-		return fmt.Errorf("storing the file: %w", err)
+		return err
 	}
-	file, err := store.CreateFile(ctx, fileframe.File{
-		AccountID:   a.ID,
-		Name:        *name,
-		Size:        info.Size,
-		ContentType: contentType(*name, path, head),
-		BlobKey:     info.Key,
-	})
+	// The same use case as an upload to the web application or the API:
+	// the same name rules, the plan's quotas, the file streamed, never held
+	// in memory whole.
+	file, err := svc.AddFile(ctx, service.NewFile{Account: a, Name: *name, Size: st.Size(), Body: f, TypeHint: path})
 	if err != nil {
-		return fmt.Errorf("recording the file: %w", err)
+		if code := fileframe.ErrorCode(err); code != fileframe.EINTERNAL {
+			return errors.New(fileframe.ErrorMessage(err))
+		}
+		return fmt.Errorf("adding the file: %w", err)
 	}
 	if *asJSON {
 		return c.printJSON(fileJSON{FileID: file.ID, Slug: file.Slug, URL: file.URL()})
@@ -96,15 +91,4 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	fmt.Fprintf(c.Stdout, "Added %s (%d bytes, %s) for %s as file %s.\nLink: %s%s\n",
 		file.Name, file.Size, file.ContentType, a.Email, file.ID, c.baseURL(), file.URL())
 	return nil
-}
-
-// contentType picks a file's type from its name's extension, else its
-// path's, else its first bytes.
-func contentType(name, path string, head []byte) string {
-	for _, p := range []string{name, path} {
-		if t := mime.TypeByExtension(filepath.Ext(p)); t != "" {
-			return t
-		}
-	}
-	return http.DetectContentType(head)
 }

@@ -227,7 +227,8 @@ const staleS3TempAge = time.Hour
 // --cleanup-every (an hour by default): the removal of expired sessions, of
 // blobs no row refers to (fileframe.CollectOrphanBlobs), of resumable
 // uploads unfinished for a day (staleUploadAge) and of the records of those
-// finished a day ago (web's tusHead), and, on S3, of temp objects
+// finished a day ago (web's tusHead), of expired upload reservations
+// (service.AddFile; they no longer count), and, on S3, of temp objects
 // older than staleS3TempAge (crash leftovers; see s3.Store.CleanTemp;
 // s3.Open also does it at start). Every instance may do it: the removals
 // are idempotent.
@@ -245,6 +246,9 @@ func (m *Main) startBackground() {
 	})
 	m.every(ctx, "records of uploads finished over a day ago", func(ctx context.Context) (int, error) {
 		return m.store.DeleteUploadRecords(ctx, time.Now().Add(-staleUploadAge))
+	})
+	m.every(ctx, "expired upload reservations", func(ctx context.Context) (int, error) {
+		return m.store.DeleteExpiredReservations(ctx, time.Now())
 	})
 	if cleaner, ok := m.blobs.(interface {
 		CleanTemp(ctx context.Context, olderThan time.Duration) (int, error)

@@ -288,6 +288,16 @@ func (c *CLI) storageFlags(fs *flag.FlagSet) *storageFlags {
 	return f
 }
 
+// quotas adds serve's --quota-* flags (and variables) to the command and
+// returns where their values go, once parsed.
+func (f *storageFlags) quotas() *Quotas {
+	q := &Quotas{}
+	for k, v := range quotaFlags(f.fs, q) {
+		f.vars[k] = v
+	}
+	return q
+}
+
 // storage applies the variables to the flags not given and validates them.
 func (f *storageFlags) storage() (Storage, error) {
 	if f.st != nil {

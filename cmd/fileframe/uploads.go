@@ -24,19 +24,20 @@ import (
 
 // Quotas are the upload limits of the three plans (--quota-*).
 type Quotas struct {
-	Free, Pro, Agency web.Quota
+	Free, Pro, Agency fileframe.Quota
 }
 
 // defaultQuotas are serve's quotas when no flag says otherwise.
 var defaultQuotas = Quotas{
-	Free:   web.Quota{Storage: 5 << 30, File: 1 << 30},
-	Pro:    web.Quota{Storage: 100 << 30, File: 10 << 30},
-	Agency: web.Quota{Storage: 1 << 40, File: 50 << 30},
+	Free:   fileframe.Quota{Storage: 5 << 30, File: 1 << 30},
+	Pro:    fileframe.Quota{Storage: 100 << 30, File: 10 << 30},
+	Agency: fileframe.Quota{Storage: 1 << 40, File: 50 << 30},
 }
 
-// byPlan returns the quotas as web.Config wants them.
-func (q Quotas) byPlan() map[fileframe.Plan]web.Quota {
-	return map[fileframe.Plan]web.Quota{fileframe.PlanFree: q.Free, fileframe.PlanPro: q.Pro, fileframe.PlanAgency: q.Agency}
+// byPlan returns the quotas by plan, as web.Config and service.Config
+// want them.
+func (q Quotas) byPlan() map[fileframe.Plan]fileframe.Quota {
+	return map[fileframe.Plan]fileframe.Quota{fileframe.PlanFree: q.Free, fileframe.PlanPro: q.Pro, fileframe.PlanAgency: q.Agency}
 }
 
 // quotaFlags binds --quota-<plan>-storage and --quota-<plan>-file to q
@@ -46,7 +47,7 @@ func quotaFlags(fs *flag.FlagSet, q *Quotas) map[string]string {
 	vars := map[string]string{}
 	for _, p := range []struct {
 		name  string
-		quota *web.Quota
+		quota *fileframe.Quota
 	}{{"free", &q.Free}, {"pro", &q.Pro}, {"agency", &q.Agency}} {
 		for _, f := range []struct {
 			kind, usage string

@@ -26,3 +26,16 @@ func (p Plan) CustomPages() bool { return p == PlanAgency }
 
 // Templates reports whether the plan may use template appearances.
 func (p Plan) Templates() bool { return p == PlanPro || p == PlanAgency }
+
+// Name returns the plan's name as people read it: Free, Pro or Agency.
+func (p Plan) Name() string {
+	switch p {
+	case PlanFree:
+		return "Free"
+	case PlanPro:
+		return "Pro"
+	case PlanAgency:
+		return "Agency"
+	}
+	return string(p)
+}

@@ -47,9 +47,9 @@ func apiProblem(code string) (status int, title string, known bool) {
 		return http.StatusUnprocessableEntity, "HTML breaks the page rules", true
 	case fileframe.CodeMethodNotAllowed:
 		return http.StatusMethodNotAllowed, "Method not allowed", true
-	case codeFileTooLarge:
+	case fileframe.CodeFileTooLarge:
 		return http.StatusRequestEntityTooLarge, "File larger than the plan allows", true
-	case codeQuotaExceeded:
+	case fileframe.CodeQuotaExceeded:
 		return http.StatusRequestEntityTooLarge, "Storage quota exceeded", true
 	case fileframe.ENOTFOUND:
 		return http.StatusNotFound, "Not found", true

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // uploadedFile is a stored file in the answer of POST /api/files.
@@ -73,7 +74,7 @@ func (s *Server) apiUpload(w http.ResponseWriter, r *http.Request) ([]uploadedFi
 	body := readDeadlineReader{r: r.Body, rc: http.NewResponseController(w)}
 	var files []uploadedFile
 	err = s.eachUpload(r, body, func(name string, size int64, content io.Reader) error {
-		f, err := s.receiveFile(r.Context(), caller.account, name, size, content)
+		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: caller.account, Name: name, Size: size, Body: content})
 		if err != nil {
 			return err
 		}
@@ -148,7 +149,7 @@ func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request) {
 		if !checked {
 			return errCSRF
 		}
-		f, err := s.receiveFile(r.Context(), si.account, part.FileName(), -1, part)
+		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: si.account, Name: part.FileName(), Size: -1, Body: part})
 		if err != nil {
 			return err
 		}

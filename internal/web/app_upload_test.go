@@ -313,7 +313,7 @@ func TestTusDisabledWithoutStore(t *testing.T) {
 }
 
 // quotas is small per-plan limits for the tests.
-var testQuotas = map[fileframe.Plan]Quota{
+var testQuotas = map[fileframe.Plan]fileframe.Quota{
 	fileframe.PlanFree:   {Storage: 1000, File: 600},
 	fileframe.PlanAgency: {Storage: 1000, File: 600},
 }
@@ -462,8 +462,8 @@ func TestAPIUploadRefused(t *testing.T) {
 		{"raw without a name", key, "application/octet-stream", "", strings.NewReader("a"), 400, fileframe.CodeInvalidField},
 		{"name with a line break", key, "application/octet-stream", "?name=a%0Ab", strings.NewReader("a"), 400, fileframe.CodeInvalidField},
 		{"multipart without a file", key, noFileCT, "", noFileBody, 400, fileframe.CodeInvalidField},
-		{"raw over the file limit", key, "application/octet-stream", "?name=big", bytes.NewReader(randomBytes(t, 601)), 413, codeFileTooLarge},
-		{"multipart over the file limit", key, bigCT, "", bigBody, 413, codeFileTooLarge},
+		{"raw over the file limit", key, "application/octet-stream", "?name=big", bytes.NewReader(randomBytes(t, 601)), 413, fileframe.CodeFileTooLarge},
+		{"multipart over the file limit", key, bigCT, "", bigBody, 413, fileframe.CodeFileTooLarge},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := e.apiUpload(tt.key, tt.ct, tt.query, tt.body)
@@ -481,7 +481,7 @@ func TestAPIUploadRefused(t *testing.T) {
 	// What fits still goes in, and the storage quota counts it.
 	e.apiUploadOK(key, "application/octet-stream", "?name=a", bytes.NewReader(randomBytes(t, 600)))
 	resp, body := e.apiUpload(key, "application/octet-stream", "?name=b", bytes.NewReader(randomBytes(t, 500)))
-	if resp.StatusCode != 413 || !strings.Contains(string(body), codeQuotaExceeded) {
+	if resp.StatusCode != 413 || !strings.Contains(string(body), fileframe.CodeQuotaExceeded) {
 		t.Errorf("over the storage quota: got %d: %s", resp.StatusCode, body)
 	}
 	// 1000 B less the page file (1 B) and the file above (600 B).
@@ -577,56 +577,6 @@ func TestUploadPanelRenders(t *testing.T) {
 	for _, asset := range append(e.srv.uploadPanel().Styles, e.srv.uploadPanel().Scripts...) {
 		if resp, _ := e.get(e.app.URL + asset); resp.StatusCode != http.StatusOK {
 			t.Errorf("GET %s: got %d", asset, resp.StatusCode)
-		}
-	}
-}
-
-func TestUploadRoom(t *testing.T) {
-	q := Quota{Storage: 1000, File: 600}
-	for _, tt := range []struct {
-		name       string
-		rm         room
-		size       int64
-		wantCode   string
-		wantLimit  int64
-		overPhrase string
-	}{
-		{"fits", room{fileframe.PlanFree, q, 600, 1000}, 600, "", 600, "larger than 600 B, the largest"},
-		{"file too large", room{fileframe.PlanFree, q, 600, 1000}, 601, codeFileTooLarge, 600, "larger than 600 B, the largest"},
-		{"storage left", room{fileframe.PlanPro, q, 600, 100}, 101, codeQuotaExceeded, 100, "larger than the 100 B left of the Pro plan's 1000 B"},
-		{"storage full", room{fileframe.PlanPro, q, 600, 0}, 1, codeQuotaExceeded, 0, "the 0 B left"},
-		{"empty file in a full account", room{fileframe.PlanPro, q, 600, 0}, 0, "", 0, "the 0 B left"},
-		{"unlimited", room{fileframe.PlanAgency, Quota{}, -1, -1}, 1 << 50, "", -1, ""},
-		{"unlimited files, limited storage", room{fileframe.PlanAgency, Quota{Storage: 1000}, -1, 10}, 11, codeQuotaExceeded, 10, "the 10 B left"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := fileframe.ErrorCode(tt.rm.check(tt.size)); got != tt.wantCode {
-				t.Errorf("check(%d): got code %q, want %q", tt.size, got, tt.wantCode)
-			}
-			if got := tt.rm.limit(); got != tt.wantLimit {
-				t.Errorf("limit: got %d, want %d", got, tt.wantLimit)
-			}
-			if tt.overPhrase != "" {
-				if got := fileframe.ErrorMessage(tt.rm.overLimit()); !strings.Contains(got, tt.overPhrase) {
-					t.Errorf("overLimit: got %q, want it to say %q", got, tt.overPhrase)
-				}
-			}
-		})
-	}
-}
-
-func TestCappedReader(t *testing.T) {
-	for _, tt := range []struct {
-		n, left  int
-		wantOver bool
-	}{{10, 10, false}, {11, 10, true}, {0, 0, false}, {1, 0, true}, {5000, -1, false}} {
-		c := &cappedReader{r: bytes.NewReader(make([]byte, tt.n)), left: int64(tt.left)}
-		got, err := io.Copy(io.Discard, c)
-		if c.over != tt.wantOver || (err != nil) != tt.wantOver {
-			t.Errorf("%d bytes, limit %d: over %v, err %v; want over %v", tt.n, tt.left, c.over, err, tt.wantOver)
-		}
-		if tt.left >= 0 && got > int64(tt.left) {
-			t.Errorf("%d bytes, limit %d: passed %d bytes", tt.n, tt.left, got)
 		}
 	}
 }

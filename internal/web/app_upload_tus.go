@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 	"github.com/tus/tusd/v2/pkg/filestore"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
 	"github.com/tus/tusd/v2/pkg/memorylocker"
@@ -71,7 +72,7 @@ func (s *Server) newTusUploads() (*tusUploads, error) {
 	// tusCreate always has a size to check the quota against; concatenation
 	// is not offered.
 	composer := tusd.NewStoreComposer()
-	detached := detachedStore{core: given.Core, term: given.Terminater}
+	detached := detachedStore{core: given.Core, term: given.Terminater, quota: s.svc}
 	composer.UseCore(detached)
 	composer.UseTerminater(detached)
 	locker := s.cfg.TusLocker
@@ -263,6 +264,16 @@ func (c tusContext) Value(key any) any { return c.values.Value(key) }
 type detachedStore struct {
 	core tusd.DataStore
 	term tusd.TerminaterDataStore
+	// quota keeps each upload's reservation: renewed while bytes arrive,
+	// released when the upload is created in vain or terminated.
+	quota uploadQuota
+}
+
+// uploadQuota is what the tus store needs of the uploads' reservations
+// (service.Service).
+type uploadQuota interface {
+	RenewUpload(ctx context.Context, a fileframe.Account, id string, size int64) error
+	ReleaseUpload(ctx context.Context, id string) error
 }
 
 // NewUpload and GetUpload refuse an ID of any shape but an upload ID's
@@ -274,9 +285,12 @@ func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.
 	}
 	u, err := d.core.NewUpload(detach(ctx), info)
 	if err != nil {
+		if rerr := d.quota.ReleaseUpload(context.WithoutCancel(ctx), info.ID); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
 		return nil, err
 	}
-	return detachedUpload{u}, nil
+	return detachedUpload{u, d.quota}, nil
 }
 
 func (d detachedStore) GetUpload(ctx context.Context, id string) (tusd.Upload, error) {
@@ -287,17 +301,31 @@ func (d detachedStore) GetUpload(ctx context.Context, id string) (tusd.Upload, e
 	if err != nil {
 		return nil, err
 	}
-	return detachedUpload{u}, nil
+	return detachedUpload{u, d.quota}, nil
 }
 
 func (d detachedStore) AsTerminatableUpload(u tusd.Upload) tusd.TerminatableUpload {
-	return detachedTermination{d.term.AsTerminatableUpload(u.(detachedUpload).Upload)}
+	du := u.(detachedUpload)
+	return detachedTermination{d.term.AsTerminatableUpload(du.Upload), du}
 }
 
-type detachedUpload struct{ tusd.Upload }
+type detachedUpload struct {
+	tusd.Upload
+	quota uploadQuota
+}
 
+// WriteChunk renews the upload's reservation first: an upload in use keeps
+// its room however long it takes. A failed renewal is logged by the
+// caller's error only if writing fails too; the reservation then still
+// lasts until it expires.
 func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (int64, error) {
-	return u.Upload.WriteChunk(detach(ctx), offset, src)
+	ctx = detach(ctx)
+	if a, ok := uploader(ctx); ok {
+		if info, err := u.Upload.GetInfo(ctx); err == nil {
+			_ = u.quota.RenewUpload(ctx, a, info.ID, info.Size)
+		}
+	}
+	return u.Upload.WriteChunk(ctx, offset, src)
 }
 
 func (u detachedUpload) GetInfo(ctx context.Context) (tusd.FileInfo, error) {
@@ -312,10 +340,22 @@ func (u detachedUpload) FinishUpload(ctx context.Context) error {
 	return u.Upload.FinishUpload(detach(ctx))
 }
 
-type detachedTermination struct{ tusd.TerminatableUpload }
+type detachedTermination struct {
+	tusd.TerminatableUpload
+	upload detachedUpload
+}
 
+// Terminate removes the upload and gives back its room.
 func (t detachedTermination) Terminate(ctx context.Context) error {
-	return t.TerminatableUpload.Terminate(detach(ctx))
+	ctx = detach(ctx)
+	info, err := t.upload.Upload.GetInfo(ctx)
+	if err != nil {
+		return err
+	}
+	if err := t.TerminatableUpload.Terminate(ctx); err != nil {
+		return err
+	}
+	return t.upload.quota.ReleaseUpload(context.WithoutCancel(ctx), info.ID)
 }
 
 // uploader returns the account of a tus hook's request.
@@ -381,9 +421,12 @@ func validMultipartID(s string) bool {
 	return true
 }
 
-// tusCreate checks a new tus upload: a valid file name, and its length
-// against the quota (tusd refuses a deferred length, 501, the store having
-// no length deferrer); it names the upload <account ID>.<random>.
+// tusCreate checks a new tus upload and reserves its room: a valid file
+// name, and its length against the plan's largest file and the account's
+// storage (tusd refuses a deferred length, 501, the store having no length
+// deferrer); it names the upload newTusUploadID. The reservation lasts
+// until the upload becomes a file, is cancelled, or is left unused long
+// enough to be removed (service.UploadReservationTTL).
 func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoChanges, error) {
 	var none tusd.FileInfoChanges
 	ctx := detach(ev.Context)
@@ -392,27 +435,22 @@ func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoC
 		return tusd.HTTPResponse{}, none, tusd.NewError("ERR_UNAUTHORIZED", "Sign in to upload files.", http.StatusUnauthorized)
 	}
 	name := tusName(ev.Upload.MetaData)
-	if err := checkUploadName(name); err != nil {
-		return tusd.HTTPResponse{}, none, tusError(s, ev, err)
-	}
-	rm, err := s.uploadRoom(ctx, a)
-	if err == nil {
-		err = rm.check(ev.Upload.Size)
-	}
-	if err != nil {
+	id := newTusUploadID(a.ID)
+	if err := s.svc.ReserveUpload(ctx, a, id, name, ev.Upload.Size); err != nil {
 		return tusd.HTTPResponse{}, none, tusError(s, ev, err)
 	}
 	return tusd.HTTPResponse{}, tusd.FileInfoChanges{
-		ID: newTusUploadID(a.ID),
+		ID: id,
 		// Only the name is kept: the type is the server's guess from the
-		// name and the bytes (uploadContentType), never the client's word.
+		// name and the bytes (service.AddFile), never the client's word.
 		MetaData: tusd.MetaData{"filename": name},
 	}, nil
 }
 
 // tusFinish runs when the last byte of a tus upload has arrived, while the
 // request still holds the upload's lock: it streams the bytes into the blob
-// store, records the file (receiveFile checks the quota again), removes the
+// store, records the file in place of the upload's reservation (checking
+// the quota again), releases the reservation if that fails, removes the
 // tus upload whether or not that worked (tus would not run this again for a
 // complete upload), and answers with the file in response headers.
 func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse, error) {
@@ -426,17 +464,19 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 		return tusd.HTTPResponse{}, tusError(s, ev, err)
 	}
 	defer func() {
+		// Terminate also releases the reservation (detachedTermination),
+		// which the file replaced if it was stored.
 		if err := t.composer.Terminater.AsTerminatableUpload(upload).Terminate(ctx); err != nil {
 			s.log.Warn("upload: removing a finished tus upload", "upload", ev.Upload.ID, "err", err)
 		}
 	}()
-	name := tusName(ev.Upload.MetaData)
+	nf := service.NewFile{Account: a, Name: tusName(ev.Upload.MetaData), Size: ev.Upload.Size, Reservation: ev.Upload.ID}
 	var f fileframe.File
-	if path, ad, ok := s.adoptable(ev.Upload); ok {
+	if path, ok := s.adoptable(ev.Upload); ok {
 		// The upload's bytes are a file on the blob store's own disk:
 		// moved into the store, not written a second time. Terminate then
 		// finds only the upload's .info file to remove.
-		f, err = s.receiveFileAt(ctx, a, name, ev.Upload.Size, path, ad)
+		f, err = s.svc.AdoptFile(ctx, nf, path)
 	} else {
 		var body io.ReadCloser
 		if body, err = upload.GetReader(ctx); err != nil {
@@ -450,7 +490,8 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 		if rc, ok := ctx.Value(responseKey{}).(*http.ResponseController); ok {
 			content = readDeadlineReader{r: body, rc: rc}
 		}
-		f, err = s.receiveFile(ctx, a, name, ev.Upload.Size, content)
+		nf.Body = content
+		f, err = s.svc.AddFile(ctx, nf)
 	}
 	if err != nil {
 		return tusd.HTTPResponse{}, tusError(s, ev, err)
@@ -472,13 +513,12 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 // store can adopt that file: the upload is in tusd's filestore (in
 // Config.UploadDir, beside the blobs in the data directory) and the blob
 // store is on disk.
-func (s *Server) adoptable(info tusd.FileInfo) (string, adopter, bool) {
-	ad, ok := s.blobs.(adopter)
+func (s *Server) adoptable(info tusd.FileInfo) (string, bool) {
 	path := info.Storage["Path"]
-	if !ok || info.Storage["Type"] != "filestore" || path == "" {
-		return "", nil, false
+	if !s.svc.CanAdopt() || info.Storage["Type"] != "filestore" || path == "" {
+		return "", false
 	}
-	return path, ad, true
+	return path, true
 }
 
 // filePagePath is the file's page in the application.

@@ -256,6 +256,11 @@ func (o ownWriteStore) CreateFile(ctx context.Context, f fileframe.File) (filefr
 	return o.Store.CreateFile(ctx, f)
 }
 
+func (o ownWriteStore) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, limit int64, at time.Time) (fileframe.File, error) {
+	defer o.n.Add(1)
+	return o.Store.CreateFileReserved(ctx, f, reservation, limit, at)
+}
+
 func (o ownWriteStore) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.Page, error) {
 	defer o.n.Add(1)
 	return o.Store.SavePage(ctx, w)

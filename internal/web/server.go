@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 	"github.com/prometheus/client_golang/prometheus"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
 )
@@ -92,7 +93,7 @@ type Config struct {
 	TusLocker tusd.Locker
 	// Quotas are the upload limits of each plan; a plan without one is
 	// unlimited.
-	Quotas map[fileframe.Plan]Quota
+	Quotas map[fileframe.Plan]fileframe.Quota
 }
 
 // Server serves the app origin and the content origin.
@@ -131,6 +132,8 @@ type Server struct {
 	// tus is the resumable upload endpoint; nil without a TusStore or
 	// UploadDir.
 	tus *tusUploads
+	// svc runs the use cases that the CLI shares (internal/service).
+	svc *service.Service
 }
 
 // New checks cfg, fills defaults and returns a Server. Call Close when done.
@@ -183,6 +186,9 @@ func New(cfg Config) (*Server, error) {
 	s.blobCache = newBlobCache(blobCacheMax)
 	s.pageHTML = newBlobCache(pageHTMLCacheMax)
 	s.hdr = newHeaderValues(s.ContentOrigin())
+	if s.svc, err = service.New(service.Config{Store: s.store, Blobs: cfg.Blobs, Quotas: cfg.Quotas, Now: cfg.Now}); err != nil {
+		return nil, err
+	}
 	if s.tus, err = s.newTusUploads(); err != nil {
 		return nil, fmt.Errorf("web: resumable uploads: %w", err)
 	}

@@ -1,0 +1,355 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// NewFile is a file on its way into an account.
+type NewFile struct {
+	Account fileframe.Account
+	// Name is the name visitors download the file as
+	// (fileframe.CheckFileName).
+	Name string
+	// Size is the number of bytes announced before they arrive (a
+	// Content-Length, a tus Upload-Length, a file's size on disk), or -1
+	// when it is not known (a part of a multipart body).
+	Size int64
+	// Body is the file's bytes; it is streamed, never held whole.
+	Body io.Reader
+	// TypeHint is a second name whose extension may tell the type when
+	// Name's does not (the CLI's PATH beside its --name); optional.
+	TypeHint string
+	// Reservation names the reservation a resumable upload made when it
+	// began (ReserveUpload); AddFile turns it into the file. Empty for a
+	// plain upload, which AddFile reserves room for as its bytes arrive.
+	Reservation string
+}
+
+// Adopter is Blobs that can take a file on its own disk as a blob by
+// moving it (internal/blob/disk's Adopt), instead of copying its bytes.
+type Adopter interface {
+	Adopt(ctx context.Context, path string) (fileframe.BlobInfo, error)
+}
+
+// Reservations last this long past their last use: a plain upload renews
+// its own while its bytes arrive, a resumable one on every request that
+// sends bytes, and unused resumable uploads are removed after a day
+// (serve's clean-up), so theirs lasts a little longer.
+const (
+	plainReservationTTL  = 15 * time.Minute
+	UploadReservationTTL = 25 * time.Hour
+)
+
+// AddFile adds a file to an account: the one way a file comes in, from the
+// web application's uploads (tus and the plain form), the API and the
+// admin CLI alike. It checks the name, the plan's largest file and the
+// account's storage, streams Body into the blob store and records the file.
+//
+// The storage quota holds however many uploads run at once, on one
+// instance or many: room is reserved in the store before bytes are stored
+// (the announced size at once, or, when it is unknown, in growing steps as
+// the bytes arrive), and the file's row replaces its reservation in one
+// atomic step that checks the quota again. A failed upload releases its
+// room; one whose process died frees it when its reservation expires.
+func (s *Service) AddFile(ctx context.Context, nf NewFile) (fileframe.File, error) {
+	return s.addFile(ctx, nf, func(r *reservedReader) (fileframe.BlobInfo, []byte, error) {
+		// Sniff the type from the first bytes, then stream those bytes
+		// and the rest into the blob store.
+		head := make([]byte, 512)
+		n, err := io.ReadFull(nf.Body, head)
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("reading the upload: %w", err)
+		}
+		head = head[:n]
+		r.r = io.MultiReader(bytes.NewReader(head), nf.Body)
+		info, err := s.blobs.Put(ctx, r)
+		if r.err != nil {
+			return fileframe.BlobInfo{}, nil, r.err
+		}
+		if err != nil {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("storing the upload: %w", err)
+		}
+		return info, head, nil
+	})
+}
+
+// AdoptFile is AddFile for a file whose nf.Size bytes are already in the
+// file at path on the blob store's own disk (a finished resumable upload),
+// which the blob store adopts instead of copying. On success the file is
+// no longer at path.
+func (s *Service) AdoptFile(ctx context.Context, nf NewFile, path string) (fileframe.File, error) {
+	ad, ok := s.blobs.(Adopter)
+	if !ok {
+		return fileframe.File{}, errors.New("service: the blob store cannot adopt files")
+	}
+	return s.addFile(ctx, nf, func(*reservedReader) (fileframe.BlobInfo, []byte, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("reading the upload: %w", err)
+		}
+		head := make([]byte, 512)
+		n, err := io.ReadFull(f, head)
+		f.Close()
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("reading the upload: %w", err)
+		}
+		info, err := ad.Adopt(ctx, path)
+		if err != nil {
+			return fileframe.BlobInfo{}, nil, fmt.Errorf("storing the upload: %w", err)
+		}
+		return info, head[:n], nil
+	})
+}
+
+// CanAdopt reports whether the blob store can adopt files (AdoptFile).
+func (s *Service) CanAdopt() bool {
+	_, ok := s.blobs.(Adopter)
+	return ok
+}
+
+// addFile is AddFile and AdoptFile around put, which puts the bytes in the
+// blob store, reading them through the reservedReader it is given when it
+// reads them at all, and returns the blob and the file's first bytes.
+func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedReader) (fileframe.BlobInfo, []byte, error)) (_ fileframe.File, err error) {
+	added := false
+	if err := checkName(nf.Name); err != nil {
+		return fileframe.File{}, err
+	}
+	q := s.quotas[nf.Account.Plan]
+	if err := checkFileSize(nf.Account.Plan, q, nf.Size); err != nil {
+		return fileframe.File{}, err
+	}
+	r := &reservedReader{s: s, ctx: ctx, account: nf.Account, quota: q, id: nf.Reservation}
+	if r.id == "" && q.Storage > 0 {
+		r.id = "p." + fileframe.RandomBase62(24)
+		// A resumable upload's reservation is its owner's to release
+		// (ReleaseUpload). A plain upload's becomes its file, or is
+		// released here when the upload fails (or expires by itself,
+		// plainReservationTTL, if even that fails).
+		defer func() {
+			if !added {
+				_ = s.store.ReleaseReservation(context.WithoutCancel(ctx), r.id)
+			}
+		}()
+		if nf.Size >= 0 {
+			if err := r.reserve(nf.Size); fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded {
+				return fileframe.File{}, quotaError(nf.Account.Plan, q, nf.Size, r.used)
+			} else if err != nil {
+				return fileframe.File{}, err
+			}
+		}
+	} else {
+		r.reserved = max(nf.Size, 0) // ReserveUpload's
+	}
+	info, head, err := put(r)
+	if err != nil {
+		// The blob, if any, is left to the collection of orphans:
+		// removing it now could race with an upload of the same bytes
+		// about to commit its row (fileframe.BlobGrace).
+		return fileframe.File{}, err
+	}
+	if nf.Size >= 0 && info.Size != nf.Size {
+		return fileframe.File{}, fmt.Errorf("the upload has %d bytes, %d were announced", info.Size, nf.Size)
+	}
+	f, err := s.store.CreateFileReserved(ctx, fileframe.File{
+		AccountID:   nf.Account.ID,
+		Name:        nf.Name,
+		Size:        info.Size,
+		ContentType: contentType(head, nf.Name, nf.TypeHint),
+		BlobKey:     info.Key,
+		CreatedAt:   s.now(),
+	}, r.id, q.Storage, s.now())
+	added = err == nil
+	if fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded {
+		return fileframe.File{}, fileframe.Errorf(fileframe.CodeQuotaExceeded,
+			"This file needs %s, but less than that of the %s plan's %s of storage is left now that other files were added. Delete files you no longer share, or ask for a bigger plan.",
+			humanize.IBytes(uint64(info.Size)), nf.Account.Plan.Name(), humanize.IBytes(uint64(q.Storage)))
+	}
+	return f, err
+}
+
+// ReserveUpload reserves room for a resumable upload of size bytes, named
+// id, before its bytes arrive: it checks the name, the plan's largest file
+// and the account's storage. AddFile or AdoptFile with Reservation id turns
+// the reservation into the file; ReleaseUpload gives it back.
+func (s *Service) ReserveUpload(ctx context.Context, a fileframe.Account, id, name string, size int64) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	q := s.quotas[a.Plan]
+	if err := checkFileSize(a.Plan, q, size); err != nil {
+		return err
+	}
+	if q.Storage <= 0 {
+		return nil // unlimited: nothing to reserve
+	}
+	used, err := s.store.Reserve(ctx, fileframe.Reservation{
+		ID: id, AccountID: a.ID, Bytes: size, ExpiresAt: s.now().Add(UploadReservationTTL),
+	}, q.Storage, s.now())
+	if fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded {
+		return quotaError(a.Plan, q, size, used)
+	}
+	return err
+}
+
+// RenewUpload keeps the reservation of a resumable upload of size bytes
+// from expiring while the upload is in use.
+func (s *Service) RenewUpload(ctx context.Context, a fileframe.Account, id string, size int64) error {
+	if s.quotas[a.Plan].Storage <= 0 {
+		return nil
+	}
+	_, err := s.store.Reserve(ctx, fileframe.Reservation{
+		ID: id, AccountID: a.ID, Bytes: size, ExpiresAt: s.now().Add(UploadReservationTTL),
+	}, s.quotas[a.Plan].Storage, s.now())
+	return err
+}
+
+// ReleaseUpload gives back the room of a resumable upload that ended
+// without becoming a file.
+func (s *Service) ReleaseUpload(ctx context.Context, id string) error {
+	return s.store.ReleaseReservation(ctx, id)
+}
+
+// reservedReader reads a plain upload's bytes, growing its reservation
+// before any byte beyond it is passed on, and stopping at the plan's
+// largest file; err says why it stopped.
+type reservedReader struct {
+	s       *Service
+	ctx     context.Context
+	account fileframe.Account
+	quota   fileframe.Quota
+	id      string
+	r       io.Reader
+
+	// read bytes were passed on, reserved are reserved; used is what the
+	// account's files and other reservations took at the last reserve.
+	read, reserved, used int64
+	renewed              time.Time
+	err                  error
+}
+
+// minReservationStep is the least a growing reservation grows by: each
+// step is a write to the store, so a file of unknown size takes about
+// log2(size/step) of them.
+const minReservationStep = 1 << 20
+
+func (r *reservedReader) Read(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	// Read at most one byte beyond the reservation, so that a file that
+	// ends exactly at it needs no more.
+	room := r.reserved - r.read
+	if int64(len(p)) > room+1 {
+		p = p[:room+1]
+	}
+	n, err := r.r.Read(p)
+	if total := r.read + int64(n); total > r.reserved {
+		if r.quota.File > 0 && total > r.quota.File {
+			r.err = fileframe.Errorf(fileframe.CodeFileTooLarge,
+				"This file is larger than %s, the largest the %s plan takes.",
+				humanize.IBytes(uint64(r.quota.File)), r.account.Plan.Name())
+			return 0, r.err
+		}
+		if r.quota.Storage <= 0 {
+			r.reserved = total // unlimited: nothing to reserve
+		} else if r.err = r.grow(total); r.err != nil {
+			return 0, r.err
+		}
+	} else if now := r.s.now(); r.quota.Storage > 0 && now.Sub(r.renewed) > plainReservationTTL/3 {
+		// A slow upload keeps its room while bytes keep coming.
+		if err := r.reserve(r.reserved); err != nil && fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+			r.err = err
+			return 0, err
+		}
+	}
+	r.read += int64(n)
+	return n, err
+}
+
+// grow reserves room for at least need bytes: twice what it holds, or a
+// step more, when that fits; else exactly what is left, if need fits in it.
+func (r *reservedReader) grow(need int64) error {
+	target := max(need, 2*r.reserved, r.reserved+minReservationStep)
+	if r.quota.File > 0 {
+		target = min(target, max(need, r.quota.File))
+	}
+	err := r.reserve(target)
+	if fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+		return err
+	}
+	left := r.quota.Storage - r.used
+	if left >= need && left < target {
+		if err = r.reserve(left); fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+			return err
+		}
+	}
+	return fileframe.Errorf(fileframe.CodeQuotaExceeded,
+		"This file is larger than the %s left of the %s plan's %s of storage. Delete files you no longer share, or ask for a bigger plan.",
+		humanize.IBytes(uint64(max(r.quota.Storage-r.used, 0))), r.account.Plan.Name(), humanize.IBytes(uint64(r.quota.Storage)))
+}
+
+// reserve sets the reservation to n bytes, for plainReservationTTL more.
+func (r *reservedReader) reserve(n int64) error {
+	now := r.s.now()
+	used, err := r.s.store.Reserve(r.ctx, fileframe.Reservation{
+		ID: r.id, AccountID: r.account.ID, Bytes: n, ExpiresAt: now.Add(plainReservationTTL),
+	}, r.quota.Storage, now)
+	r.used = used
+	if err != nil {
+		return err
+	}
+	r.reserved, r.renewed = n, now
+	return nil
+}
+
+// checkName returns an invalid_field error unless name can be a file's
+// name.
+func checkName(name string) error {
+	if err := fileframe.CheckFileName(name); err != nil {
+		return fileframe.Errorf(fileframe.CodeInvalidField, "%s", fileframe.ErrorMessage(err))
+	}
+	return nil
+}
+
+// checkFileSize returns a file_too_large error when a file of size bytes
+// (-1: not known yet) is larger than the plan takes.
+func checkFileSize(p fileframe.Plan, q fileframe.Quota, size int64) error {
+	if q.File > 0 && size > q.File {
+		return fileframe.Errorf(fileframe.CodeFileTooLarge,
+			"This file is %s; the %s plan takes files of up to %s.",
+			humanize.IBytes(uint64(size)), p.Name(), humanize.IBytes(uint64(q.File)))
+	}
+	return nil
+}
+
+// quotaError is the error of a file of size bytes that does not fit beside
+// the used bytes of the account's files and other uploads.
+func quotaError(p fileframe.Plan, q fileframe.Quota, size, used int64) error {
+	return fileframe.Errorf(fileframe.CodeQuotaExceeded,
+		"This file needs %s, but only %s of the %s plan's %s of storage is left. Delete files you no longer share, or ask for a bigger plan.",
+		humanize.IBytes(uint64(size)), humanize.IBytes(uint64(max(q.Storage-used, 0))), p.Name(), humanize.IBytes(uint64(q.Storage)))
+}
+
+// contentType picks a file's type from its name's extension, else from
+// the hint's, else from its first bytes.
+func contentType(head []byte, names ...string) string {
+	for _, n := range names {
+		if t := mime.TypeByExtension(filepath.Ext(n)); t != "" {
+			return t
+		}
+	}
+	return http.DetectContentType(head)
+}
