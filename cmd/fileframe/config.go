@@ -55,6 +55,12 @@ type ServeConfig struct {
 	Signup bool
 	// Quotas limit each plan's uploads (--quota-*).
 	Quotas Quotas
+	// OpsAddr is the listen address of the operations listener (/healthz,
+	// /readyz, /metrics without a token); empty for none.
+	OpsAddr string
+	// OpsToken lets /readyz and /metrics answer on the app origin to
+	// requests that carry it as a Bearer token. It is a secret.
+	OpsToken string
 }
 
 // Storage returns where cfg keeps its data.
@@ -102,6 +108,9 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.IntVar(&cfg.IPBurst, "ip-burst", defaultIPBurst, "API requests allowed per client address in a burst")
 	fs.BoolVar(&cfg.DownloadRedirect, "download-redirect", false, "answer downloads with a redirect to a short-lived presigned S3 URL instead of streaming them (S3 only)")
 	fs.StringVar(&raw.signup, "signup", defaultSignup, "open lets anyone create a Free account at /signup; closed leaves account creation to the operator")
+	fs.StringVar(&cfg.OpsAddr, "ops-addr", "", "listen address of the operations listener: /healthz, /readyz and /metrics for a private network (default: none)")
+	fs.StringVar(&raw.opsToken, "ops-token", "", "a token that lets /readyz and /metrics answer on the app origin to 'Authorization: Bearer TOKEN' (default: they answer 404 there)")
+	fs.StringVar(&raw.opsTokenFile, "ops-token-file", "", "file holding the operations token (instead of --ops-token)")
 	vars := addBackendFlags(fs, &raw.backend)
 	for k, v := range quotaFlags(fs, &cfg.Quotas) {
 		vars[k] = v
@@ -123,6 +132,9 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"ip-burst":            "FILEFRAME_IP_BURST",
 		"download-redirect":   "FILEFRAME_DOWNLOAD_REDIRECT",
 		"signup":              "FILEFRAME_SIGNUP",
+		"ops-addr":            "FILEFRAME_OPS_ADDR",
+		"ops-token":           "FILEFRAME_OPS_TOKEN",
+		"ops-token-file":      "FILEFRAME_OPS_TOKEN_FILE",
 	} {
 		vars[k] = v
 	}
@@ -132,6 +144,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 // rawServe holds the flags that are checked and converted after parsing.
 type rawServe struct {
 	data, baseURL, contentOrigin, contentAddr, logLevel, signup string
+	opsToken, opsTokenFile                                      string
 	backend                                                     backendFlags
 }
 
@@ -227,6 +240,20 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 	}
 	if cfg.ContentAddr != "" && sameAddr(cfg.ContentAddr, cfg.Addr) {
 		return usagef("--content-addr %s is the same as --addr; the content origin needs its own port", cfg.ContentAddr)
+	}
+	if cfg.OpsAddr != "" {
+		if _, _, err := splitAddr("--ops-addr", cfg.OpsAddr); err != nil {
+			return err
+		}
+		if sameAddr(cfg.OpsAddr, cfg.Addr) || (cfg.ContentAddr != "" && sameAddr(cfg.OpsAddr, cfg.ContentAddr)) {
+			return usagef("--ops-addr %s is the address of an origin; the operations listener needs its own port", cfg.OpsAddr)
+		}
+	}
+	if cfg.OpsToken, err = secretValue("ops-token", raw.opsToken, raw.opsTokenFile); err != nil {
+		return err
+	}
+	if cfg.OpsToken != "" && len(cfg.OpsToken) < 16 {
+		return usagef("--ops-token (FILEFRAME_OPS_TOKEN) is too short: use at least 16 random characters (openssl rand -hex 16)")
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(raw.logLevel)); err != nil {
 		return usagef("--log-level %q: use debug, info, warn or error", raw.logLevel)

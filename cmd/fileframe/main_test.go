@@ -131,6 +131,7 @@ type serveProc struct {
 	content string // content origin, as printed
 	store   string // where the metadata is, as printed
 	blobs   string // where the file bytes are, as printed
+	ops     string // the operations listener, as printed
 	stderr  *lockedBuffer
 	done    chan struct{} // closed when the process has exited
 	waitErr error
@@ -181,7 +182,7 @@ func startServeEnv(t *testing.T, env []string, dir string, args ...string) *serv
 
 	var got []string
 	timeout := time.After(time.Minute)
-	for len(got) < 5 {
+	for len(got) < 6 {
 		select {
 		case line, ok := <-lines:
 			if !ok {
@@ -209,6 +210,8 @@ func startServeEnv(t *testing.T, env []string, dir string, args ...string) *serv
 			p.store = strings.TrimPrefix(l, "  store:   ")
 		case strings.HasPrefix(l, "  blobs:   "):
 			p.blobs = strings.TrimPrefix(l, "  blobs:   ")
+		case strings.HasPrefix(l, "  ops:     "):
+			p.ops = strings.TrimPrefix(l, "  ops:     ")
 		default:
 			t.Fatalf("unexpected line %q in %q", l, got)
 		}

@@ -191,6 +191,9 @@ func cliJSONEnv(t *testing.T, env []string, args ...string) map[string]any {
 // PostgreSQL database and one S3 bucket (issue 5), with the admin CLI
 // beside them on the same backends: what is done through one instance is
 // seen at once through the other.
+// scaleOpsToken lets the scale-out test read /readyz on the app origin.
+const scaleOpsToken = "scale-test-ops-token-0123456789"
+
 func TestScaleOut(t *testing.T) {
 	t.Parallel()
 	db := newTestDatabase(t)
@@ -209,6 +212,7 @@ func TestScaleOut(t *testing.T) {
 		"FILEFRAME_S3_ACCESS_KEY=" + s3srv.accessKey,
 		"FILEFRAME_S3_SECRET_KEY_FILE=" + secretFile,
 		"FILEFRAME_S3_PATH_STYLE=true",
+		"FILEFRAME_OPS_TOKEN=" + scaleOpsToken,
 	}
 	cliData := []string{"--data", t.TempDir()}
 	cli := func(args ...string) map[string]any {
@@ -245,7 +249,7 @@ func TestScaleOut(t *testing.T) {
 		if strings.Contains(p.store+p.blobs+p.stderr.String(), s3srv.secretKey) {
 			t.Errorf("serve printed the S3 secret key")
 		}
-		resp, body := httpGet(t, p.app+"/readyz")
+		resp, body := httpGet(t, p.app+"/readyz", "Authorization", "Bearer "+scaleOpsToken)
 		if want := `{"status":"ok","checks":{"store":"ok","blobs":"ok"},"backends":{"store":"postgres","blobs":"s3"}}`; resp.StatusCode != 200 || strings.TrimSpace(string(body)) != want {
 			t.Errorf("GET /readyz: %d %s, want 200 %s", resp.StatusCode, body, want)
 		}

@@ -158,6 +158,13 @@ func (m *Main) open(ctx context.Context) error {
 		}
 		m.listeners = append(m.listeners, content)
 	}
+	var ops net.Listener
+	if m.cfg.OpsAddr != "" {
+		if ops, err = net.Listen("tcp", m.cfg.OpsAddr); err != nil {
+			return fmt.Errorf("listening on --ops-addr %s: %w", m.cfg.OpsAddr, err)
+		}
+		m.listeners = append(m.listeners, ops)
+	}
 	baseURL, contentOrigin := m.cfg.BaseURL, m.cfg.ContentOrigin
 	if baseURL == nil {
 		baseURL = listenURL(app.Addr())
@@ -192,6 +199,8 @@ func (m *Main) open(ctx context.Context) error {
 		StoreKind:        st.StoreKind(),
 		BlobsKind:        st.BlobsKind(),
 
+		OpsToken: m.cfg.OpsToken,
+
 		TusStore:  m.uploads.store,
 		UploadDir: m.uploads.dir,
 		TusLocker: m.uploads.tusLocker(),
@@ -206,10 +215,17 @@ func (m *Main) open(ctx context.Context) error {
 	} else {
 		m.servers = append(m.servers, m.httpServer(srv.HostHandler()))
 	}
+	opsAt := "none: /readyz and /metrics answer 404 (set --ops-addr or --ops-token)"
+	if ops != nil {
+		m.servers = append(m.servers, m.httpServer(srv.OpsHandler()))
+		opsAt = "http://" + ops.Addr().String() + " (/healthz, /readyz, /metrics)"
+	} else if m.cfg.OpsToken != "" {
+		opsAt = "/readyz and /metrics on the app origin, with the token"
+	}
 
 	storeAt, blobsAt := st.describe()
-	fmt.Fprintf(m.stdout, "Fileframe is serving\n  app:     %s\n  content: %s\n  store:   %s\n  blobs:   %s\n",
-		origin(baseURL), origin(contentOrigin), storeAt, blobsAt)
+	fmt.Fprintf(m.stdout, "Fileframe is serving\n  app:     %s\n  content: %s\n  store:   %s\n  blobs:   %s\n  ops:     %s\n",
+		origin(baseURL), origin(contentOrigin), storeAt, blobsAt, opsAt)
 	attrs := []any{"app", origin(baseURL), "content", origin(contentOrigin), "listen", app.Addr().String(),
 		"store", storeAt, "blobs", blobsAt, "download_redirect", m.cfg.DownloadRedirect}
 	if content != nil {

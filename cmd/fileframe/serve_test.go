@@ -283,3 +283,33 @@ func TestServeSlowHeadersTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestServeOpsListener: with --ops-addr the operations endpoints are on a
+// listener of their own, and the app origin keeps only /healthz.
+func TestServeOpsListener(t *testing.T) {
+	t.Parallel()
+	p := startServe(t, t.TempDir(), "--ops-addr", "127.0.0.1:0")
+	ops, ok := strings.CutSuffix(p.ops, " (/healthz, /readyz, /metrics)")
+	if !ok || !strings.HasPrefix(ops, "http://127.0.0.1:") {
+		t.Fatalf("ops line %q, want the listener's URL", p.ops)
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+		if resp, _ := httpGet(t, ops+path); resp.StatusCode != http.StatusOK {
+			t.Errorf("ops %s: %d, want 200", path, resp.StatusCode)
+		}
+	}
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 404, "/metrics": 404} {
+		if resp, _ := httpGet(t, p.app+path); resp.StatusCode != want {
+			t.Errorf("app %s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	p.stop()
+	p.checkJSONLogs()
+
+	// Without either, the banner says where the endpoints are not.
+	q := startServe(t, t.TempDir())
+	if !strings.HasPrefix(q.ops, "none") {
+		t.Errorf("ops line without --ops-addr: %q", q.ops)
+	}
+	q.stop()
+}

@@ -27,7 +27,9 @@ type testEnv struct {
 	blobs   *disk.Store
 	app     *httptest.Server
 	content *httptest.Server
-	logs    *bytes.Buffer
+	// ops serves OpsHandler, as serve's --ops-addr listener does.
+	ops  *httptest.Server
+	logs *bytes.Buffer
 }
 
 // newTestEnv starts a test environment; opts may change the Config before
@@ -74,7 +76,8 @@ func startTestEnv(t *testing.T, dir string, opts ...func(*Config)) *testEnv {
 	content.Config.Handler = srv.ContentHandler()
 	app.Start()
 	content.Start()
-	e := &testEnv{t: t, dir: dir, srv: srv, store: store, blobs: blobs, app: app, content: content, logs: logs}
+	ops := httptest.NewServer(srv.OpsHandler())
+	e := &testEnv{t: t, dir: dir, srv: srv, store: store, blobs: blobs, app: app, content: content, ops: ops, logs: logs}
 	t.Cleanup(e.stop)
 	return e
 }
@@ -87,6 +90,7 @@ func (e *testEnv) stop() {
 	}
 	e.app.Close()
 	e.content.Close()
+	e.ops.Close()
 	if err := e.srv.Close(context.Background()); err != nil {
 		e.t.Errorf("Server.Close: %v", err)
 	}

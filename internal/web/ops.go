@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,6 +76,33 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(body)
+}
+
+// opsOnly lets a request to an operational endpoint on the app origin
+// through only with Config.OpsToken as its Bearer token: 404 when no token
+// is set (the endpoint is then only on OpsHandler's listener), 401 when the
+// request lacks it. /readyz pings the database and the blob store on every
+// request and /metrics tells the traffic: neither is for strangers.
+func (s *Server) opsOnly(h http.Handler) http.Handler {
+	want := []byte("Bearer " + s.cfg.OpsToken)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.OpsToken == "" {
+			s.publicNotFound(w, r)
+			return
+		}
+		got := []byte(r.Header.Get("Authorization"))
+		if len(got) > 7 && strings.EqualFold(string(got[:7]), "bearer ") {
+			copy(got, "Bearer ")
+		}
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			h := w.Header()
+			h.Set("WWW-Authenticate", `Bearer realm="fileframe operations"`)
+			h.Set("Cache-Control", "no-store")
+			http.Error(w, "This endpoint needs the operations token (--ops-token).", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // metricsHandler serves the registry in the Prometheus exposition format.
@@ -158,6 +187,13 @@ func validRequestID(id string) bool {
 func (s *Server) observe(originLabel string, h http.Handler) http.Handler {
 	ids := newRequestIDs()
 	metrics := &routeMetrics{m: s.metrics, origin: originLabel}
+	// Over https, browsers are told to keep to https (RFC 6797). Without
+	// includeSubDomains: other hosts of the operator's domain are not ours
+	// to decide for. A reverse proxy that terminates TLS may set its own.
+	var hsts []string
+	if s.cfg.BaseURL.Scheme == "https" && originLabel != "ops" {
+		hsts = []string{"max-age=31536000"}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		// The header's canonical key, spelled out: Get and Set would
@@ -170,6 +206,9 @@ func (s *Server) observe(originLabel string, h http.Handler) http.Handler {
 			id = ids.id()
 		}
 		w.Header()[requestIDHeader] = []string{id}
+		if hsts != nil {
+			w.Header()["Strict-Transport-Security"] = hsts
+		}
 		r = r.WithContext(withRequestID(r.Context(), id))
 		sw := &statusWriter{ResponseWriter: w}
 

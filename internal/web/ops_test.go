@@ -26,7 +26,7 @@ func TestReadyz(t *testing.T) {
 	fs := &failingPageStore{}
 	e := newTestEnv(t, func(c *Config) { fs.Store = c.Store; c.Store = fs })
 
-	resp, body := e.appGet("/readyz")
+	resp, body := e.opsGet("/readyz")
 	if resp.StatusCode != 200 {
 		t.Fatalf("status: got %d, want 200", resp.StatusCode)
 	}
@@ -38,7 +38,7 @@ func TestReadyz(t *testing.T) {
 	}
 
 	fs.fail.Store(true)
-	resp, body = e.appGet("/readyz")
+	resp, body = e.opsGet("/readyz")
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("status with a failing store: got %d, want 503", resp.StatusCode)
 	}
@@ -62,7 +62,7 @@ func TestReadyzClosedStore(t *testing.T) {
 	if err := e.store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	resp, body := e.appGet("/readyz")
+	resp, body := e.opsGet("/readyz")
 	if resp.StatusCode != http.StatusServiceUnavailable || !bytes.Contains(body, []byte(`"store":"unavailable"`)) {
 		t.Errorf("got %d %s, want 503 with the store unavailable", resp.StatusCode, body)
 	}
@@ -73,7 +73,7 @@ func TestMetrics(t *testing.T) {
 	e.appGet("/f/nosuchslug")
 	e.contentGet("/p/nosuchslug/1")
 	e.appGet("/no/such/path")
-	resp, body := e.appGet("/metrics")
+	resp, body := e.opsGet("/metrics")
 	if resp.StatusCode != 200 {
 		t.Fatalf("status: got %d", resp.StatusCode)
 	}
@@ -283,5 +283,64 @@ func TestObservePanicOverTheNetwork(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 500 || !strings.HasPrefix(resp.Header.Get("Content-Security-Policy"), "sandbox allow-scripts;") {
 		t.Errorf("got %d with CSP %q, want 500 with the sandbox CSP", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
+}
+
+// TestOpsEndpointsPrivate: /readyz and /metrics are not for strangers on
+// the app origin: 404 there unless an operations token is set, and then
+// 401 without it (issue 9). /healthz stays open for load balancers. The
+// operations listener serves all three and nothing else.
+func TestOpsEndpointsPrivate(t *testing.T) {
+	e := newTestEnv(t)
+	for _, path := range []string{"/readyz", "/metrics"} {
+		if resp, body := e.appGet(path); resp.StatusCode != http.StatusNotFound || bytes.Contains(body, []byte("go_goroutines")) {
+			t.Errorf("app origin %s without a token set: got %d, want 404", path, resp.StatusCode)
+		}
+		if resp, _ := e.opsGet(path); resp.StatusCode != http.StatusOK {
+			t.Errorf("ops listener %s: got %d, want 200", path, resp.StatusCode)
+		}
+	}
+	if resp, _ := e.appGet("/healthz"); resp.StatusCode != http.StatusOK {
+		t.Errorf("app origin /healthz: got %d, want 200", resp.StatusCode)
+	}
+	for _, path := range []string{"/", "/f/x", "/api/files", "/login"} {
+		if resp, _ := e.opsGet(path); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("ops listener %s: got %d, want 404", path, resp.StatusCode)
+		}
+	}
+
+	const token = "ops-token-0123456789abcdef0123456789"
+	e = newTestEnv(t, func(c *Config) { c.OpsToken = token })
+	for _, path := range []string{"/readyz", "/metrics"} {
+		for _, auth := range []string{"", "Bearer wrong", "Bearer " + token + "x", "Basic " + token, token} {
+			resp, body := e.appGet(path, "Authorization", auth)
+			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" || bytes.Contains(body, []byte("go_goroutines")) {
+				t.Errorf("app origin %s with Authorization %q: got %d, want 401", path, auth, resp.StatusCode)
+			}
+		}
+		for _, auth := range []string{"Bearer " + token, "bearer " + token} {
+			if resp, _ := e.appGet(path, "Authorization", auth); resp.StatusCode != http.StatusOK {
+				t.Errorf("app origin %s with the token (%q): got %d, want 200", path, auth[:6], resp.StatusCode)
+			}
+		}
+	}
+}
+
+// TestHSTS: over https both origins tell browsers to keep to https; over
+// http nothing is said (a browser would ignore it).
+func TestHSTS(t *testing.T) {
+	e := newTestEnv(t)
+	if resp, _ := e.appGet("/healthz"); resp.Header.Get("Strict-Transport-Security") != "" {
+		t.Errorf("http base URL: got Strict-Transport-Security %q, want none", resp.Header.Get("Strict-Transport-Security"))
+	}
+	e = newTestEnv(t, func(c *Config) {
+		c.BaseURL, _ = url.Parse("https://files.example.com")
+		c.ContentOrigin, _ = url.Parse("https://usercontent.example.net")
+	})
+	for _, get := range []func(string, ...string) (*http.Response, []byte){e.appGet, e.contentGet} {
+		resp, _ := get("/healthz")
+		if got := resp.Header.Get("Strict-Transport-Security"); got != "max-age=31536000" {
+			t.Errorf("https: got Strict-Transport-Security %q, want max-age=31536000", got)
+		}
 	}
 }

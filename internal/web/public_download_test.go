@@ -269,7 +269,7 @@ func TestDownloadCountsReachTheStore(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_, metrics := e.appGet("/metrics")
+	_, metrics := e.opsGet("/metrics")
 	if !bytes.Contains(metrics, []byte("fileframe_downloads_total 3")) {
 		t.Errorf("fileframe_downloads_total is not 3")
 	}

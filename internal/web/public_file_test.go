@@ -42,6 +42,12 @@ func (e *testEnv) appGet(path string, header ...string) (*http.Response, []byte)
 	return e.get(e.app.URL+path, header...)
 }
 
+// opsGet fetches a path of the operations listener.
+func (e *testEnv) opsGet(path string, header ...string) (*http.Response, []byte) {
+	e.t.Helper()
+	return e.get(e.ops.URL+path, header...)
+}
+
 // contentGet fetches a path of the content origin.
 func (e *testEnv) contentGet(path string, header ...string) (*http.Response, []byte) {
 	e.t.Helper()

@@ -79,7 +79,7 @@ func TestDownloadRedirectNeedsPresigner(t *testing.T) {
 
 func TestReadyzNamesBackends(t *testing.T) {
 	e := newTestEnv(t, func(c *Config) { c.StoreKind, c.BlobsKind = "sqlite", "disk" })
-	_, body := e.appGet("/readyz")
+	_, body := e.opsGet("/readyz")
 	if got, want := strings.TrimSpace(string(body)), `{"status":"ok","checks":{"store":"ok","blobs":"ok"},"backends":{"store":"sqlite","blobs":"disk"}}`; got != want {
 		t.Errorf("body: got %s, want %s", got, want)
 	}

@@ -45,10 +45,11 @@ func (s *Server) AppHandler() http.Handler {
 	mux.Handle("POST /admin/accounts/{id}/disable", s.crossOrigin(s.appHandler(s.adminDisable)))
 	mux.Handle("POST /admin/accounts/{id}/enable", s.crossOrigin(s.appHandler(s.adminEnable)))
 
-	// Operations (ops.go).
+	// Operations (ops.go): /healthz for anyone (load balancers); /readyz
+	// and /metrics only with the operations token, else on OpsHandler.
 	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", s.metricsHandler())
+	mux.Handle("GET /readyz", s.opsOnly(http.HandlerFunc(s.readyz)))
+	mux.Handle("GET /metrics", s.opsOnly(s.metricsHandler()))
 
 	mux.HandleFunc("/", s.publicNotFound)
 	return s.observe("app", mux)
@@ -62,6 +63,20 @@ func (s *Server) ContentHandler() http.Handler {
 	mux.HandleFunc("GET /p/{slug}/{revision}", s.contentPage)
 	mux.HandleFunc("/", s.contentNotFound)
 	return s.observe("content", s.sandboxHeaders(mux))
+}
+
+// OpsHandler returns the handler of the operations listener (serve's
+// --ops-addr), meant for a private network: /healthz, /readyz and /metrics,
+// without a token, and nothing else.
+func (s *Server) OpsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.metricsHandler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Not found: this listener serves /healthz, /readyz and /metrics.", http.StatusNotFound)
+	})
+	return s.observe("ops", mux)
 }
 
 // HostHandler serves both origins on one listener, choosing by the Host

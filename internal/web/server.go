@@ -70,6 +70,11 @@ type Config struct {
 	// It needs Blobs that can presign (see presigner); HEAD stays streamed.
 	DownloadRedirect bool
 
+	// OpsToken, when set, lets /readyz and /metrics on the app origin
+	// answer requests that carry it as a Bearer token; without it they are
+	// only on OpsHandler (404 on the app origin).
+	OpsToken string
+
 	// StoreKind and BlobsKind name the backends ("sqlite", "postgres",
 	// "disk", "s3") in /readyz's answer; empty ones are left out.
 	StoreKind, BlobsKind string
