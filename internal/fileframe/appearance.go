@@ -1,5 +1,7 @@
 package fileframe
 
+import "context"
+
 // Appearance is a template-based look of a file's download page: one of the
 // built-in templates plus branding. An account has a default appearance; a
 // file may override it. The zero Appearance means "none set".
@@ -31,4 +33,20 @@ type FileListing struct {
 	// Appearance is the file's own appearance (FileAppearance), zero when
 	// it has none.
 	Appearance Appearance
+}
+
+// AppearanceStore keeps the appearances of accounts and of files. Errors
+// follow Store's conventions.
+type AppearanceStore interface {
+	// SetAccountAppearance sets the account's default appearance (the zero
+	// value clears it).
+	SetAccountAppearance(ctx context.Context, id AccountID, a Appearance) error
+	// AccountAppearance returns the account's default appearance (zero when
+	// none is set).
+	AccountAppearance(ctx context.Context, id AccountID) (Appearance, error)
+	// SetFileAppearance sets the file's own appearance, overriding the
+	// account's (the zero value clears the override).
+	SetFileAppearance(ctx context.Context, id FileID, a Appearance) error
+	// FileAppearance returns the file's own appearance (zero when none).
+	FileAppearance(ctx context.Context, id FileID) (Appearance, error)
 }

@@ -28,6 +28,11 @@ const (
 	CodeHTMLTooLarge         = "html_too_large"
 	CodeHTMLInvalid          = "html_invalid"
 	CodeMethodNotAllowed     = "method_not_allowed"
+	// CodeQuotaExceeded is the code of an upload that does not fit in
+	// what is left of its account's storage; CodeFileTooLarge of a file
+	// larger than its plan takes.
+	CodeQuotaExceeded = "quota_exceeded"
+	CodeFileTooLarge  = "file_too_large"
 )
 
 // Error is the one error type of the service: a stable code and a message

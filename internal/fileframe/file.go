@@ -1,6 +1,11 @@
 package fileframe
 
-import "time"
+import (
+	"context"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
 
 // FileID identifies a file; it is the last segment of the file's page in the
 // application (/files/<file_id>) and the fileId of the API.
@@ -21,3 +26,62 @@ type File struct {
 
 // URL returns the file's public path, /f/<slug>.
 func (f File) URL() string { return "/f/" + f.Slug }
+
+// FileStore keeps files. Errors follow Store's conventions.
+type FileStore interface {
+	// CreateFile stores a new file record. Its blob must already be durable.
+	// ID, Slug and CreatedAt are set when empty; a taken slug is ECONFLICT.
+	CreateFile(ctx context.Context, f File) (File, error)
+	// CreateFileReserved is CreateFile for an upload that holds the
+	// reservation named reservation (Reserve): in one atomic step it removes
+	// that reservation and stores f if f.Size, the account's other files and
+	// its other reservations unexpired at now fit in limit (limit ≤ 0 is
+	// unlimited); if not, nothing changes (the reservation stays until
+	// released) and the error has code CodeQuotaExceeded. A reservation that
+	// is missing (released, or removed
+	// after it expired) is not an error: the check alone decides.
+	CreateFileReserved(ctx context.Context, f File, reservation string, limit int64, now time.Time) (File, error)
+	// FileByID returns the file with that ID.
+	FileByID(ctx context.Context, id FileID) (File, error)
+	// FileBySlug returns the file whose public link is /f/<slug>.
+	FileBySlug(ctx context.Context, slug string) (File, error)
+	// AddDownloads adds each count to its file's download counter in one
+	// transaction; files that no longer exist are skipped.
+	AddDownloads(ctx context.Context, counts map[FileID]int64) error
+	// FilesByAccount lists the account's files, newest first, with the
+	// state of each one's custom page.
+	FilesByAccount(ctx context.Context, id AccountID) ([]FileListing, error)
+	// RenameFile changes the name visitors download the file under.
+	RenameFile(ctx context.Context, id FileID, name string) error
+	// DeleteFile removes the file's row with its page, revisions, appearance
+	// and page-bound keys, and returns the deleted file so the caller can
+	// remove its blob when BlobInUse says no other file uses it.
+	DeleteFile(ctx context.Context, id FileID) (File, error)
+	// BlobInUse reports whether any file (or appearance image) refers to
+	// the blob key.
+	BlobInUse(ctx context.Context, key string) (bool, error)
+}
+
+// MaxFileNameLen is the longest file name, in bytes, that RenameFile takes.
+const MaxFileNameLen = 255
+
+// CheckFileName returns an EINVALID error unless name can be a file's name:
+// 1 to MaxFileNameLen bytes of UTF-8 without control characters (they could
+// not be carried in a Content-Disposition header, and would show as nothing
+// in a listing).
+func CheckFileName(name string) error {
+	switch {
+	case name == "":
+		return Errorf(EINVALID, "A file name cannot be empty.")
+	case len(name) > MaxFileNameLen:
+		return Errorf(EINVALID, "A file name can be at most %d bytes long.", MaxFileNameLen)
+	case !utf8.ValidString(name):
+		return Errorf(EINVALID, "A file name must be valid UTF-8.")
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return Errorf(EINVALID, "A file name cannot contain control characters such as line breaks or tabs.")
+		}
+	}
+	return nil
+}

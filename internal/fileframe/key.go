@@ -1,6 +1,7 @@
 package fileframe
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -162,4 +163,22 @@ func (k Key) Check() error {
 		return Errorf(EINVALID, "A key needs a hash.")
 	}
 	return nil
+}
+
+// KeyStore keeps API keys. Errors follow Store's conventions.
+type KeyStore interface {
+	// CreateKey stores a new API key (its hash, never the secret). ID and
+	// CreatedAt are set when empty. A page-bound key's file must exist and
+	// belong to the key's account (else ENOTFOUND).
+	CreateKey(ctx context.Context, k Key) (Key, error)
+	// KeyByHash returns the key whose secret hashes to hash, revoked and
+	// expired keys included (the caller decides with Key.Usable).
+	KeyByHash(ctx context.Context, hash string) (Key, error)
+	// KeysByAccount lists an account's keys, newest first, revoked included.
+	KeysByAccount(ctx context.Context, id AccountID) ([]Key, error)
+	// RevokeKey revokes one of the account's keys at the given time. A key
+	// of another account is ENOTFOUND. Revoking twice keeps the first time.
+	RevokeKey(ctx context.Context, account AccountID, id KeyID, at time.Time) error
+	// TouchKey records that the key was used at the given time.
+	TouchKey(ctx context.Context, id KeyID, at time.Time) error
 }

@@ -1,6 +1,9 @@
 package fileframe
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Page is the custom download page attached to a file. Every stored POST is a
 // revision with a number (1, 2, ...); at most one revision is live.
@@ -45,3 +48,27 @@ type PageWrite struct {
 // RevisionsKept is how many of a page's latest revisions are kept; revisions
 // that were ever published are kept beyond that.
 const RevisionsKept = 50
+
+// PageStore keeps custom pages and their revisions. Errors follow Store's
+// conventions.
+type PageStore interface {
+	// SavePage stores w.HTML as the page's next revision, atomically: the
+	// revision number, the HTML and the page's live/draft state change
+	// together or not at all, and concurrent calls for one file are
+	// serialised (the last to commit wins). With Publish the new revision
+	// becomes live; without it the page becomes a draft (not live), even if
+	// it was published. Identical HTML is stored once. Old revisions beyond
+	// RevisionsKept that were never published are pruned. The file must
+	// exist (else ENOTFOUND).
+	SavePage(ctx context.Context, w PageWrite) (Page, error)
+	// PageByFile returns a file's custom page; ENOTFOUND when it has none.
+	PageByFile(ctx context.Context, id FileID) (Page, error)
+	// Revision returns one revision of a file's page with its HTML.
+	Revision(ctx context.Context, id FileID, number int) (Revision, error)
+	// Revisions lists a page's kept revisions, newest first, without HTML.
+	Revisions(ctx context.Context, id FileID) ([]Revision, error)
+	// SetLiveRevision publishes an existing revision of the file's page
+	// (number ≥ 1) or unpublishes the page (number 0), without storing a
+	// new revision. A revision that is not kept is ENOTFOUND.
+	SetLiveRevision(ctx context.Context, id FileID, number int, at time.Time) (Page, error)
+}

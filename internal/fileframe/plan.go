@@ -39,3 +39,11 @@ func (p Plan) Name() string {
 	}
 	return string(p)
 }
+
+// Quota is what one plan may store: Storage bytes in all (the sum of the
+// account's file sizes, a file stored twice counting twice, as the owner
+// sees it) and files of at most File bytes each. Zero is unlimited.
+type Quota struct {
+	Storage int64
+	File    int64
+}

@@ -118,3 +118,65 @@ func (s *Store) SetAccountPlan(ctx context.Context, id fileframe.AccountID, p fi
 	}
 	return wrap("set account plan", err)
 }
+
+// CountAccounts returns the number of accounts.
+func (s *Store) CountAccounts(ctx context.Context) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM accounts`).Scan(&n); err != nil {
+		return 0, wrap("count accounts", err)
+	}
+	return n, nil
+}
+
+// ListAccounts lists every account, oldest first (accounts made in the same
+// millisecond in the order they were made), with its file count and bytes
+// stored.
+func (s *Store) ListAccounts(ctx context.Context) ([]fileframe.AccountUsage, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT a.id, a.email, a.password_hash, a.plan, a.admin, a.disabled, a.created_at,
+		       count(f.id), coalesce(sum(f.size), 0)::bigint
+		FROM accounts a LEFT JOIN files f ON f.account_id = a.id
+		GROUP BY a.id ORDER BY a.created_at, a.seq`)
+	if err != nil {
+		return nil, wrap("list accounts", err)
+	}
+	defer rows.Close()
+	list := []fileframe.AccountUsage{}
+	for rows.Next() {
+		var u fileframe.AccountUsage
+		var created pgtype.Timestamptz
+		if err := rows.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.Plan, &u.Admin, &u.Disabled, &created, &u.Files, &u.Bytes); err != nil {
+			return nil, wrap("list accounts", err)
+		}
+		u.CreatedAt = fromTS(created)
+		list = append(list, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("list accounts", err)
+	}
+	return list, nil
+}
+
+// SetAccountPassword replaces the account's password hash.
+func (s *Store) SetAccountPassword(ctx context.Context, id fileframe.AccountID, hash string) error {
+	if !storable(string(id)) {
+		return notFound("Account")
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE accounts SET password_hash = $1 WHERE id = $2`, hash, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = notFound("Account")
+	}
+	return wrap("set account password", err)
+}
+
+// SetAccountDisabled disables or re-enables an account.
+func (s *Store) SetAccountDisabled(ctx context.Context, id fileframe.AccountID, disabled bool) error {
+	if !storable(string(id)) {
+		return notFound("Account")
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE accounts SET disabled = $1 WHERE id = $2`, disabled, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = notFound("Account")
+	}
+	return wrap("set account disabled", err)
+}

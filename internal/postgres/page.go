@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/jackc/pgx/v5"
@@ -203,4 +204,61 @@ func (s *Store) Revisions(ctx context.Context, id fileframe.FileID) ([]fileframe
 		return nil, wrap("revisions", err)
 	}
 	return revs, nil
+}
+
+// SetLiveRevision publishes a kept revision of the file's page (number ≥ 1),
+// giving it a publication time if it had none so that pruning keeps it, or
+// unpublishes the page (number 0); the page's UpdatedAt becomes at (now when
+// zero). A file without a page, or a revision that is not kept, is
+// ENOTFOUND.
+//
+// The page's row is locked first, as SavePage's upsert locks it, so the two
+// are serialised per page: the revision is checked against what the last
+// SavePage committed, and a concurrent SavePage cannot prune it in between.
+func (s *Store) SetLiveRevision(ctx context.Context, id fileframe.FileID, number int, at time.Time) (fileframe.Page, error) {
+	if !storable(string(id)) {
+		return fileframe.Page{}, notFound("Page")
+	}
+	if number < 0 || number > math.MaxInt32 {
+		return fileframe.Page{}, notFound("Revision")
+	}
+	if at.IsZero() {
+		at = now()
+	}
+	at = stored(at)
+	var p fileframe.Page
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var locked bool
+		err := tx.QueryRow(ctx, `SELECT true FROM pages WHERE file_id = $1 FOR UPDATE`, id).Scan(&locked)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("Page")
+		} else if err != nil {
+			return err
+		}
+		if number > 0 {
+			tag, err := tx.Exec(ctx, `
+				UPDATE page_revisions SET published_at = coalesce(published_at, $1)
+				WHERE file_id = $2 AND number = $3`, at, id, number)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return notFound("Revision")
+			}
+		}
+		var updated pgtype.Timestamptz
+		err = tx.QueryRow(ctx, `
+			UPDATE pages SET live_revision = $1, updated_at = $2 WHERE file_id = $3
+			RETURNING file_id, latest_revision, live_revision, updated_at`, number, at, id).
+			Scan(&p.FileID, &p.LatestRevision, &p.LiveRevision, &updated)
+		if err != nil {
+			return err
+		}
+		p.UpdatedAt = fromTS(updated)
+		return nil
+	})
+	if err != nil {
+		return fileframe.Page{}, wrap("set live revision", err)
+	}
+	return p, nil
 }

@@ -119,3 +119,77 @@ func mustAffect(res sql.Result, what string) error {
 	}
 	return nil
 }
+
+// CountAccounts returns the number of accounts.
+func (s *Store) CountAccounts(ctx context.Context) (int, error) {
+	var n int
+	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM accounts`).Scan(&n); err != nil {
+		return 0, wrap("count accounts", err)
+	}
+	return n, nil
+}
+
+// ListAccounts lists every account, oldest first (accounts made in the same
+// millisecond in the order they were made), with its file count and bytes
+// stored.
+func (s *Store) ListAccounts(ctx context.Context) ([]fileframe.AccountUsage, error) {
+	rows, err := s.read.QueryContext(ctx, `
+		SELECT a.id, a.email, a.password_hash, a.plan, a.admin, a.disabled, a.created_at,
+		       (SELECT count(*) FROM files f WHERE f.account_id = a.id),
+		       (SELECT coalesce(sum(f.size), 0) FROM files f WHERE f.account_id = a.id)
+		FROM accounts a ORDER BY a.created_at, a.rowid`)
+	if err != nil {
+		return nil, wrap("list accounts", err)
+	}
+	defer rows.Close()
+	list := []fileframe.AccountUsage{}
+	for rows.Next() {
+		var u fileframe.AccountUsage
+		var created sql.NullInt64
+		if err := rows.Scan(&u.ID, &u.Email, &u.PasswordHash, &u.Plan, &u.Admin, &u.Disabled, &created, &u.Files, &u.Bytes); err != nil {
+			return nil, wrap("list accounts", err)
+		}
+		u.CreatedAt = fromMillis(created)
+		list = append(list, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("list accounts", err)
+	}
+	return list, nil
+}
+
+// SetAccountPassword replaces the account's password hash.
+func (s *Store) SetAccountPassword(ctx context.Context, id fileframe.AccountID, hash string) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
+		res, err := tx.ExecContext(ctx, `UPDATE accounts SET password_hash = ? WHERE id = ?`, hash, id)
+		if err != nil {
+			return err
+		}
+		return mustAffect(res, "Account")
+	})
+	return wrap("set account password", err)
+}
+
+// SetAccountDisabled disables or re-enables an account.
+func (s *Store) SetAccountDisabled(ctx context.Context, id fileframe.AccountID, disabled bool) error {
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
+		res, err := tx.ExecContext(ctx, `UPDATE accounts SET disabled = ? WHERE id = ?`, disabled, id)
+		if err != nil {
+			return err
+		}
+		return mustAffect(res, "Account")
+	})
+	return wrap("set account disabled", err)
+}
+
+// accountExists returns ENOTFOUND unless the account exists.
+func accountExists(ctx context.Context, tx querier, id fileframe.AccountID) error {
+	var ok bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM accounts WHERE id = ?)`, id).Scan(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return notFound("Account")
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -182,4 +183,49 @@ func (s *Store) Revisions(ctx context.Context, id fileframe.FileID) ([]fileframe
 		return nil, wrap("revisions", err)
 	}
 	return revs, nil
+}
+
+// SetLiveRevision publishes a kept revision of the file's page (number ≥ 1),
+// giving it a publication time if it had none so that pruning keeps it, or
+// unpublishes the page (number 0); the page's UpdatedAt becomes at (now when
+// zero). A file without a page, or a revision that is not kept, is
+// ENOTFOUND.
+func (s *Store) SetLiveRevision(ctx context.Context, id fileframe.FileID, number int, at time.Time) (fileframe.Page, error) {
+	if at.IsZero() {
+		at = now()
+	}
+	at = stored(at)
+	if number < 0 {
+		return fileframe.Page{}, notFound("Revision")
+	}
+	var p fileframe.Page
+	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
+		if number > 0 {
+			res, err := tx.ExecContext(ctx, `
+				UPDATE page_revisions SET published_at = coalesce(published_at, ?)
+				WHERE file_id = ? AND number = ?`, at.UnixMilli(), id, number)
+			if err != nil {
+				return err
+			}
+			if err := mustAffect(res, "Revision"); err != nil {
+				return err
+			}
+		}
+		var updated sql.NullInt64
+		err := tx.QueryRowContext(ctx, `
+			UPDATE pages SET live_revision = ?, updated_at = ? WHERE file_id = ?
+			RETURNING `+pageColumns, number, at.UnixMilli(), id).
+			Scan(&p.FileID, &p.LatestRevision, &p.LiveRevision, &updated)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("Page")
+		} else if err != nil {
+			return err
+		}
+		p.UpdatedAt = fromMillis(updated)
+		return nil
+	})
+	if err != nil {
+		return fileframe.Page{}, wrap("set live revision", err)
+	}
+	return p, nil
 }

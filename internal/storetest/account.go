@@ -1,6 +1,9 @@
 package storetest
 
 import (
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -193,5 +196,178 @@ func testAccounts(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		if got.Plan != a.Plan {
 			t.Errorf("after a refused SetAccountPlan: Plan got %q, want %q", got.Plan, a.Plan)
 		}
+	})
+}
+
+func testAccountAdmin(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
+	t.Run("CreateFirstAccount creates exactly one account among concurrent calls", func(t *testing.T) {
+		s := newStore(t)
+		const n = 8
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				_, errs[i] = s.CreateFirstAccount(t.Context(), fileframe.Account{
+					Email: fmt.Sprintf("admin%d@example.com", i), Plan: fileframe.PlanAgency, Admin: true, PasswordHash: "ph",
+				})
+			})
+		}
+		wg.Wait()
+		created := 0
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				created++
+			case fileframe.ErrorCode(err) != fileframe.ECONFLICT:
+				t.Errorf("CreateFirstAccount #%d: %v, want nil or ECONFLICT", i, err)
+			}
+		}
+		if count, err := s.CountAccounts(t.Context()); created != 1 || count != 1 || err != nil {
+			t.Errorf("%d calls created %d accounts; CountAccounts = %d, %v; want exactly 1", n, created, count, err)
+		}
+		// Once set up, it refuses even a single caller.
+		if _, err := s.CreateFirstAccount(t.Context(), fileframe.Account{Email: "late@example.com", Plan: fileframe.PlanAgency, PasswordHash: "ph"}); fileframe.ErrorCode(err) != fileframe.ECONFLICT {
+			t.Errorf("CreateFirstAccount after setup: %v, want ECONFLICT", err)
+		}
+	})
+
+	t.Run("CountAccounts counts accounts, 0 when fresh", func(t *testing.T) {
+		s := newStore(t)
+		for want := range 4 {
+			n, err := s.CountAccounts(t.Context())
+			if err != nil {
+				t.Fatalf("CountAccounts: %v", err)
+			}
+			if n != want {
+				t.Errorf("CountAccounts: got %d, want %d", n, want)
+			}
+			newAccount(t, s)
+		}
+	})
+
+	t.Run("ListAccounts lists oldest first with files and bytes", func(t *testing.T) {
+		s := newStore(t)
+		list, err := s.ListAccounts(t.Context())
+		if err != nil {
+			t.Fatalf("ListAccounts(fresh): %v", err)
+		}
+		if len(list) != 0 {
+			t.Errorf("ListAccounts(fresh): got %d accounts, want none", len(list))
+		}
+		// Created out of order: the list follows CreatedAt.
+		var accounts []fileframe.Account
+		for _, c := range []struct {
+			email string
+			at    time.Time
+		}{{"b@example.com", stamp.Add(time.Hour)}, {"a@example.com", stamp}, {"c@example.com", stamp.Add(2 * time.Hour)}} {
+			a, err := s.CreateAccount(t.Context(), fileframe.Account{Email: c.email, Plan: fileframe.PlanPro, PasswordHash: "ph", CreatedAt: c.at})
+			if err != nil {
+				t.Fatalf("CreateAccount: %v", err)
+			}
+			accounts = append(accounts, a)
+		}
+		b, a, c := accounts[0], accounts[1], accounts[2]
+		for _, f := range []struct {
+			account fileframe.AccountID
+			size    int64
+		}{{a.ID, 10}, {a.ID, 1 << 40}, {a.ID, 0}, {c.ID, 7}} {
+			if _, err := s.CreateFile(t.Context(), fileframe.File{AccountID: f.account, Name: "x", Size: f.size, BlobKey: "k"}); err != nil {
+				t.Fatalf("CreateFile: %v", err)
+			}
+		}
+		list, err = s.ListAccounts(t.Context())
+		if err != nil {
+			t.Fatalf("ListAccounts: %v", err)
+		}
+		want := []fileframe.AccountUsage{
+			{Account: a, Files: 3, Bytes: 10 + 1<<40},
+			{Account: b, Files: 0, Bytes: 0},
+			{Account: c, Files: 1, Bytes: 7},
+		}
+		if len(list) != len(want) {
+			t.Fatalf("ListAccounts: got %d accounts, want %d", len(list), len(want))
+		}
+		for i := range want {
+			got := list[i]
+			got.CreatedAt = ms(got.CreatedAt)
+			want[i].CreatedAt = ms(want[i].CreatedAt)
+			if got != want[i] {
+				t.Errorf("ListAccounts[%d]: got %+v, want %+v", i, got, want[i])
+			}
+		}
+	})
+
+	t.Run("ListAccounts orders accounts made in one millisecond as they were made", func(t *testing.T) {
+		s := newStore(t)
+		var ids []fileframe.AccountID
+		for i := range 5 {
+			// IDs in descending order, so that an order by ID would show.
+			a, err := s.CreateAccount(t.Context(), fileframe.Account{ID: fileframe.AccountID(fmt.Sprintf("a_%d", 9-i)), Email: fmt.Sprintf("u%d@example.com", i), Plan: fileframe.PlanFree, CreatedAt: stamp})
+			if err != nil {
+				t.Fatalf("CreateAccount: %v", err)
+			}
+			ids = append(ids, a.ID)
+		}
+		list, err := s.ListAccounts(t.Context())
+		if err != nil {
+			t.Fatalf("ListAccounts: %v", err)
+		}
+		var got []fileframe.AccountID
+		for _, u := range list {
+			got = append(got, u.ID)
+		}
+		if !slices.Equal(got, ids) {
+			t.Errorf("ListAccounts: IDs got %v, want %v", got, ids)
+		}
+	})
+
+	t.Run("SetAccountPassword replaces the hash", func(t *testing.T) {
+		s := newStore(t)
+		a, b := newAccount(t, s), newAccount(t, s)
+		if err := s.SetAccountPassword(t.Context(), a.ID, "$argon2id$new"); err != nil {
+			t.Fatalf("SetAccountPassword: %v", err)
+		}
+		got, err := s.AccountByID(t.Context(), a.ID)
+		if err != nil {
+			t.Fatalf("AccountByID: %v", err)
+		}
+		if got.PasswordHash != "$argon2id$new" {
+			t.Errorf("PasswordHash: got %q, want %q", got.PasswordHash, "$argon2id$new")
+		}
+		if got, err := s.AccountByID(t.Context(), b.ID); err != nil || got.PasswordHash != b.PasswordHash {
+			t.Errorf("another account: PasswordHash got %q, %v, want %q", got.PasswordHash, err, b.PasswordHash)
+		}
+		err = s.SetAccountPassword(t.Context(), "a_missing", "x")
+		wantCode(t, "SetAccountPassword(missing)", err, fileframe.ENOTFOUND)
+	})
+
+	t.Run("SetAccountDisabled disables and re-enables, keeping everything", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		f := newFile(t, s, a.ID)
+		k := newKey(t, s, a.ID, "")
+		for _, disabled := range []bool{true, true, false} {
+			if err := s.SetAccountDisabled(t.Context(), a.ID, disabled); err != nil {
+				t.Fatalf("SetAccountDisabled(%v): %v", disabled, err)
+			}
+			got, err := s.AccountByID(t.Context(), a.ID)
+			if err != nil {
+				t.Fatalf("AccountByID: %v", err)
+			}
+			if got.Disabled != disabled {
+				t.Errorf("after SetAccountDisabled(%v): Disabled got %v", disabled, got.Disabled)
+			}
+			if got.Plan != a.Plan || got.Email != a.Email {
+				t.Errorf("after SetAccountDisabled(%v): got %+v, want only Disabled changed from %+v", disabled, got, a)
+			}
+			if _, err := s.FileByID(t.Context(), f.ID); err != nil {
+				t.Errorf("FileByID of a disabled account's file: %v, want it kept", err)
+			}
+			if _, err := s.KeyByHash(t.Context(), k.Hash); err != nil {
+				t.Errorf("KeyByHash of a disabled account's key: %v, want it kept", err)
+			}
+		}
+		err := s.SetAccountDisabled(t.Context(), "a_missing", true)
+		wantCode(t, "SetAccountDisabled(missing)", err, fileframe.ENOTFOUND)
 	})
 }

@@ -434,3 +434,175 @@ func testPages(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		}
 	})
 }
+
+// revisionOf returns the file's revision number n, failing the test when it
+// is not kept.
+func revisionOf(t *testing.T, s fileframe.Store, id fileframe.FileID, n int) fileframe.Revision {
+	t.Helper()
+	r, err := s.Revision(t.Context(), id, n)
+	if err != nil {
+		t.Fatalf("Revision(%d): %v", n, err)
+	}
+	return r
+}
+
+func testLiveRevision(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
+	t.Run("SetLiveRevision publishes an older revision without storing one", func(t *testing.T) {
+		s := newStore(t)
+		f := newFile(t, s, newAccount(t, s).ID)
+		for n := 1; n <= 3; n++ {
+			savePage(t, s, f.ID, pageHTML(n, 100), false)
+		}
+		at := stamp
+		p, err := s.SetLiveRevision(t.Context(), f.ID, 2, at)
+		if err != nil {
+			t.Fatalf("SetLiveRevision(2): %v", err)
+		}
+		want := fileframe.Page{FileID: f.ID, LatestRevision: 3, LiveRevision: 2, UpdatedAt: ms(at)}
+		if p.UpdatedAt = ms(p.UpdatedAt); p != want {
+			t.Errorf("SetLiveRevision(2): got %+v, want %+v", p, want)
+		}
+		got, err := s.PageByFile(t.Context(), f.ID)
+		if err != nil {
+			t.Fatalf("PageByFile: %v", err)
+		}
+		if got.UpdatedAt = ms(got.UpdatedAt); got != want {
+			t.Errorf("PageByFile: got %+v, want %+v", got, want)
+		}
+		if r := revisionOf(t, s, f.ID, 2); !ms(r.PublishedAt).Equal(ms(at)) || r.PublishedAt.Location() != time.UTC {
+			t.Errorf("Revision(2): PublishedAt got %v, want %v in UTC", r.PublishedAt, ms(at))
+		}
+		for _, n := range []int{1, 3} {
+			if r := revisionOf(t, s, f.ID, n); !r.PublishedAt.IsZero() {
+				t.Errorf("Revision(%d): PublishedAt got %v, want zero (never published)", n, r.PublishedAt)
+			}
+		}
+		if got := revisionNumbers(t, s, f.ID); !slices.Equal(got, []int{3, 2, 1}) {
+			t.Errorf("Revisions: numbers got %v, want [3 2 1] (no revision stored)", got)
+		}
+		// The next write numbers after the latest, not the live one.
+		if p := savePage(t, s, f.ID, pageHTML(4, 100), false); p.LatestRevision != 4 || p.LiveRevision != 0 {
+			t.Errorf("SavePage after SetLiveRevision: LatestRevision, LiveRevision got %d, %d, want 4, 0", p.LatestRevision, p.LiveRevision)
+		}
+	})
+
+	t.Run("SetLiveRevision of a published revision keeps its first PublishedAt", func(t *testing.T) {
+		s := newStore(t)
+		f := newFile(t, s, newAccount(t, s).ID)
+		if _, err := s.SavePage(t.Context(), fileframe.PageWrite{FileID: f.ID, HTML: pageHTML(1, 100), Publish: true, At: stamp}); err != nil {
+			t.Fatalf("SavePage: %v", err)
+		}
+		savePage(t, s, f.ID, pageHTML(2, 100), true)
+		p, err := s.SetLiveRevision(t.Context(), f.ID, 1, stamp.Add(time.Hour))
+		if err != nil {
+			t.Fatalf("SetLiveRevision(1): %v", err)
+		}
+		if p.LiveRevision != 1 || p.LatestRevision != 2 {
+			t.Errorf("SetLiveRevision(1): LatestRevision, LiveRevision got %d, %d, want 2, 1", p.LatestRevision, p.LiveRevision)
+		}
+		if r := revisionOf(t, s, f.ID, 1); !ms(r.PublishedAt).Equal(ms(stamp)) {
+			t.Errorf("Revision(1): PublishedAt got %v, want the first publication %v", r.PublishedAt, ms(stamp))
+		}
+	})
+
+	t.Run("SetLiveRevision 0 unpublishes, and again is harmless", func(t *testing.T) {
+		s := newStore(t)
+		f := newFile(t, s, newAccount(t, s).ID)
+		savePage(t, s, f.ID, pageHTML(1, 100), true)
+		savePage(t, s, f.ID, pageHTML(2, 100), true)
+		for range 2 {
+			p, err := s.SetLiveRevision(t.Context(), f.ID, 0, stamp)
+			if err != nil {
+				t.Fatalf("SetLiveRevision(0): %v", err)
+			}
+			if p.LiveRevision != 0 || p.LatestRevision != 2 || p.Published() {
+				t.Errorf("SetLiveRevision(0): LatestRevision, LiveRevision got %d, %d, want 2, 0", p.LatestRevision, p.LiveRevision)
+			}
+			got, err := s.PageByFile(t.Context(), f.ID)
+			if err != nil {
+				t.Fatalf("PageByFile: %v", err)
+			}
+			if got.LiveRevision != 0 || got.LatestRevision != 2 || !ms(got.UpdatedAt).Equal(ms(stamp)) {
+				t.Errorf("PageByFile after SetLiveRevision(0): got %+v, want latest 2, live 0, updated %v", got, ms(stamp))
+			}
+		}
+		// Revisions stay, with their publication times.
+		if r := revisionOf(t, s, f.ID, 2); r.PublishedAt.IsZero() {
+			t.Errorf("Revision(2) after unpublishing: PublishedAt got zero, want the time it was published")
+		}
+	})
+
+	t.Run("SetLiveRevision of an unknown revision or page is ENOTFOUND and changes nothing", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		f, bare := newFile(t, s, a.ID), newFile(t, s, a.ID)
+		savePage(t, s, f.ID, pageHTML(1, 100), true)
+		savePage(t, s, f.ID, pageHTML(2, 100), false)
+		for _, n := range []int{3, 100, -1} {
+			_, err := s.SetLiveRevision(t.Context(), f.ID, n, stamp)
+			wantCode(t, fmt.Sprintf("SetLiveRevision(%d)", n), err, fileframe.ENOTFOUND)
+		}
+		p, err := s.PageByFile(t.Context(), f.ID)
+		if err != nil {
+			t.Fatalf("PageByFile: %v", err)
+		}
+		if p.LatestRevision != 2 || p.LiveRevision != 0 {
+			t.Errorf("PageByFile after refused SetLiveRevision: LatestRevision, LiveRevision got %d, %d, want 2, 0", p.LatestRevision, p.LiveRevision)
+		}
+		for _, n := range []int{0, 1} {
+			_, err := s.SetLiveRevision(t.Context(), bare.ID, n, stamp)
+			wantCode(t, fmt.Sprintf("SetLiveRevision(file without a page, %d)", n), err, fileframe.ENOTFOUND)
+			_, err = s.SetLiveRevision(t.Context(), "f_missing", n, stamp)
+			wantCode(t, fmt.Sprintf("SetLiveRevision(missing file, %d)", n), err, fileframe.ENOTFOUND)
+		}
+		_, err = s.PageByFile(t.Context(), bare.ID)
+		wantCode(t, "PageByFile(file without a page) after SetLiveRevision", err, fileframe.ENOTFOUND)
+	})
+
+	t.Run("SetLiveRevision of a pruned revision is ENOTFOUND", func(t *testing.T) {
+		s := newStore(t)
+		f := newFile(t, s, newAccount(t, s).ID)
+		total := fileframe.RevisionsKept + 3
+		for n := 1; n <= total; n++ {
+			savePage(t, s, f.ID, pageHTML(n, 100), false)
+		}
+		for _, n := range []int{1, total - fileframe.RevisionsKept} {
+			_, err := s.SetLiveRevision(t.Context(), f.ID, n, stamp)
+			wantCode(t, fmt.Sprintf("SetLiveRevision(pruned %d)", n), err, fileframe.ENOTFOUND)
+		}
+		oldest := total - fileframe.RevisionsKept + 1
+		if p, err := s.SetLiveRevision(t.Context(), f.ID, oldest, stamp); err != nil || p.LiveRevision != oldest {
+			t.Errorf("SetLiveRevision(oldest kept %d): got %+v, %v, want it live", oldest, p, err)
+		}
+	})
+
+	t.Run("a revision made live by SetLiveRevision survives later pruning", func(t *testing.T) {
+		s := newStore(t)
+		f := newFile(t, s, newAccount(t, s).ID)
+		for n := 1; n <= 3; n++ {
+			savePage(t, s, f.ID, pageHTML(n, 100), false)
+		}
+		if _, err := s.SetLiveRevision(t.Context(), f.ID, 2, stamp); err != nil {
+			t.Fatalf("SetLiveRevision(2): %v", err)
+		}
+		// Unpublished again, it was still published once, so it is kept.
+		if _, err := s.SetLiveRevision(t.Context(), f.ID, 0, stamp); err != nil {
+			t.Fatalf("SetLiveRevision(0): %v", err)
+		}
+		total := 3 + fileframe.RevisionsKept + 5
+		for n := 4; n <= total; n++ {
+			savePage(t, s, f.ID, pageHTML(n, 100), false)
+		}
+		want := append(span(total, total-fileframe.RevisionsKept+1), 2)
+		if got := revisionNumbers(t, s, f.ID); !slices.Equal(got, want) {
+			t.Errorf("Revisions: numbers got %v, want %v", got, want)
+		}
+		r := revisionOf(t, s, f.ID, 2)
+		if string(r.HTML) != string(pageHTML(2, 100)) || r.PublishedAt.IsZero() {
+			t.Errorf("Revision(2): got %d bytes published at %v, want the stored HTML with its publication time", len(r.HTML), r.PublishedAt)
+		}
+		if p, err := s.SetLiveRevision(t.Context(), f.ID, 2, stamp.Add(time.Hour)); err != nil || p.LiveRevision != 2 || p.LatestRevision != total {
+			t.Errorf("SetLiveRevision(2) after pruning: got %+v, %v, want live 2, latest %d", p, err, total)
+		}
+	})
+}

@@ -16,14 +16,20 @@ import (
 // store for the test it is given, and close it when that test ends (with
 // t.Cleanup); every subtest gets its own.
 func Run(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
+	// One file per entity, as in the stores (account.go, file.go, …).
 	t.Run("Account", func(t *testing.T) { testAccounts(t, newStore) })
+	t.Run("AccountAdmin", func(t *testing.T) { testAccountAdmin(t, newStore) })
+	t.Run("Appearance", func(t *testing.T) { testAppearances(t, newStore) })
 	t.Run("File", func(t *testing.T) { testFiles(t, newStore) })
+	t.Run("FileManagement", func(t *testing.T) { testFileManagement(t, newStore) })
 	t.Run("Key", func(t *testing.T) { testKeys(t, newStore) })
 	t.Run("Page", func(t *testing.T) { testPages(t, newStore) })
+	t.Run("LiveRevision", func(t *testing.T) { testLiveRevision(t, newStore) })
+	t.Run("Session", func(t *testing.T) { testSessions(t, newStore) })
+	t.Run("Reservation", func(t *testing.T) { testReservations(t, newStore) })
+	t.Run("FinishedUpload", func(t *testing.T) { testFinishedUploads(t, newStore) })
 	t.Run("Secret", func(t *testing.T) { testSecrets(t, newStore) })
 	t.Run("Time", func(t *testing.T) { testTimes(t, newStore) })
-	t.Run("Reservation", func(t *testing.T) { testReservations(t, newStore) })
-	t.Run("App", func(t *testing.T) { runApp(t, newStore) })
 	t.Run("Ping succeeds", func(t *testing.T) {
 		s := newStore(t)
 		if err := s.Ping(t.Context()); err != nil {

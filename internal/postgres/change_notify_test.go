@@ -8,7 +8,7 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
-// TestAppChangesNotify: every AppStore write that changes what visitors see
+// TestAppChangesNotify: every web application write that changes what visitors see
 // (appearances, a rename, publishing a revision, disabling an account,
 // deleting a file) changes the generation of a watcher on another instance.
 func TestAppChangesNotify(t *testing.T) {

@@ -9,6 +9,62 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
+func testFinishedUploads(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
+	t.Run("RecordUpload and UploadFile round trip; again is ECONFLICT", func(t *testing.T) {
+		s := newStore(t)
+		f := newFile(t, s, newAccount(t, s).ID)
+		if _, err := s.UploadFile(t.Context(), "acct.u1"); !fileframe.IsNotFound(err) {
+			t.Errorf("UploadFile before RecordUpload: %v, want ENOTFOUND", err)
+		}
+		if err := s.RecordUpload(t.Context(), "acct.u1", f.ID, stamp); err != nil {
+			t.Fatalf("RecordUpload: %v", err)
+		}
+		if id, err := s.UploadFile(t.Context(), "acct.u1"); err != nil || id != f.ID {
+			t.Errorf("UploadFile = %q, %v; want %q", id, err, f.ID)
+		}
+		if err := s.RecordUpload(t.Context(), "acct.u1", f.ID, stamp); fileframe.ErrorCode(err) != fileframe.ECONFLICT {
+			t.Errorf("RecordUpload again: %v, want ECONFLICT", err)
+		}
+		if err := s.RecordUpload(t.Context(), "acct.u2", "f_missing", stamp); !fileframe.IsNotFound(err) {
+			t.Errorf("RecordUpload of a missing file: %v, want ENOTFOUND", err)
+		}
+	})
+
+	t.Run("deleting the file forgets its upload", func(t *testing.T) {
+		s := newStore(t)
+		f := newFile(t, s, newAccount(t, s).ID)
+		if err := s.RecordUpload(t.Context(), "acct.gone", f.ID, stamp); err != nil {
+			t.Fatalf("RecordUpload: %v", err)
+		}
+		if _, err := s.DeleteFile(t.Context(), f.ID); err != nil {
+			t.Fatalf("DeleteFile: %v", err)
+		}
+		if _, err := s.UploadFile(t.Context(), "acct.gone"); !fileframe.IsNotFound(err) {
+			t.Errorf("UploadFile after DeleteFile: %v, want ENOTFOUND", err)
+		}
+	})
+
+	t.Run("DeleteUploadRecords forgets records older than t", func(t *testing.T) {
+		s := newStore(t)
+		f := newFile(t, s, newAccount(t, s).ID)
+		for i, at := range []time.Time{stamp, stamp.Add(time.Hour), stamp.Add(2 * time.Hour)} {
+			if err := s.RecordUpload(t.Context(), fmt.Sprintf("acct.%d", i), f.ID, at); err != nil {
+				t.Fatalf("RecordUpload: %v", err)
+			}
+		}
+		n, err := s.DeleteUploadRecords(t.Context(), stamp.Add(90*time.Minute))
+		if n != 2 || err != nil {
+			t.Errorf("DeleteUploadRecords: %d, %v; want 2, nil", n, err)
+		}
+		if _, err := s.UploadFile(t.Context(), "acct.1"); !fileframe.IsNotFound(err) {
+			t.Errorf("an old record is still there: %v", err)
+		}
+		if id, err := s.UploadFile(t.Context(), "acct.2"); err != nil || id != f.ID {
+			t.Errorf("the newest record: %q, %v; want it kept", id, err)
+		}
+	})
+}
+
 func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 	now := time.Date(2026, time.November, 24, 12, 0, 0, 0, time.UTC)
 	later := now.Add(time.Hour)
