@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/jackc/pgx/v5"
@@ -254,4 +255,33 @@ func (s *Store) BlobInUse(ctx context.Context, key string) (bool, error) {
 		return false, wrap("blob in use", err)
 	}
 	return used, nil
+}
+
+// CreateFileReserved stores f in place of the reservation, within limit,
+// with the account's row locked as Reserve does.
+func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, limit int64, at time.Time) (fileframe.File, error) {
+	f = newFile(f)
+	if !storable(string(f.AccountID)) {
+		return fileframe.File{}, notFound("Account")
+	}
+	if !storable(reservation) {
+		reservation = ""
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM upload_reservations WHERE id = $1`, reservation); err != nil {
+			return err
+		}
+		used, err := lockUsedStorage(ctx, tx, f.AccountID, "", at)
+		if err != nil {
+			return err
+		}
+		if limit > 0 && used+f.Size > limit {
+			return quotaExceeded()
+		}
+		return insertFile(ctx, tx, f)
+	})
+	if err != nil {
+		return fileframe.File{}, wrap("create file", err)
+	}
+	return f, nil
 }
