@@ -28,7 +28,7 @@ const (
 	maxHeaderBytes = 64 << 10
 	// closeTimeout bounds the final flush of download counts.
 	closeTimeout = 10 * time.Second
-	// logFlushInterval is how often the log buffer (web.LogBuffer) writes
+	// logFlushInterval is how often the log buffer (logBuffer) writes
 	// out the access log lines it holds.
 	logFlushInterval = 100 * time.Millisecond
 )
@@ -50,7 +50,7 @@ type Main struct {
 	stdout io.Writer
 	log    *slog.Logger
 	// logs holds the log's lines between flushes; Close writes it out.
-	logs *web.LogBuffer
+	logs *logBuffer
 
 	store   appStore
 	blobs   fileframe.Blobs
@@ -74,7 +74,7 @@ func NewMain(cfg ServeConfig, stdout, logs io.Writer) *Main {
 
 // newMain is NewMain with the log buffer flushed every flushEvery.
 func newMain(cfg ServeConfig, stdout, logs io.Writer, flushEvery time.Duration) *Main {
-	buf := web.NewLogBuffer(logs, flushEvery)
+	buf := newLogBuffer(logs, flushEvery)
 	log := slog.New(buf.Handler(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: cfg.LogLevel})))
 	return &Main{cfg: cfg, stdout: stdout, log: log, logs: buf}
 }

@@ -1,4 +1,4 @@
-package web
+package main
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func (w *writeCounter) get() (string, int) {
 
 func TestLogBuffer(t *testing.T) {
 	var out writeCounter
-	b := NewLogBuffer(&out, time.Hour)
+	b := newLogBuffer(&out, time.Hour)
 	log := slog.New(b.Handler(slog.NewJSONHandler(b, nil)))
 
 	log.Info("one")
@@ -74,7 +74,7 @@ func TestLogBuffer(t *testing.T) {
 
 func TestLogBufferInterval(t *testing.T) {
 	var out writeCounter
-	b := NewLogBuffer(&out, 10*time.Millisecond)
+	b := newLogBuffer(&out, 10*time.Millisecond)
 	defer b.Close()
 	fmt.Fprintln(b, "line")
 	deadline := time.Now().Add(10 * time.Second)
@@ -93,7 +93,7 @@ func TestLogBufferInterval(t *testing.T) {
 // line arrives whole and once, in far fewer writes than lines.
 func TestLogBufferFull(t *testing.T) {
 	var out writeCounter
-	b := NewLogBuffer(&out, time.Hour)
+	b := newLogBuffer(&out, time.Hour)
 	line := strings.Repeat("x", 100)
 	const writers, lines = 8, 2000
 	var wg sync.WaitGroup

@@ -1,4 +1,4 @@
-package web
+package main
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// LogBuffer is an io.Writer for the server's JSON log that keeps what is
+// logBuffer is an io.Writer for the server's JSON log that keeps what is
 // written in memory and passes it on to the underlying writer every
 // interval, as soon as it holds logBufferMax bytes, on Flush and on Close.
 // Writing the access log line by line costs a write system call per
@@ -20,7 +20,7 @@ import (
 // of lines. Records at Warn level and above are not held (see Handler), so
 // a failure's log lines, and every line before them, are written before the
 // call that logged them returns.
-type LogBuffer struct {
+type logBuffer struct {
 	w io.Writer
 
 	mu  sync.Mutex
@@ -38,10 +38,10 @@ type LogBuffer struct {
 // logBufferMax is the size at which a write also writes out the buffer.
 const logBufferMax = 64 << 10
 
-// NewLogBuffer returns a LogBuffer on w that flushes every interval until
+// newLogBuffer returns a logBuffer on w that flushes every interval until
 // Close.
-func NewLogBuffer(w io.Writer, interval time.Duration) *LogBuffer {
-	b := &LogBuffer{
+func newLogBuffer(w io.Writer, interval time.Duration) *logBuffer {
+	b := &logBuffer{
 		w:     w,
 		buf:   make([]byte, 0, logBufferMax),
 		spare: make([]byte, 0, logBufferMax),
@@ -52,7 +52,7 @@ func NewLogBuffer(w io.Writer, interval time.Duration) *LogBuffer {
 	return b
 }
 
-func (b *LogBuffer) loop(interval time.Duration) {
+func (b *logBuffer) loop(interval time.Duration) {
 	defer close(b.done)
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -71,7 +71,7 @@ func (b *LogBuffer) loop(interval time.Duration) {
 // Write adds p (one log line, from slog's handler) to the buffer; when the
 // buffer is full it writes it out first, so that a burst of lines waits for
 // the writer rather than growing the buffer.
-func (b *LogBuffer) Write(p []byte) (int, error) {
+func (b *logBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	if len(b.buf)+len(p) <= logBufferMax || len(b.buf) == 0 {
 		b.buf = append(b.buf, p...)
@@ -89,7 +89,7 @@ func (b *LogBuffer) Write(p []byte) (int, error) {
 }
 
 // Flush writes out what the buffer holds.
-func (b *LogBuffer) Flush() error {
+func (b *logBuffer) Flush() error {
 	b.flushMu.Lock()
 	defer b.flushMu.Unlock()
 	b.mu.Lock()
@@ -112,7 +112,7 @@ func (b *LogBuffer) Flush() error {
 // Close stops the periodic flushes and writes out what is left. Lines
 // written after Close are still buffered, and written by the next Flush.
 // Close may be called more than once.
-func (b *LogBuffer) Close() error {
+func (b *logBuffer) Close() error {
 	b.closeOnce.Do(func() { close(b.stop) })
 	<-b.done
 	return b.Flush()
@@ -121,13 +121,13 @@ func (b *LogBuffer) Close() error {
 // Handler returns h, whose output must go to b, flushing b after each record
 // at Warn level or above: warnings and errors (a failed request, a panic, a
 // failed shutdown) are written at once, with every line logged before them.
-func (b *LogBuffer) Handler(h slog.Handler) slog.Handler {
+func (b *logBuffer) Handler(h slog.Handler) slog.Handler {
 	return flushingHandler{Handler: h, b: b}
 }
 
 type flushingHandler struct {
 	slog.Handler
-	b *LogBuffer
+	b *logBuffer
 }
 
 func (f flushingHandler) Handle(ctx context.Context, r slog.Record) error {
