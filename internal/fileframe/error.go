@@ -33,6 +33,12 @@ const (
 	// larger than its plan takes.
 	CodeQuotaExceeded = "quota_exceeded"
 	CodeFileTooLarge  = "file_too_large"
+	// CodeUploadIncomplete is the code of an upload whose body ended before
+	// its bytes did (a connection cut, a body shorter than its
+	// Content-Length); CodeRequestTimeout of one whose client stopped
+	// sending. Both are the client's doing, never a server fault.
+	CodeUploadIncomplete = "upload_incomplete"
+	CodeRequestTimeout   = "request_timeout"
 )
 
 // Error is the one error type of the service: a stable code and a message

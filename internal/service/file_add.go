@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -64,25 +65,57 @@ const (
 // atomic step that checks the quota again. A failed upload releases its
 // room; one whose process died frees it when its reservation expires.
 func (s *Service) AddFile(ctx context.Context, nf NewFile) (fileframe.File, error) {
+	body := &clientReader{r: nf.Body}
 	return s.addFile(ctx, nf, func(r *reservedReader) (fileframe.BlobInfo, []byte, error) {
 		// Sniff the type from the first bytes, then stream those bytes
 		// and the rest into the blob store.
 		head := make([]byte, 512)
-		n, err := io.ReadFull(nf.Body, head)
+		n, err := io.ReadFull(body, head)
 		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-			return fileframe.BlobInfo{}, nil, fmt.Errorf("reading the upload: %w", err)
+			return fileframe.BlobInfo{}, nil, body.fault(fmt.Errorf("reading the upload: %w", err))
 		}
 		head = head[:n]
-		r.r = io.MultiReader(bytes.NewReader(head), nf.Body)
+		r.r = io.MultiReader(bytes.NewReader(head), body)
 		info, err := s.blobs.Put(ctx, r)
 		if r.err != nil {
 			return fileframe.BlobInfo{}, nil, r.err
 		}
 		if err != nil {
-			return fileframe.BlobInfo{}, nil, fmt.Errorf("storing the upload: %w", err)
+			return fileframe.BlobInfo{}, nil, body.fault(fmt.Errorf("storing the upload: %w", err))
 		}
 		return info, head, nil
 	})
+}
+
+// clientReader reads an upload's bytes from its client and remembers how
+// reading them failed, so that a client's fault (a cut connection, a body
+// shorter than announced, a client that stopped sending) is told from the
+// store's and answered as the client's: 400 or 408, not 500.
+type clientReader struct {
+	r   io.Reader
+	err error
+}
+
+func (c *clientReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// fault returns the client's error when reading from it failed, else err.
+func (c *clientReader) fault(err error) error {
+	var ne net.Error
+	switch {
+	case c.err == nil:
+		return err
+	case errors.Is(c.err, os.ErrDeadlineExceeded) || (errors.As(c.err, &ne) && ne.Timeout()):
+		return fileframe.Errorf(fileframe.CodeRequestTimeout,
+			"No bytes of the upload arrived for too long, so the server stopped waiting. Send the file again.")
+	}
+	return fileframe.Errorf(fileframe.CodeUploadIncomplete,
+		"The upload ended before all of its bytes arrived: the connection was cut, or the body was shorter than its Content-Length. Send the file again.")
 }
 
 // AdoptFile is AddFile for a file whose nf.Size bytes are already in the
@@ -161,7 +194,8 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		return fileframe.File{}, err
 	}
 	if nf.Size >= 0 && info.Size != nf.Size {
-		return fileframe.File{}, fmt.Errorf("the upload has %d bytes, %d were announced", info.Size, nf.Size)
+		return fileframe.File{}, fileframe.Errorf(fileframe.CodeUploadIncomplete,
+			"The upload has %d bytes, but %d were announced. Send the file again.", info.Size, nf.Size)
 	}
 	f, err := s.store.CreateFileReserved(ctx, fileframe.File{
 		AccountID:   nf.Account.ID,

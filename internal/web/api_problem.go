@@ -51,6 +51,10 @@ func apiProblem(code string) (status int, title string, known bool) {
 		return http.StatusRequestEntityTooLarge, "File larger than the plan allows", true
 	case fileframe.CodeQuotaExceeded:
 		return http.StatusRequestEntityTooLarge, "Storage quota exceeded", true
+	case fileframe.CodeUploadIncomplete:
+		return http.StatusBadRequest, "Upload incomplete", true
+	case fileframe.CodeRequestTimeout:
+		return http.StatusRequestTimeout, "Upload stalled", true
 	case fileframe.ENOTFOUND:
 		return http.StatusNotFound, "Not found", true
 	case fileframe.EINTERNAL:

@@ -71,7 +71,7 @@ func (s *Server) apiUpload(w http.ResponseWriter, r *http.Request) ([]uploadedFi
 	if err := s.rateLimit(w, r, caller.key); err != nil {
 		return nil, err
 	}
-	body := readDeadlineReader{r: r.Body, rc: http.NewResponseController(w)}
+	body := s.uploadBody(w, r.Body)
 	var files []uploadedFile
 	err = s.eachUpload(r, body, func(name string, size int64, content io.Reader) error {
 		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: caller.account, Name: name, Size: size, Body: content})
@@ -133,7 +133,7 @@ func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request) {
 		appRedirect(w, r, "/login")
 		return
 	}
-	body := readDeadlineReader{r: r.Body, rc: http.NewResponseController(w)}
+	body := s.uploadBody(w, r.Body)
 	checked := false
 	var last fileframe.File
 	n := 0

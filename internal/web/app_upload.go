@@ -58,8 +58,10 @@ func uploadStatus(code string) int {
 	switch code {
 	case fileframe.CodeFileTooLarge, fileframe.CodeQuotaExceeded:
 		return http.StatusRequestEntityTooLarge
-	case fileframe.CodeInvalidField:
+	case fileframe.CodeInvalidField, fileframe.CodeUploadIncomplete:
 		return http.StatusBadRequest
+	case fileframe.CodeRequestTimeout:
+		return http.StatusRequestTimeout
 	}
 	return http.StatusInternalServerError
 }
@@ -71,15 +73,24 @@ func uploadStatus(code string) int {
 type readDeadlineReader struct {
 	r  io.Reader
 	rc *http.ResponseController
+	// idle is how long the body may send nothing (Config.UploadIdleTimeout).
+	idle time.Duration
 }
 
-// uploadIdleTimeout is how long an upload's body may send nothing.
-const uploadIdleTimeout = time.Minute
+// defaultUploadIdleTimeout is how long an upload's body may send nothing,
+// unless Config.UploadIdleTimeout says otherwise.
+const defaultUploadIdleTimeout = time.Minute
+
+// uploadBody returns the body of an upload request, read under
+// readDeadlineReader's deadlines.
+func (s *Server) uploadBody(w http.ResponseWriter, body io.Reader) readDeadlineReader {
+	return readDeadlineReader{r: body, rc: http.NewResponseController(w), idle: s.cfg.UploadIdleTimeout}
+}
 
 func (d readDeadlineReader) Read(p []byte) (int, error) {
 	// A writer that cannot set deadlines (httptest's recorder) has none to
 	// extend.
-	_ = d.rc.SetReadDeadline(time.Now().Add(uploadIdleTimeout))
-	_ = d.rc.SetWriteDeadline(time.Now().Add(2 * uploadIdleTimeout))
+	_ = d.rc.SetReadDeadline(time.Now().Add(d.idle))
+	_ = d.rc.SetWriteDeadline(time.Now().Add(2 * d.idle))
 	return d.r.Read(p)
 }

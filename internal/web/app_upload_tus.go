@@ -488,7 +488,7 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 		// the last byte arrived, so that the answer can still be written.
 		var content io.Reader = body
 		if rc, ok := ctx.Value(responseKey{}).(*http.ResponseController); ok {
-			content = readDeadlineReader{r: body, rc: rc}
+			content = readDeadlineReader{r: body, rc: rc, idle: s.cfg.UploadIdleTimeout}
 		}
 		nf.Body = content
 		f, err = s.svc.AddFile(ctx, nf)

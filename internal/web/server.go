@@ -96,6 +96,9 @@ type Config struct {
 	// nil means locks in this process's memory, right for one instance.
 	// Instances sharing unfinished uploads share one (postgres.TusLocker).
 	TusLocker tusd.Locker
+	// UploadIdleTimeout is how long an upload's body may send nothing
+	// before the upload fails with 408; default a minute.
+	UploadIdleTimeout time.Duration
 	// Quotas are the upload limits of each plan; a plan without one is
 	// unlimited.
 	Quotas map[fileframe.Plan]fileframe.Quota
@@ -172,6 +175,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.UploadIdleTimeout <= 0 {
+		cfg.UploadIdleTimeout = defaultUploadIdleTimeout
 	}
 	var presign presigner
 	if cfg.DownloadRedirect {
