@@ -1,0 +1,160 @@
+package htmlcheck
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mtibben/confusables"
+	"golang.org/x/text/unicode/norm"
+)
+
+// A label is matched against the download words as a visitor reads it,
+// not as its bytes spell it. Three readings of one label are matched:
+//
+//   - the plain reading: compatibility-decomposed (NFKD, so full-width,
+//     mathematical, circled and other styled letters and ligatures
+//     become plain letters), without the characters that draw nothing
+//     (default-ignorable code points: zero-width spaces and joiners, soft
+//     hyphens, bidi controls, the BOM, variation selectors, Hangul
+//     fillers) and without combining marks (accents, "Zalgo" underlines),
+//     lower-cased;
+//   - its confusables skeleton (Unicode TR39, section 4), read again the
+//     same way, so that "Dοwnload" with a Greek omicron or "D0wnl0ad"
+//     reads as "download";
+//   - the skeleton of the plain reading before lower-casing, so that a
+//     capital I standing for a small l ("DownIoad") is caught too.
+//
+// The word lists go through the same functions (see newLexicon), so a
+// word with accents, and one typed without them, compare equal.
+//
+// Dropping marks is NFKD followed by removing Mn and Me, which also drops
+// the vowel signs and viramas of some scripts and the voicing marks of
+// kana; it does so on both sides of the comparison, so the only effect is
+// that a few look-alike spellings compare equal.
+
+// invisible reports whether r draws nothing a reader would notice inside
+// a word: a default-ignorable code point (Unicode's
+// Default_Ignorable_Code_Point is Cf, Variation_Selector and
+// Other_Default_Ignorable_Code_Point, less a few that do not matter here)
+// or a combining mark.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+}
+
+// readingCase returns the plain reading of s: NFKD, without invisible
+// characters, lower-cased if lower. Invalid UTF-8 reads as spaces.
+func readingCase(s string, lower bool) string {
+	if isASCII(s) {
+		if lower {
+			return strings.ToLower(s)
+		}
+		return s
+	}
+	s = norm.NFKD.String(strings.ToValidUTF8(s, " "))
+	return strings.Map(func(r rune) rune {
+		switch {
+		case invisible(r):
+			return -1
+		case lower:
+			return unicode.ToLower(r)
+		}
+		return r
+	}, s)
+}
+
+// withoutMarks returns s decomposed (NFD) without its combining marks.
+func withoutMarks(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			return -1
+		}
+		return r
+	}, norm.NFD.String(s))
+}
+
+// reading returns the plain reading of s.
+func reading(s string) string { return readingCase(s, true) }
+
+// skeleton returns the confusables skeleton of s, read again.
+func skeleton(s string) string { return reading(confusables.Skeleton(s)) }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiSkeleton says, for each ASCII byte, whether the skeleton maps it to
+// something else, unless it is a lower-case letter mapped to lower-case
+// letters ('0' to 'O', 'I' and '1' to 'l', '|', quotes, '%');
+// asciiSkeletonLetters are the letters that those lower-case letters map
+// to ("rn" for 'm'). Both are read from the confusables table.
+var asciiSkeleton, asciiSkeletonLetters = func() (t [utf8.RuneSelf]bool, letters []string) {
+	for b := range utf8.RuneSelf {
+		k := confusables.Skeleton(string(rune(b)))
+		switch {
+		case k == string(rune(b)):
+		case 'a' <= b && b <= 'z' && strings.Trim(k, "abcdefghijklmnopqrstuvwxyz") == "":
+			letters = append(letters, k)
+		default:
+			t[b] = true
+		}
+	}
+	return t, letters
+}()
+
+// needsSkeleton reports whether the skeleton readings of s can match
+// where its plain reading does not. For ASCII this is when s has a byte
+// that the skeleton maps to something else than lower-case letters, or
+// has the letters that one maps to: a letter mapped to letters ('m' to
+// "rn") maps the same way in the word lists, so on its own it changes
+// nothing. This keeps the skeleton, which allocates, off most labels.
+func needsSkeleton(s string) bool {
+	if !isASCII(s) {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if asciiSkeleton[s[i]] {
+			return true
+		}
+	}
+	for _, k := range asciiSkeletonLetters {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// readings returns the readings of label that are matched: the plain
+// one, then, where they can differ, the two skeletons; and when reversed
+// (the label is under a right-to-left override), each of them with its
+// characters in reverse order too.
+func readings(label string, reversed bool) []string {
+	plain := reading(label)
+	forms := []string{plain}
+	if needsSkeleton(plain) || needsSkeleton(label) {
+		forms = append(forms, skeleton(plain), reading(confusables.Skeleton(readingCase(label, false))))
+	}
+	if reversed {
+		for _, f := range forms {
+			forms = append(forms, reverseRunes(f))
+		}
+	}
+	return forms
+}
+
+func reverseRunes(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
+
+// rightToLeftOverride is U+202E, which draws the text after it in reverse.
+const rightToLeftOverride = "\u202e"
