@@ -173,9 +173,15 @@ type checker struct {
 	scriptJS bool    // the script element whose content comes next is JavaScript
 	foreign  []foreignElem
 
-	frames   []frame
-	label    []byte
-	labelCut bool
+	frames        []frame
+	label         []byte
+	labelCut      bool
+	labelReversed bool // the label has text under <bdo dir=rtl>
+
+	bidiOverride bool            // CSS has unicode-bidi: bidi-override, which can draw any text reversed
+	attrRefs     map[string]bool // attributes that CSS draws with attr()
+	labels       map[string]bool // labels read so far that are not a call to download
+	chars        readCache       // how the characters of labels read
 
 	clip             bool // a script writes the clipboard
 	clipPos, clipEnd int  // where, in src
@@ -188,6 +194,7 @@ func newChecker(doc []byte, opts Options) *checker {
 		strayBefore: -1, strayAfter: -1,
 	}
 	c.src, c.cuts = shorten(doc)
+	c.findAttrRefs()
 	return c
 }
 
@@ -449,7 +456,7 @@ func (c *checker) text(start, end int, raw rawKind) {
 		}
 		return
 	case rawStyle:
-		c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>")
+		c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>", false)
 		return
 	case rawTitle:
 		if hasNonSpace(c.z.Text()) {
@@ -465,7 +472,7 @@ func (c *checker) text(start, end int, raw rawKind) {
 			c.scanJS(c.contentPlace(start, end), c.src[start:end])
 			return
 		case "style":
-			c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>")
+			c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>", false)
 			return
 		}
 	}
@@ -640,8 +647,8 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 			c.frames[i].depth++
 		}
 	}
-	if len(c.frames) > 0 && !inline(a) {
-		c.appendLabel([]byte(" "))
+	if len(c.frames) > 0 {
+		c.descendantLabel(a, foreign)
 	}
 	if clickable && !void(a) && !(foreign && selfClosing) && len(c.frames) < maxFrames {
 		if a == atom.A {
@@ -749,9 +756,67 @@ func (c *checker) endTag(start, end int) {
 		}
 		break
 	}
-	if len(c.frames) > 0 && !inline(a) {
+	if len(c.frames) > 0 && !inline(a) && !(len(c.foreign) > 0 && svgInline(name)) {
 		c.appendLabel([]byte(" "))
 	}
+}
+
+// svgInline reports whether the SVG element name continues the text of
+// the <text> it is in, without a break.
+func svgInline(name []byte) bool {
+	return string(name) == "tspan" || string(name) == "textpath" || string(name) == "a"
+}
+
+// descendantLabel adds what an element inside a clickable one shows or
+// names to the clickable one's label: the alt text of an image (drawn
+// when the image does not load, and its accessible name) and an
+// aria-label. aria-labelledby is not followed: it names the element for
+// screen readers with text that is shown elsewhere, where it is checked
+// if it is clickable.
+func (c *checker) descendantLabel(a atom.Atom, foreign bool) {
+	if !inline(a) && !(foreign && svgInline(c.name)) {
+		c.appendLabel([]byte(" "))
+	}
+	if a == atom.Bdo {
+		if dir, _ := c.attr("dir"); asciiEqualFold(bytes.TrimSpace(dir), "rtl") {
+			c.labelReversed = true
+		}
+	}
+	for _, k := range []string{"alt", "aria-label"} {
+		if k == "alt" && a != atom.Img && a != atom.Input && a != atom.Area {
+			continue
+		}
+		if v, ok := c.attr(k); ok {
+			c.appendLabel(v)
+			c.appendLabel([]byte(" "))
+		}
+	}
+}
+
+// maxLabels bounds the labels whose reading is remembered.
+const maxLabels = 1024
+
+// downloadReading is downloadReading, remembering the labels that are not
+// a call to download: pages repeat their labels ("Details" on every card),
+// and reading a label that is not ASCII takes microseconds.
+func (c *checker) downloadReading(label string, truncated, reversed bool) (string, bool) {
+	if c.chars == nil && !isASCII(label) {
+		c.chars = make(readCache)
+	}
+	if truncated || reversed || len(label) > 64 {
+		return downloadReading(label, truncated, reversed, c.chars)
+	}
+	if c.labels[label] {
+		return "", false
+	}
+	form, ok := downloadReading(label, false, false, c.chars)
+	if !ok && len(c.labels) < maxLabels {
+		if c.labels == nil {
+			c.labels = make(map[string]bool)
+		}
+		c.labels[label] = true
+	}
+	return form, ok
 }
 
 // closeFrame closes the innermost clickable element, which ends at end,
@@ -760,11 +825,11 @@ func (c *checker) closeFrame(end int) {
 	f := c.frames[len(c.frames)-1]
 	c.frames = c.frames[:len(c.frames)-1]
 	if !f.reported && c.want(ruleDownloadButton) {
-		label := c.label[f.text:]
-		if isDownloadLabel(label, c.labelCut) {
+		label := string(c.label[f.text:])
+		if form, ok := c.downloadReading(label, c.labelCut, c.labelReversed || c.bidiOverride); ok {
 			c.add(ruleDownloadButton, f.start, f.start, end, fmt.Sprintf(
-				"The clickable <%s> says %s: it is a download button, and the page must not have one.",
-				f.name, strconv.Quote(summarize(string(label), 60))))
+				"The clickable <%s> says %s%s: it is a download button, and the page must not have one.",
+				f.name, strconv.Quote(summarize(label, 60)), readsAs(label, form)))
 			// Outer clickable elements share this text; one finding is enough.
 			for i := range c.frames {
 				c.frames[i].reported = true
@@ -774,6 +839,7 @@ func (c *checker) closeFrame(end int) {
 	if len(c.frames) == 0 {
 		c.label = c.label[:0]
 		c.labelCut = false
+		c.labelReversed = false
 	}
 }
 

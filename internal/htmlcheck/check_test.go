@@ -296,6 +296,12 @@ func TestServiceHostsOption(t *testing.T) {
 	}
 }
 
+// isDownloadLabel reports whether label, as a whole, is a call to download.
+func isDownloadLabel(label []byte, truncated bool) bool {
+	_, ok := downloadReading(string(label), truncated, false, nil)
+	return ok
+}
+
 func TestIsDownloadLabel(t *testing.T) {
 	tests := []struct {
 		label string

@@ -42,25 +42,20 @@ func invisible(r rune) bool {
 	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
 }
 
-// readingCase returns the plain reading of s: NFKD, without invisible
-// characters, lower-cased if lower. Invalid UTF-8 reads as spaces.
-func readingCase(s string, lower bool) string {
+// unfoldedReading returns the plain reading of s before lower-casing:
+// NFKD without invisible characters. Invalid UTF-8 reads as spaces.
+func unfoldedReading(s string) string {
 	if isASCII(s) {
-		if lower {
-			return strings.ToLower(s)
-		}
 		return s
 	}
-	s = norm.NFKD.String(strings.ToValidUTF8(s, " "))
-	return strings.Map(func(r rune) rune {
-		switch {
-		case invisible(r):
-			return -1
-		case lower:
-			return unicode.ToLower(r)
-		}
-		return r
-	}, s)
+	return strings.Map(dropInvisible, norm.NFKD.String(strings.ToValidUTF8(s, " ")))
+}
+
+func dropInvisible(r rune) rune {
+	if invisible(r) {
+		return -1
+	}
+	return r
 }
 
 // withoutMarks returns s decomposed (NFD) without its combining marks.
@@ -73,11 +68,13 @@ func withoutMarks(s string) string {
 	}, norm.NFD.String(s))
 }
 
-// reading returns the plain reading of s.
-func reading(s string) string { return readingCase(s, true) }
-
-// skeleton returns the confusables skeleton of s, read again.
-func skeleton(s string) string { return reading(confusables.Skeleton(s)) }
+// skeleton returns the confusables skeleton of s, a reading, lower-cased
+// and without the invisible characters that the skeleton's decomposition
+// brings back. (Its letters need no second NFKD: both sides of a
+// comparison are read the same way.)
+func skeleton(s string) string {
+	return strings.ToLower(strings.Map(dropInvisible, confusables.Skeleton(s)))
+}
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -107,16 +104,13 @@ var asciiSkeleton, asciiSkeletonLetters = func() (t [utf8.RuneSelf]bool, letters
 	return t, letters
 }()
 
-// needsSkeleton reports whether the skeleton readings of s can match
-// where its plain reading does not. For ASCII this is when s has a byte
+// needsSkeleton reports whether the skeleton readings of s, which is
+// ASCII, can match where its plain reading does not: when s has a byte
 // that the skeleton maps to something else than lower-case letters, or
 // has the letters that one maps to: a letter mapped to letters ('m' to
 // "rn") maps the same way in the word lists, so on its own it changes
 // nothing. This keeps the skeleton, which allocates, off most labels.
 func needsSkeleton(s string) bool {
-	if !isASCII(s) {
-		return true
-	}
 	for i := 0; i < len(s); i++ {
 		if asciiSkeleton[s[i]] {
 			return true
@@ -130,19 +124,95 @@ func needsSkeleton(s string) bool {
 	return false
 }
 
+// form is one reading of a label and the word lists it is matched with.
+type form struct {
+	text string
+	lex  *lexicon
+}
+
+// runeReadings are the readings of one character: plain before and after
+// lower-casing, and the skeletons of both.
+type runeReadings struct{ unfolded, plain, skelPlain, skelUnfolded string }
+
+func readRune(r rune) runeReadings {
+	u := unfoldedReading(string(r))
+	p := strings.ToLower(u)
+	return runeReadings{u, p, skeleton(p), skeleton(u)}
+}
+
+// asciiReadings are the readings of the ASCII characters.
+var asciiReadings = func() (t [utf8.RuneSelf]runeReadings) {
+	for r := range rune(utf8.RuneSelf) {
+		t[r] = readRune(r)
+	}
+	return t
+}()
+
+// readCache remembers the readings of the characters that one check
+// meets: the normalisation and skeleton tables take microseconds per
+// label, a map lookup per character takes nanoseconds.
+type readCache map[rune]runeReadings
+
+// maxReadCache bounds a readCache.
+const maxReadCache = 4096
+
+func (c readCache) get(r rune) runeReadings {
+	if r < utf8.RuneSelf {
+		return asciiReadings[r]
+	}
+	if rr, ok := c[r]; ok {
+		return rr
+	}
+	rr := readRune(r)
+	if c != nil && len(c) < maxReadCache {
+		c[r] = rr
+	}
+	return rr
+}
+
+// spell returns the readings of s, character by character: plain, the
+// skeleton of plain, the skeleton before lower-casing, and whether that
+// one can differ from the second (s has upper-case letters). Invalid
+// UTF-8 reads as spaces.
+//
+// Reading character by character is reading the whole string, less the
+// canonical reordering of combining marks, which are dropped. Labels and
+// word lists are both spelt this way.
+func spell(s string, cache readCache) (plain, skelPlain, skelUnfolded string, cased bool) {
+	var p, sp, su []byte
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			r = ' '
+		}
+		i += n
+		rr := cache.get(r)
+		p = append(p, rr.plain...)
+		sp = append(sp, rr.skelPlain...)
+		su = append(su, rr.skelUnfolded...)
+		cased = cased || rr.unfolded != rr.plain
+	}
+	return string(p), string(sp), string(su), cased
+}
+
 // readings returns the readings of label that are matched: the plain
-// one, then, where they can differ, the two skeletons; and when reversed
-// (the label is under a right-to-left override), each of them with its
+// one, then, where they can differ from it, the two skeletons; and when
+// reversed (the label may be drawn right to left), each of them with its
 // characters in reverse order too.
-func readings(label string, reversed bool) []string {
-	plain := reading(label)
-	forms := []string{plain}
-	if needsSkeleton(plain) || needsSkeleton(label) {
-		forms = append(forms, skeleton(plain), reading(confusables.Skeleton(readingCase(label, false))))
+func readings(label string, reversed bool, cache readCache) []form {
+	var forms []form
+	if plain := strings.ToLower(label); isASCII(label) && !needsSkeleton(plain) && !needsSkeleton(label) {
+		forms = []form{{plain, plainLexicon}}
+	} else {
+		plain, skelPlain, skelUnfolded, cased := spell(label, cache)
+		forms = []form{{plain, plainLexicon}, {skelPlain, skeletonLexicon}}
+		if cased && skelUnfolded != skelPlain {
+			forms = append(forms, form{skelUnfolded, skeletonLexicon})
+		}
 	}
 	if reversed {
 		for _, f := range forms {
-			forms = append(forms, reverseRunes(f))
+			forms = append(forms, form{reverseRunes(f.text), f.lex})
 		}
 	}
 	return forms

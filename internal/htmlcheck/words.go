@@ -156,26 +156,19 @@ func newLexicon(read func(string) string) *lexicon {
 // plainLexicon and skeletonLexicon are the word lists in the plain and the
 // skeleton readings.
 var (
-	plainLexicon    = newLexicon(reading)
-	skeletonLexicon = newLexicon(func(s string) string { return skeleton(reading(s)) })
+	plainLexicon    = newLexicon(func(s string) string { p, _, _, _ := spell(s, nil); return p })
+	skeletonLexicon = newLexicon(func(s string) string { _, sp, _, _ := spell(s, nil); return sp })
 )
 
 // maxLabelWords is the longest label checked for its last word too.
 const maxLabelWords = 12
 
-// isDownloadLabel reports whether label, the text of a clickable element
-// or its value, aria-label or title, is a call to download; truncated says
-// the label was cut short. See downloadReading.
-func isDownloadLabel(label []byte, truncated bool) bool {
-	_, ok := downloadReading(string(label), truncated, false)
-	return ok
-}
-
 // downloadReading reports whether label, the text a page shows on a
 // clickable element (or in CSS generated content), is a call to download,
 // and returns the reading of it that is one. truncated says the label was
 // cut short; reversed that it may be drawn in reverse (a right-to-left
-// override), in which case it is read both ways.
+// override), in which case it is read both ways. cache, which may be nil,
+// remembers how characters read.
 //
 // A clickable element is a download button when its label is a call to
 // download. Prose that merely mentions downloads ("2M downloads", "read the
@@ -200,15 +193,11 @@ func isDownloadLabel(label []byte, truncated bool) bool {
 //
 // Labels longer than 12 words (a whole card that is a link) and questions
 // ("How do I download it?") are checked for their first word only.
-func downloadReading(label string, truncated, reversed bool) (string, bool) {
+func downloadReading(label string, truncated, reversed bool, cache readCache) (string, bool) {
 	reversed = reversed || strings.Contains(label, rightToLeftOverride)
-	for i, form := range readings(label, reversed) {
-		lex := plainLexicon
-		if i%3 != 0 {
-			lex = skeletonLexicon
-		}
-		if lex.matches(form, truncated) {
-			return form, true
+	for _, f := range readings(label, reversed, cache) {
+		if f.lex.matches(f.text, truncated) {
+			return f.text, true
 		}
 	}
 	return "", false
