@@ -798,25 +798,31 @@ const maxLabels = 1024
 
 // downloadReading is downloadReading, remembering the labels that are not
 // a call to download: pages repeat their labels ("Details" on every card),
-// and reading a label that is not ASCII takes microseconds.
-func (c *checker) downloadReading(label string, truncated, reversed bool) (string, bool) {
-	if c.chars == nil && !isASCII(label) {
-		c.chars = make(readCache)
-	}
+// and reading a label that is not ASCII takes a microsecond or two.
+func (c *checker) downloadReading(label []byte, truncated, reversed bool) (string, bool) {
 	if truncated || reversed || len(label) > 64 {
-		return downloadReading(label, truncated, reversed, c.chars)
+		return downloadReading(string(label), truncated, reversed, c.readCache(label))
 	}
-	if c.labels[label] {
+	if c.labels[string(label)] {
 		return "", false
 	}
-	form, ok := downloadReading(label, false, false, c.chars)
+	form, ok := downloadReading(string(label), false, false, c.readCache(label))
 	if !ok && len(c.labels) < maxLabels {
 		if c.labels == nil {
 			c.labels = make(map[string]bool)
 		}
-		c.labels[label] = true
+		c.labels[string(label)] = true
 	}
 	return form, ok
+}
+
+// readCache returns the check's cache of character readings, made when
+// the first label that needs it comes.
+func (c *checker) readCache(label []byte) readCache {
+	if c.chars == nil && !isASCII(string(label)) {
+		c.chars = make(readCache)
+	}
+	return c.chars
 }
 
 // closeFrame closes the innermost clickable element, which ends at end,
@@ -825,11 +831,11 @@ func (c *checker) closeFrame(end int) {
 	f := c.frames[len(c.frames)-1]
 	c.frames = c.frames[:len(c.frames)-1]
 	if !f.reported && c.want(ruleDownloadButton) {
-		label := string(c.label[f.text:])
+		label := c.label[f.text:]
 		if form, ok := c.downloadReading(label, c.labelCut, c.labelReversed || c.bidiOverride); ok {
 			c.add(ruleDownloadButton, f.start, f.start, end, fmt.Sprintf(
 				"The clickable <%s> says %s%s: it is a download button, and the page must not have one.",
-				f.name, strconv.Quote(summarize(label, 60)), readsAs(label, form)))
+				f.name, q(label), readsAs(string(label), form)))
 			// Outer clickable elements share this text; one finding is enough.
 			for i := range c.frames {
 				c.frames[i].reported = true

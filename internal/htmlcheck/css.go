@@ -42,13 +42,13 @@ func scanCSS(s []byte, decls bool, fn func(k cssKind, start, end int, val []byte
 	propStart := 0   // where the next property name may start
 	inValue := false // after "property:"
 	drawn := false   // and the property may draw strings as text
-	var text []byte  // its strings so far, decoded
+	var text []byte  // its strings so far, decoded; fn must not keep it
 	textStart := -1
 	flush := func(end int) {
 		if len(text) > 0 && drawn {
 			fn(cssText, textStart, end, text)
 		}
-		text, textStart, inValue, drawn = nil, -1, false, false
+		text, textStart, inValue, drawn = text[:0], -1, false, false
 	}
 	depth := 0           // brace depth
 	fontDepth := -1      // brace depth of the @font-face block we are in, or -1
@@ -106,7 +106,7 @@ func scanCSS(s []byte, decls bool, fn func(k cssKind, start, end int, val []byte
 		case '{':
 			// What came before was a selector or an at-rule prelude,
 			// not a declaration.
-			text, textStart, inValue, drawn = nil, -1, false, false
+			text, textStart, inValue, drawn = text[:0], -1, false, false
 			propStart = i + 1
 			depth++
 			if pendingFont {

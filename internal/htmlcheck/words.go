@@ -211,10 +211,8 @@ func (l *lexicon) matches(form string, truncated bool) bool {
 			return true
 		}
 	}
-	words := strings.FieldsFunc(form, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
-	})
-	words, spaced := l.join(words)
+	var buf [maxLabelWords + 4]string // most labels: no allocation
+	words, spaced := l.join(splitWords(buf[:0], form))
 	if spaced {
 		return true
 	}
@@ -297,6 +295,28 @@ func (l *lexicon) join(words []string) ([]string, bool) {
 		return words, false
 	}
 	return out, false
+}
+
+// splitWords appends the words of s to words: runs of letters, digits and
+// marks (strings.FieldsFunc, without its allocation).
+func splitWords(words []string, s string) []string {
+	start := -1
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			words = append(words, s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		words = append(words, s[start:])
+	}
+	return words
 }
 
 func singleLetter(w string) bool {
