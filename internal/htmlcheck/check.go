@@ -178,10 +178,10 @@ type checker struct {
 	labelCut      bool
 	labelReversed bool // the label has text under <bdo dir=rtl>
 
-	bidiOverride bool            // CSS has unicode-bidi: bidi-override, which can draw any text reversed
-	attrRefs     map[string]bool // attributes that CSS draws with attr()
-	labels       map[string]bool // labels read so far that are not a call to download
-	chars        readCache       // how the characters of labels read
+	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
+	attrRefs     map[string]bool  // attributes that CSS draws with attr()
+	labels       map[string]uint8 // labels read so far that are not a call to download, and where
+	chars        readCache        // how the characters of labels read
 
 	clip             bool // a script writes the clipboard
 	clipPos, clipEnd int  // where, in src
@@ -799,22 +799,36 @@ const maxLabels = 1024
 // downloadReading is downloadReading, remembering the labels that are not
 // a call to download: pages repeat their labels ("Details" on every card),
 // and reading a label that is not ASCII takes a microsecond or two.
-func (c *checker) downloadReading(label []byte, truncated, reversed bool) (string, bool) {
-	if truncated || reversed || len(label) > 64 {
-		return downloadReading(string(label), truncated, reversed, c.readCache(label))
+func (c *checker) downloadReading(label []byte, o labelOpts) (string, bool) {
+	if o.truncated || o.reversed || len(label) > 64 {
+		return downloadReading(string(label), o, c.readCache(label))
 	}
-	if c.labels[string(label)] {
+	// A label that is not a call to download on a clickable element is
+	// not one anywhere either: anywhere only counts fewer words.
+	seen := c.labels[string(label)]
+	if seen&notOnClickable != 0 || o.anywhere && seen&notAnywhere != 0 {
 		return "", false
 	}
-	form, ok := downloadReading(string(label), false, false, c.readCache(label))
+	form, ok := downloadReading(string(label), o, c.readCache(label))
 	if !ok && len(c.labels) < maxLabels {
 		if c.labels == nil {
-			c.labels = make(map[string]bool)
+			c.labels = make(map[string]uint8)
 		}
-		c.labels[string(label)] = true
+		if o.anywhere {
+			seen |= notAnywhere
+		} else {
+			seen |= notOnClickable
+		}
+		c.labels[string(label)] = seen
 	}
 	return form, ok
 }
+
+// Flags of checker.labels.
+const (
+	notOnClickable = 1 << iota // not a call to download on a clickable element
+	notAnywhere                // not a call to download as generated text
+)
 
 // readCache returns the check's cache of character readings, made when
 // the first label that needs it comes.
@@ -832,7 +846,7 @@ func (c *checker) closeFrame(end int) {
 	c.frames = c.frames[:len(c.frames)-1]
 	if !f.reported && c.want(ruleDownloadButton) {
 		label := c.label[f.text:]
-		if form, ok := c.downloadReading(label, c.labelCut, c.labelReversed || c.bidiOverride); ok {
+		if form, ok := c.downloadReading(label, labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}); ok {
 			c.add(ruleDownloadButton, f.start, f.start, end, fmt.Sprintf(
 				"The clickable <%s> says %s%s: it is a download button, and the page must not have one.",
 				f.name, q(label), readsAs(string(label), form)))

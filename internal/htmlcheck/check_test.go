@@ -224,6 +224,8 @@ func TestAllowed(t *testing.T) {
 		{"css content", page(`<style>.q::before{content:"“"} .step::before{content:counter(s) ". "} .new::after{content:"New"} li::marker{content:"→ "} .a::after{content:attr(data-n)}</style><p class="a" data-n="2M downloads">x</p>`)},
 		{"css font and grid", page(`<style>@font-face{font-family:"Download Sans";src:local("Download Sans")} .g{grid-template-areas:"hero download"} a[title="Download"]{color:red}</style><p>x</p>`)},
 		{"css prose", page(`<style>.note::after{content:" (2M downloads so far)"}</style><p class="note">x</p>`)},
+		{"css statistic label", page(`<style>.n::before{content:"Downloads: "} .m::after{content:attr(data-label)}</style><p class="n">2M</p><p class="m" data-label="Downloading…">x</p>`)},
+		{"language select", page(`<select aria-label="Language"><option>English</option><option>Deutsch</option></select>`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,7 +300,7 @@ func TestServiceHostsOption(t *testing.T) {
 
 // isDownloadLabel reports whether label, as a whole, is a call to download.
 func isDownloadLabel(label []byte, truncated bool) bool {
-	_, ok := downloadReading(string(label), truncated, false, nil)
+	_, ok := downloadReading(string(label), labelOpts{truncated: truncated}, nil)
 	return ok
 }
 

@@ -53,9 +53,10 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			}
 		}
 		c.checkTarget(start, end, name)
-	case atom.Summary, atom.Label:
+	case atom.Summary, atom.Label, atom.Select:
 		// A summary opens its details, a label clicks its control
-		// (often a hidden checkbox that CSS turns into a button).
+		// (often a hidden checkbox that CSS turns into a button), a
+		// select shows an option as its face.
 		clickable = true
 	case atom.Button:
 		clickable = true
@@ -161,7 +162,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			continue
 		}
 		if v, ok := c.attr(k); ok {
-			if form, ok := c.downloadReading(v, false, c.bidiOverride); ok {
+			if form, ok := c.downloadReading(v, labelOpts{reversed: c.bidiOverride}); ok {
 				c.addAttr(ruleDownloadButton, start, end, k, false, fmt.Sprintf(
 					"The clickable <%s> has %s=%s%s: it is a download button, and the page must not have one.", name, k, q(v), readsAs(string(v), form)))
 				return false // reported; its text need not be checked
@@ -180,7 +181,7 @@ func (c *checker) checkAttrRefs(start, end int, name []byte) {
 		if !c.attrRefs[string(at.key)] {
 			continue
 		}
-		if form, ok := c.downloadReading(at.val, false, c.bidiOverride); ok {
+		if form, ok := c.downloadReading(at.val, labelOpts{reversed: c.bidiOverride, anywhere: true}); ok {
 			c.addAttr(ruleDownloadButton, start, end, string(at.key), false, fmt.Sprintf(
 				"<%s %s=%s> is drawn on the page by CSS attr(%s) and says a call to download%s: it makes a download button, and the page must not have one.",
 				name, at.key, q(at.val), at.key, readsAs(string(at.val), form)))
@@ -473,7 +474,7 @@ func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
 			}
 			// Whatever the selector: which elements it reaches, now or
 			// after a script adds a class, cannot be known here.
-			if form, ok := c.downloadReading(v, false, c.bidiOverride); ok {
+			if form, ok := c.downloadReading(v, labelOpts{reversed: c.bidiOverride, anywhere: true}); ok {
 				p.add(ruleDownloadButton, s, e, fmt.Sprintf(
 					"The %s draws the text %s%s (CSS content or a string it can use): generated text that calls to download makes a download button, and the page must not have one.",
 					where, q(v), readsAs(string(v), form)))

@@ -76,6 +76,9 @@ var downloadEvasions = []struct {
 	{"role menuitemradio", `<div role="menuitemradio">Download</div>`},
 	{"onkeydown handler", `<div tabindex="0" onkeydown="go(event)">Download</div>`},
 	{"placeholder of a clickable input", `<input readonly onclick="go()" placeholder="Download">`},
+	{"select option", `<select onchange="go()"><option>Download PDF</option></select>`},
+	{"css attr", `<style>.b::after { content: attr(data-label) }</style><p class="b" data-label="Download now"></p>`},
+	{"css attr before its style", `<p class="b" data-label="Download now"></p><style>.b::after { content: attr(data-label) }</style>`},
 	// Other wording.
 	{"save file", `<button>Save file</button>`},
 	{"save to device", `<a href="#">Save to device</a>`},

@@ -130,13 +130,13 @@ func FuzzDownloadReading(f *testing.F) {
 				t.Fatalf("reading %q of %q is not valid UTF-8", f.text, label)
 			}
 		}
-		_, got := downloadReading(label, false, false, nil)
+		_, got := downloadReading(label, labelOpts{}, nil)
 		if !isASCII(label) || needsSkeleton(strings.ToLower(label)) || needsSkeleton(label) {
 			return
 		}
 		_, skelPlain, skelUnfolded, _ := spell(label, nil)
 		for _, form := range []string{skelPlain, skelUnfolded} {
-			if skeletonLexicon.matches(form, false) && !got {
+			if skeletonLexicon.matches(form, labelOpts{}) && !got {
 				t.Fatalf("%q: the skeleton reading %q matches, but needsSkeleton skipped it", label, form)
 			}
 		}

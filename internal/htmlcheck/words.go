@@ -165,10 +165,8 @@ const maxLabelWords = 12
 
 // downloadReading reports whether label, the text a page shows on a
 // clickable element (or in CSS generated content), is a call to download,
-// and returns the reading of it that is one. truncated says the label was
-// cut short; reversed that it may be drawn in reverse (a right-to-left
-// override), in which case it is read both ways. cache, which may be nil,
-// remembers how characters read.
+// and returns the reading of it that is one. o says how the label is
+// shown; cache, which may be nil, remembers how characters read.
 //
 // A clickable element is a download button when its label is a call to
 // download. Prose that merely mentions downloads ("2M downloads", "read the
@@ -193,19 +191,30 @@ const maxLabelWords = 12
 //
 // Labels longer than 12 words (a whole card that is a link) and questions
 // ("How do I download it?") are checked for their first word only.
-func downloadReading(label string, truncated, reversed bool, cache readCache) (string, bool) {
-	reversed = reversed || strings.Contains(label, rightToLeftOverride)
-	for _, f := range readings(label, reversed, cache) {
-		if f.lex.matches(f.text, truncated) {
+func downloadReading(label string, o labelOpts, cache readCache) (string, bool) {
+	o.reversed = o.reversed || strings.Contains(label, rightToLeftOverride)
+	for _, f := range readings(label, o.reversed, cache) {
+		if f.lex.matches(f.text, o) {
 			return f.text, true
 		}
 	}
 	return "", false
 }
 
+// labelOpts says how a label is shown.
+type labelOpts struct {
+	truncated bool // it was cut short
+	reversed  bool // it may be drawn right to left (see readings)
+	// anywhere says that the text may be drawn on any element (CSS
+	// generated text), not on a known clickable one, so it must be a
+	// call to action to count: a verb ("Download now"), not a noun
+	// ("Downloads: 2M" on a statistic).
+	anywhere bool
+}
+
 // matches reports whether form, a reading of a label, is a call to
 // download in lexicon l.
-func (l *lexicon) matches(form string, truncated bool) bool {
+func (l *lexicon) matches(form string, o labelOpts) bool {
 	for _, w := range l.spaceless {
 		if strings.Contains(form, w) {
 			return true
@@ -229,11 +238,11 @@ func (l *lexicon) matches(form string, truncated bool) bool {
 		}
 	}
 	if first < len(words) {
-		if _, ok := l.words[words[first]]; ok {
+		if verb, ok := l.words[words[first]]; ok && (verb || !o.anywhere) {
 			return true
 		}
 	}
-	if truncated || len(words) > maxLabelWords || strings.HasSuffix(strings.TrimSpace(form), "?") {
+	if o.truncated || len(words) > maxLabelWords || strings.HasSuffix(strings.TrimSpace(form), "?") {
 		// A card or a question ("How do I download it?") is not a call
 		// to action, unless it starts with one.
 		return false
