@@ -134,6 +134,7 @@ type frame struct {
 	depth    int // open elements of the same name, itself included
 	start    int // where its start tag is
 	text     int // where its text starts in checker.label
+	shown    int // where its text starts in checker.shown
 	reported bool
 }
 
@@ -177,6 +178,13 @@ type checker struct {
 	label         []byte
 	labelCut      bool
 	labelReversed bool // the label has text under <bdo dir=rtl>
+	// shown is label without the text of hidden descendants (see
+	// hides), which pages insert between letters to break a word up;
+	// hideName and hideDepth follow the hidden element that text is in.
+	shown       []byte
+	labelHidden bool // some text of the label is hidden
+	hideName    string
+	hideDepth   int
 
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()
@@ -527,6 +535,9 @@ func (c *checker) appendLabel(t []byte) {
 		c.labelCut = true
 	}
 	c.label = append(c.label, t...)
+	if c.hideDepth == 0 {
+		c.shown = append(c.shown, t...)
+	}
 }
 
 // metadata are the elements that are not body content.
@@ -648,7 +659,22 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		}
 	}
 	if len(c.frames) > 0 {
-		c.descendantLabel(a, foreign)
+		switch {
+		case c.hideDepth > 0:
+			if string(name) == c.hideName && !selfClosing {
+				c.hideDepth++
+			}
+			c.descendantLabel(a, foreign)
+		case c.hides():
+			c.labelHidden = true
+			c.hideName, c.hideDepth = c.intern(a, name), 1
+			c.descendantLabel(a, foreign)
+			if void(a) || selfClosing {
+				c.hideDepth = 0
+			}
+		default:
+			c.descendantLabel(a, foreign)
+		}
 	}
 	if clickable && !void(a) && !(foreign && selfClosing) && len(c.frames) < maxFrames {
 		if a == atom.A {
@@ -661,7 +687,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 				}
 			}
 		}
-		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label)})
+		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown)})
 	}
 }
 
@@ -744,6 +770,9 @@ func (c *checker) endTag(start, end int) {
 	if a == atom.Html && c.htmls > 0 {
 		c.afterHTML = true
 	}
+	if c.hideDepth > 0 && string(name) == c.hideName {
+		c.hideDepth--
+	}
 	for i := len(c.frames) - 1; i >= 0; i-- {
 		if c.frames[i].name != string(name) {
 			continue
@@ -765,6 +794,46 @@ func (c *checker) endTag(start, end int) {
 // the <text> it is in, without a break.
 func svgInline(name []byte) bool {
 	return string(name) == "tspan" || string(name) == "textpath" || string(name) == "a"
+}
+
+// hides reports whether the current start tag hides its content with the
+// hidden attribute or an inline style (display: none, visibility: hidden,
+// font-size: 0, opacity: 0). A class that hides it cannot be told.
+func (c *checker) hides() bool {
+	if _, ok := c.attr("hidden"); ok {
+		return true
+	}
+	style, ok := c.attr("style")
+	if !ok {
+		return false
+	}
+	var b [256]byte
+	st := b[:0]
+	for _, ch := range style {
+		switch {
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f':
+		case 'A' <= ch && ch <= 'Z':
+			st = append(st, ch+'a'-'A')
+		default:
+			st = append(st, ch)
+		}
+	}
+	if bytes.Contains(st, []byte("display:none")) || bytes.Contains(st, []byte("visibility:hidden")) {
+		return true
+	}
+	for _, p := range []string{"font-size:0", "opacity:0"} {
+		for rest := st; ; {
+			i := bytes.Index(rest, []byte(p))
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(p):]
+			if len(rest) == 0 || rest[0] == ';' || rest[0] == '!' || rest[0] == 'p' || rest[0] == '%' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // descendantLabel adds what an element inside a clickable one shows or
@@ -845,8 +914,14 @@ func (c *checker) closeFrame(end int) {
 	f := c.frames[len(c.frames)-1]
 	c.frames = c.frames[:len(c.frames)-1]
 	if !f.reported && c.want(ruleDownloadButton) {
+		o := labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}
 		label := c.label[f.text:]
-		if form, ok := c.downloadReading(label, labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}); ok {
+		form, ok := c.downloadReading(label, o)
+		if !ok && c.labelHidden {
+			label = c.shown[f.shown:]
+			form, ok = c.downloadReading(label, o)
+		}
+		if ok {
 			c.add(ruleDownloadButton, f.start, f.start, end, fmt.Sprintf(
 				"The clickable <%s> says %s%s: it is a download button, and the page must not have one.",
 				f.name, q(label), readsAs(string(label), form)))
@@ -860,6 +935,9 @@ func (c *checker) closeFrame(end int) {
 		c.label = c.label[:0]
 		c.labelCut = false
 		c.labelReversed = false
+		c.shown = c.shown[:0]
+		c.labelHidden = false
+		c.hideDepth = 0
 	}
 }
 

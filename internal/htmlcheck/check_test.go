@@ -225,6 +225,7 @@ func TestAllowed(t *testing.T) {
 		{"css font and grid", page(`<style>@font-face{font-family:"Download Sans";src:local("Download Sans")} .g{grid-template-areas:"hero download"} a[title="Download"]{color:red}</style><p>x</p>`)},
 		{"css prose", page(`<style>.note::after{content:" (2M downloads so far)"}</style><p class="note">x</p>`)},
 		{"css statistic label", page(`<style>.n::before{content:"Downloads: "} .m::after{content:attr(data-label)}</style><p class="n">2M</p><p class="m" data-label="Downloading…">x</p>`)},
+		{"hidden text in a link", page(`<a href="#">Read more<span hidden> about downloads</span></a><a href="#">Our <span style="font-size:0.9em">download</span> stats</a>`)},
 		{"language select", page(`<select aria-label="Language"><option>English</option><option>Deutsch</option></select>`)},
 	}
 	for _, tt := range tests {

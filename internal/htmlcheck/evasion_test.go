@@ -49,6 +49,8 @@ var downloadEvasions = []struct {
 	{"split word", `<button>Down load</button>`},
 	{"split word in blocks", `<a href="#"><div>Down</div><div>load</div></a>`},
 	{"split word in title", `<a href="#" title="Down-load">⬇</a>`},
+	{"hidden letters between", `<a href="#">Do<span hidden>x</span>wn<span style="display: NONE">y</span>lo<b style="font-size:0px">z</b>ad</a>`},
+	{"transparent letter between", `<button>Down<span style="opacity:0;position:absolute">x</span>load</button>`},
 	// CSS generated content.
 	{"css before", `<style>.cta::before { content: "Download now" }</style><a class="cta" href="#"></a>`},
 	{"css after", `<style>a.x::after{content:'Download'}</style><a class="x" href="#"></a>`},
