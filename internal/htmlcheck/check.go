@@ -182,6 +182,8 @@ type checker struct {
 	// hides), which pages insert between letters to break a word up;
 	// hideName and hideDepth follow the hidden element that text is in.
 	shown       []byte
+	beside      []byte // the label of the clickable element just before, if nothing stands between (see besideLabel)
+	besideStart int
 	labelHidden bool // some text of the label is hidden
 	hideName    string
 	hideDepth   int
@@ -489,6 +491,7 @@ func (c *checker) text(start, end int, raw rawKind) {
 	switch {
 	case hasNonSpace(text) && len(c.frames) == 0:
 		// Text, and not a label: no need to decode it.
+		c.beside = c.beside[:0]
 	case bytes.IndexByte(text, '&') < 0 && len(c.frames) == 0:
 		return // only white space
 	case !hasNonSpace(text) && bytes.IndexByte(text, '&') < 0:
@@ -657,6 +660,9 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		if c.frames[i].name == string(name) && !selfClosing {
 			c.frames[i].depth++
 		}
+	}
+	if len(c.frames) == 0 && !clickable && !inline(a) {
+		c.beside = c.beside[:0]
 	}
 	if len(c.frames) > 0 {
 		switch {
@@ -913,6 +919,7 @@ func (c *checker) readCache(label []byte) readCache {
 func (c *checker) closeFrame(end int) {
 	f := c.frames[len(c.frames)-1]
 	c.frames = c.frames[:len(c.frames)-1]
+	reported := f.reported
 	if !f.reported && c.want(ruleDownloadButton) {
 		o := labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}
 		label := c.label[f.text:]
@@ -922,6 +929,7 @@ func (c *checker) closeFrame(end int) {
 			form, ok = c.downloadReading(label, o)
 		}
 		if ok {
+			reported = true
 			c.add(ruleDownloadButton, f.start, f.start, end, fmt.Sprintf(
 				"The clickable <%s> says %s%s: it is a download button, and the page must not have one.",
 				f.name, q(label), readsAs(string(label), form)))
@@ -932,12 +940,40 @@ func (c *checker) closeFrame(end int) {
 		}
 	}
 	if len(c.frames) == 0 {
+		c.besideLabel(f, end, reported)
 		c.label = c.label[:0]
 		c.labelCut = false
 		c.labelReversed = false
 		c.shown = c.shown[:0]
 		c.labelHidden = false
 		c.hideDepth = 0
+	}
+}
+
+// maxBeside is the longest label that is read together with the next
+// clickable element's.
+const maxBeside = 64
+
+// besideLabel reads the label of f, an outermost clickable element that
+// ends at end, together with the one of the clickable element just
+// before it, when nothing but white space and inline tags stand between
+// them: two links side by side, "Down" and "load", look like one button.
+// reported says f was reported already.
+func (c *checker) besideLabel(f frame, end int, reported bool) {
+	label := c.label[f.text:]
+	if len(c.beside) > 0 && !reported && c.want(ruleDownloadButton) && len(label) <= maxBeside {
+		both := append(append(c.beside, ' '), label...)
+		if form, ok := c.downloadReading(both, labelOpts{}); ok {
+			c.add(ruleDownloadButton, c.besideStart, c.besideStart, end, fmt.Sprintf(
+				"The clickable elements side by side say %s together%s: they make a download button, and the page must not have one.",
+				q(both), readsAs(string(both), form)))
+			reported = true
+		}
+	}
+	c.beside = c.beside[:0]
+	if !reported && len(label) <= maxBeside {
+		c.beside = append(c.beside, label...)
+		c.besideStart = f.start
 	}
 }
 

@@ -226,6 +226,7 @@ func TestAllowed(t *testing.T) {
 		{"css prose", page(`<style>.note::after{content:" (2M downloads so far)"}</style><p class="note">x</p>`)},
 		{"css statistic label", page(`<style>.n::before{content:"Downloads: "} .m::after{content:attr(data-label)}</style><p class="n">2M</p><p class="m" data-label="Downloading…">x</p>`)},
 		{"hidden text in a link", page(`<a href="#">Read more<span hidden> about downloads</span></a><a href="#">Our <span style="font-size:0.9em">download</span> stats</a>`)},
+		{"nav links side by side", page(`<nav><a href="#a">Home</a> <a href="#b">Pricing</a><a href="#c">Docs</a> <a href="#d">Free</a> <a href="#e">trial</a></nav>`)},
 		{"language select", page(`<select aria-label="Language"><option>English</option><option>Deutsch</option></select>`)},
 	}
 	for _, tt := range tests {

@@ -175,6 +175,7 @@ func scanCSS(s []byte, decls bool, fn func(k cssKind, start, end int, val []byte
 			i++
 		}
 	}
+	flush(n)
 }
 
 // cssStringEnd returns the offset just past the string starting at s[i].

@@ -51,6 +51,9 @@ var downloadEvasions = []struct {
 	{"split word in title", `<a href="#" title="Down-load">⬇</a>`},
 	{"hidden letters between", `<a href="#">Do<span hidden>x</span>wn<span style="display: NONE">y</span>lo<b style="font-size:0px">z</b>ad</a>`},
 	{"transparent letter between", `<button>Down<span style="opacity:0;position:absolute">x</span>load</button>`},
+	{"links side by side", `<a class="l" href="#">Down</a><a class="r" href="#">load</a>`},
+	{"korean with a space", `<a href="#">다운 로드</a>`},
+	{"chinese with a dot", `<button>下·载</button>`},
 	// CSS generated content.
 	{"css before", `<style>.cta::before { content: "Download now" }</style><a class="cta" href="#"></a>`},
 	{"css after", `<style>a.x::after{content:'Download'}</style><a class="x" href="#"></a>`},
@@ -62,6 +65,7 @@ var downloadEvasions = []struct {
 	{"css quotes", `<style>q.b { quotes: "Download" ""; }</style><a href="#"><q class="b"></q></a>`},
 	{"css marker", `<style>li.b { list-style-type: "Download " }</style><ul><li class="b"><a href="#">now</a></li></ul>`},
 	{"css in nested rule", `<style>.card { & .b::after { content: "Télécharger" } }</style><div class="card"><a class="b" href="#"></a></div>`},
+	{"css custom property in a style attribute", `<a class="b" href="#" style="--x:'Download'"></a>`},
 	{"css comment between strings", `<style>.b::after { content: "Down" /* ; font-family: x */ "load" }</style><a class="b" href="#"></a>`},
 	// SVG text.
 	{"svg tspans", `<a href="#"><svg viewBox="0 0 100 20"><text x="0" y="15"><tspan>Down</tspan><tspan>load</tspan></text></svg></a>`},

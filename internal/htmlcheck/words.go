@@ -215,9 +215,20 @@ type labelOpts struct {
 // matches reports whether form, a reading of a label, is a call to
 // download in lexicon l.
 func (l *lexicon) matches(form string, o labelOpts) bool {
-	for _, w := range l.spaceless {
-		if strings.Contains(form, w) {
-			return true
+	if !isASCII(form) {
+		// The scripts of these words are written without spaces inside
+		// words, so spaces or dots inside one ("다운 로드", "下·载")
+		// only break it up for the checker.
+		compact := strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+				return r
+			}
+			return -1
+		}, form)
+		for _, w := range l.spaceless {
+			if strings.Contains(compact, w) {
+				return true
+			}
 		}
 	}
 	var buf [maxLabelWords + 4]string // most labels: no allocation
