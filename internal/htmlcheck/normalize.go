@@ -12,7 +12,8 @@ import (
 // A label is matched against the download words as a visitor reads it,
 // not as its bytes spell it. Three readings of one label are matched:
 //
-//   - the plain reading: compatibility-decomposed (NFKD, so full-width,
+//   - the plain reading: compatibility-decomposed (NFKD: the mapping of
+//     NFKC without recomposition, so that accents can be dropped; full-width,
 //     mathematical, circled and other styled letters and ligatures
 //     become plain letters), without the characters that draw nothing
 //     (default-ignorable code points: zero-width spaces and joiners, soft
@@ -25,8 +26,10 @@ import (
 //   - the skeleton of the plain reading before lower-casing, so that a
 //     capital I standing for a small l ("DownIoad") is caught too.
 //
-// The word lists go through the same functions (see newLexicon), so a
-// word with accents, and one typed without them, compare equal.
+// Labels and word lists are both read character by character with the
+// same functions (see spell and newLexicon), so the comparison is
+// symmetric: a word with accents and one typed without them compare
+// equal, and so do a word and its look-alike.
 //
 // Dropping marks is NFKD followed by removing Mn and Me, which also drops
 // the vowel signs and viramas of some scripts and the voicing marks of
