@@ -181,12 +181,13 @@ type checker struct {
 	// shown is label without the text of hidden descendants (see
 	// hides), which pages insert between letters to break a word up;
 	// hideName and hideDepth follow the hidden element that text is in.
-	shown       []byte
-	beside      []byte // the label of the clickable element just before, if nothing stands between (see besideLabel)
-	besideStart int
-	labelHidden bool // some text of the label is hidden
-	hideName    string
-	hideDepth   int
+	shown                  []byte
+	beside                 []byte // the labels of clickable elements side by side so far (see besideLabel)
+	besidePieces           int
+	besideStart, besideEnd int
+	labelHidden            bool // some text of the label is hidden
+	hideName               string
+	hideDepth              int
 
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()
@@ -241,6 +242,7 @@ func (c *checker) run() {
 	for len(c.frames) > 0 {
 		c.closeFrame(off)
 	}
+	c.endBeside()
 	c.end()
 }
 
@@ -491,7 +493,7 @@ func (c *checker) text(start, end int, raw rawKind) {
 	switch {
 	case hasNonSpace(text) && len(c.frames) == 0:
 		// Text, and not a label: no need to decode it.
-		c.beside = c.beside[:0]
+		c.endBeside()
 	case bytes.IndexByte(text, '&') < 0 && len(c.frames) == 0:
 		return // only white space
 	case !hasNonSpace(text) && bytes.IndexByte(text, '&') < 0:
@@ -662,7 +664,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		}
 	}
 	if len(c.frames) == 0 && !clickable && !inline(a) {
-		c.beside = c.beside[:0]
+		c.endBeside()
 	}
 	if len(c.frames) > 0 {
 		switch {
@@ -950,31 +952,51 @@ func (c *checker) closeFrame(end int) {
 	}
 }
 
-// maxBeside is the longest label that is read together with the next
-// clickable element's.
-const maxBeside = 64
+// A word split across clickable elements side by side
+// (<a>Down</a><a>load</a>, one letter a link) looks like one button. Such
+// a run of clickable elements, with nothing but white space and inline
+// tags between them, is read as one label when it ends, once: up to
+// maxBesidePieces elements of one word each, maxBeside bytes in all.
+const (
+	maxBeside       = 64
+	maxBesidePiece  = 16
+	maxBesidePieces = 8
+)
 
-// besideLabel reads the label of f, an outermost clickable element that
-// ends at end, together with the one of the clickable element just
-// before it, when nothing but white space and inline tags stand between
-// them: two links side by side, "Down" and "load", look like one button.
-// reported says f was reported already.
+// besideLabel adds the label of f, an outermost clickable element that
+// ends at end, to the run of clickable elements side by side; reported
+// says f was reported already.
 func (c *checker) besideLabel(f frame, end int, reported bool) {
-	label := c.label[f.text:]
-	if len(c.beside) > 0 && !reported && c.want(ruleDownloadButton) && len(label) <= maxBeside {
-		both := append(append(c.beside, ' '), label...)
-		if form, ok := c.downloadReading(both, labelOpts{}); ok {
-			c.add(ruleDownloadButton, c.besideStart, c.besideStart, end, fmt.Sprintf(
+	piece := bytes.TrimSpace(c.label[f.text:])
+	if reported || len(piece) == 0 || len(piece) > maxBesidePiece || bytes.ContainsAny(piece, " \t\n\r\f") {
+		c.endBeside()
+		return
+	}
+	if c.besidePieces == maxBesidePieces || len(c.beside)+1+len(piece) > maxBeside {
+		c.endBeside()
+	}
+	if c.besidePieces == 0 {
+		c.besideStart = f.start
+	} else {
+		c.beside = append(c.beside, ' ')
+	}
+	c.beside = append(c.beside, piece...)
+	c.besidePieces++
+	c.besideEnd = end
+}
+
+// endBeside reads the run of clickable elements side by side, if there
+// is one, and starts a new one.
+func (c *checker) endBeside() {
+	if c.besidePieces >= 2 && c.want(ruleDownloadButton) {
+		if form, ok := c.downloadReading(c.beside, labelOpts{}); ok {
+			c.add(ruleDownloadButton, c.besideStart, c.besideStart, c.besideEnd, fmt.Sprintf(
 				"The clickable elements side by side say %s together%s: they make a download button, and the page must not have one.",
-				q(both), readsAs(string(both), form)))
-			reported = true
+				q(c.beside), readsAs(string(c.beside), form)))
 		}
 	}
 	c.beside = c.beside[:0]
-	if !reported && len(label) <= maxBeside {
-		c.beside = append(c.beside, label...)
-		c.besideStart = f.start
-	}
+	c.besidePieces = 0
 }
 
 // end reports what can only be known at the end of the document.

@@ -52,6 +52,7 @@ var downloadEvasions = []struct {
 	{"hidden letters between", `<a href="#">Do<span hidden>x</span>wn<span style="display: NONE">y</span>lo<b style="font-size:0px">z</b>ad</a>`},
 	{"transparent letter between", `<button>Down<span style="opacity:0;position:absolute">x</span>load</button>`},
 	{"links side by side", `<a class="l" href="#">Down</a><a class="r" href="#">load</a>`},
+	{"a letter a link", `<p><a href="#">D</a><a href="#">o</a><a href="#">w</a><a href="#">n</a><a href="#">l</a><a href="#">o</a><a href="#">a</a><a href="#">d</a></p>`},
 	{"korean with a space", `<a href="#">다운 로드</a>`},
 	{"chinese with a dot", `<button>下·载</button>`},
 	// CSS generated content.

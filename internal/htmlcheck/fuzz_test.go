@@ -125,7 +125,7 @@ func FuzzDownloadReading(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, label string) {
-		for _, f := range readings(label, true, readCache{}) {
+		for _, f := range readings(nil, label, true, readCache{}) {
 			if !utf8.ValidString(f.text) {
 				t.Fatalf("reading %q of %q is not valid UTF-8", f.text, label)
 			}

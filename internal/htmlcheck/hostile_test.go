@@ -57,6 +57,7 @@ func hostileInputs() []struct {
 		{"many css strings", fill(page("<p>x</p>")+"<style>", `a::after{content:"Далее"}`, "</style>")},
 		{"many css attr", fill(page("<p>x</p>")+"<style>a::after{content:attr(data-x)}</style>", `<p data-x="Далее">x</p>`, "")},
 		{"distinct non-ASCII labels", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">Далее ` + strconv.Itoa(i) + `</a>` })},
+		{"distinct links side by side", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">Д` + strconv.Itoa(i) + `</a>` })},
 		{"base64 slashes", fill(page("<p>x</p>")+`<img src="data:image/png;base64,`, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/", `">`)},
 		{"base64 markers", fill(page("<p>x</p>"), "base64,", "")},
 	}

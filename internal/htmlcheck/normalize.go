@@ -182,33 +182,43 @@ func (c readCache) get(r rune) runeReadings {
 // canonical reordering of combining marks, which are dropped. Labels and
 // word lists are both spelt this way.
 func spell(s string, cache readCache) (plain, skelPlain, skelUnfolded string, cased bool) {
-	var p, sp, su []byte
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			r = ' '
+	var buf [256]byte // most labels: one allocation, for the result
+	b := buf[:0]
+	var ends [3]int
+	for k := range 3 {
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				r = ' '
+			}
+			i += n
+			rr := cache.get(r)
+			switch k {
+			case 0:
+				b = append(b, rr.plain...)
+				cased = cased || rr.unfolded != rr.plain
+			case 1:
+				b = append(b, rr.skelPlain...)
+			case 2:
+				b = append(b, rr.skelUnfolded...)
+			}
 		}
-		i += n
-		rr := cache.get(r)
-		p = append(p, rr.plain...)
-		sp = append(sp, rr.skelPlain...)
-		su = append(su, rr.skelUnfolded...)
-		cased = cased || rr.unfolded != rr.plain
+		ends[k] = len(b)
 	}
-	return string(p), string(sp), string(su), cased
+	all := string(b)
+	return all[:ends[0]], all[ends[0]:ends[1]], all[ends[1]:], cased
 }
 
-// readings returns the readings of label that are matched: the plain
+// readings appends to forms the readings of label that are matched: the plain
 // one, then, where they can differ from it, the two skeletons; and when
 // reversed (the label may be drawn right to left), each of them with its
 // characters in reverse order too.
-func readings(label string, reversed bool, cache readCache) []form {
-	var forms []form
+func readings(forms []form, label string, reversed bool, cache readCache) []form {
 	if plain := strings.ToLower(label); isASCII(label) && !needsSkeleton(plain) && !needsSkeleton(label) {
-		forms = []form{{plain, plainLexicon}}
+		forms = append(forms, form{plain, plainLexicon})
 	} else {
 		plain, skelPlain, skelUnfolded, cased := spell(label, cache)
-		forms = []form{{plain, plainLexicon}, {skelPlain, skeletonLexicon}}
+		forms = append(forms, form{plain, plainLexicon}, form{skelPlain, skeletonLexicon})
 		if cased && skelUnfolded != skelPlain {
 			forms = append(forms, form{skelUnfolded, skeletonLexicon})
 		}

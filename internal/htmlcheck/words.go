@@ -99,9 +99,12 @@ type lexicon struct {
 	prefixes  map[string]bool // the proper prefixes of downloadWords, for words split in up to four parts
 	phrases   [][]string
 	spaceless []string
-	inRun     []string // words looked for inside letters spaced out ("D o w n l o a d n o w")
-	lead      map[string]bool
-	trail     map[string]bool
+	// spacelessFirst are the first characters of spaceless: a label
+	// without any has none of those words, spaced out or not.
+	spacelessFirst string
+	inRun          []string // words looked for inside letters spaced out ("D o w n l o a d n o w")
+	lead           map[string]bool
+	trail          map[string]bool
 }
 
 // maxSplit is the most parts a download word split by spaces, hyphens or
@@ -141,7 +144,10 @@ func newLexicon(read func(string) string) *lexicon {
 		l.phrases = append(l.phrases, rp)
 	}
 	for _, w := range spacelessDownloadWords {
-		l.spaceless = append(l.spaceless, read(w))
+		w = read(w)
+		l.spaceless = append(l.spaceless, w)
+		r, _ := utf8.DecodeRuneInString(w)
+		l.spacelessFirst += string(r)
 	}
 	l.inRun = append(l.inRun, l.spaceless...)
 	for w := range leadFiller {
@@ -193,7 +199,8 @@ const maxLabelWords = 12
 // ("How do I download it?") are checked for their first word only.
 func downloadReading(label string, o labelOpts, cache readCache) (string, bool) {
 	o.reversed = o.reversed || strings.Contains(label, rightToLeftOverride)
-	for _, f := range readings(label, o.reversed, cache) {
+	var buf [6]form
+	for _, f := range readings(buf[:0], label, o.reversed, cache) {
 		if f.lex.matches(f.text, o) {
 			return f.text, true
 		}
@@ -215,7 +222,7 @@ type labelOpts struct {
 // matches reports whether form, a reading of a label, is a call to
 // download in lexicon l.
 func (l *lexicon) matches(form string, o labelOpts) bool {
-	if !isASCII(form) {
+	if strings.ContainsAny(form, l.spacelessFirst) {
 		// The scripts of these words are written without spaces inside
 		// words, so spaces or dots inside one ("다운 로드", "下·载")
 		// only break it up for the checker.
