@@ -134,6 +134,7 @@ type frame struct {
 	depth    int // open elements of the same name, itself included
 	start    int // where its start tag is
 	text     int // where its text starts in checker.label
+	shown    int // where its text starts in checker.shown
 	reported bool
 }
 
@@ -173,9 +174,25 @@ type checker struct {
 	scriptJS bool    // the script element whose content comes next is JavaScript
 	foreign  []foreignElem
 
-	frames   []frame
-	label    []byte
-	labelCut bool
+	frames        []frame
+	label         []byte
+	labelCut      bool
+	labelReversed bool // the label has text under <bdo dir=rtl>
+	// shown is label without the text of hidden descendants (see
+	// hides), which pages insert between letters to break a word up;
+	// hideName and hideDepth follow the hidden element that text is in.
+	shown                  []byte
+	beside                 []byte // the labels of clickable elements side by side so far (see besideLabel)
+	besidePieces           int
+	besideStart, besideEnd int
+	labelHidden            bool // some text of the label is hidden
+	hideName               string
+	hideDepth              int
+
+	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
+	attrRefs     map[string]bool  // attributes that CSS draws with attr()
+	labels       map[string]uint8 // labels read so far that are not a call to download, and where
+	chars        readCache        // how the characters of labels read
 
 	clip             bool // a script writes the clipboard
 	clipPos, clipEnd int  // where, in src
@@ -188,6 +205,7 @@ func newChecker(doc []byte, opts Options) *checker {
 		strayBefore: -1, strayAfter: -1,
 	}
 	c.src, c.cuts = shorten(doc)
+	c.findAttrRefs()
 	return c
 }
 
@@ -224,6 +242,7 @@ func (c *checker) run() {
 	for len(c.frames) > 0 {
 		c.closeFrame(off)
 	}
+	c.endBeside()
 	c.end()
 }
 
@@ -449,7 +468,7 @@ func (c *checker) text(start, end int, raw rawKind) {
 		}
 		return
 	case rawStyle:
-		c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>")
+		c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>", false)
 		return
 	case rawTitle:
 		if hasNonSpace(c.z.Text()) {
@@ -465,7 +484,7 @@ func (c *checker) text(start, end int, raw rawKind) {
 			c.scanJS(c.contentPlace(start, end), c.src[start:end])
 			return
 		case "style":
-			c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>")
+			c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>", false)
 			return
 		}
 	}
@@ -474,6 +493,7 @@ func (c *checker) text(start, end int, raw rawKind) {
 	switch {
 	case hasNonSpace(text) && len(c.frames) == 0:
 		// Text, and not a label: no need to decode it.
+		c.endBeside()
 	case bytes.IndexByte(text, '&') < 0 && len(c.frames) == 0:
 		return // only white space
 	case !hasNonSpace(text) && bytes.IndexByte(text, '&') < 0:
@@ -520,6 +540,9 @@ func (c *checker) appendLabel(t []byte) {
 		c.labelCut = true
 	}
 	c.label = append(c.label, t...)
+	if c.hideDepth == 0 {
+		c.shown = append(c.shown, t...)
+	}
 }
 
 // metadata are the elements that are not body content.
@@ -640,8 +663,26 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 			c.frames[i].depth++
 		}
 	}
-	if len(c.frames) > 0 && !inline(a) {
-		c.appendLabel([]byte(" "))
+	if len(c.frames) == 0 && !clickable && !inline(a) {
+		c.endBeside()
+	}
+	if len(c.frames) > 0 {
+		switch {
+		case c.hideDepth > 0:
+			if string(name) == c.hideName && !selfClosing {
+				c.hideDepth++
+			}
+			c.descendantLabel(a, foreign)
+		case c.hides():
+			c.labelHidden = true
+			c.hideName, c.hideDepth = c.intern(a, name), 1
+			c.descendantLabel(a, foreign)
+			if void(a) || selfClosing {
+				c.hideDepth = 0
+			}
+		default:
+			c.descendantLabel(a, foreign)
+		}
 	}
 	if clickable && !void(a) && !(foreign && selfClosing) && len(c.frames) < maxFrames {
 		if a == atom.A {
@@ -654,7 +695,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 				}
 			}
 		}
-		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label)})
+		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown)})
 	}
 }
 
@@ -737,6 +778,9 @@ func (c *checker) endTag(start, end int) {
 	if a == atom.Html && c.htmls > 0 {
 		c.afterHTML = true
 	}
+	if c.hideDepth > 0 && string(name) == c.hideName {
+		c.hideDepth--
+	}
 	for i := len(c.frames) - 1; i >= 0; i-- {
 		if c.frames[i].name != string(name) {
 			continue
@@ -749,9 +793,127 @@ func (c *checker) endTag(start, end int) {
 		}
 		break
 	}
-	if len(c.frames) > 0 && !inline(a) {
+	if len(c.frames) > 0 && !inline(a) && !(len(c.foreign) > 0 && svgInline(name)) {
 		c.appendLabel([]byte(" "))
 	}
+}
+
+// svgInline reports whether the SVG element name continues the text of
+// the <text> it is in, without a break.
+func svgInline(name []byte) bool {
+	return string(name) == "tspan" || string(name) == "textpath" || string(name) == "a"
+}
+
+// hides reports whether the current start tag hides its content with the
+// hidden attribute or an inline style (display: none, visibility: hidden,
+// font-size: 0, opacity: 0). A class that hides it cannot be told.
+func (c *checker) hides() bool {
+	if _, ok := c.attr("hidden"); ok {
+		return true
+	}
+	style, ok := c.attr("style")
+	if !ok {
+		return false
+	}
+	var b [256]byte
+	st := b[:0]
+	for _, ch := range style {
+		switch {
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f':
+		case 'A' <= ch && ch <= 'Z':
+			st = append(st, ch+'a'-'A')
+		default:
+			st = append(st, ch)
+		}
+	}
+	if bytes.Contains(st, []byte("display:none")) || bytes.Contains(st, []byte("visibility:hidden")) {
+		return true
+	}
+	for _, p := range []string{"font-size:0", "opacity:0"} {
+		for rest := st; ; {
+			i := bytes.Index(rest, []byte(p))
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(p):]
+			if len(rest) == 0 || rest[0] == ';' || rest[0] == '!' || rest[0] == 'p' || rest[0] == '%' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// descendantLabel adds what an element inside a clickable one shows or
+// names to the clickable one's label: the alt text of an image (drawn
+// when the image does not load, and its accessible name) and an
+// aria-label. aria-labelledby is not followed: it names the element for
+// screen readers with text that is shown elsewhere, where it is checked
+// if it is clickable.
+func (c *checker) descendantLabel(a atom.Atom, foreign bool) {
+	if !inline(a) && !(foreign && svgInline(c.name)) {
+		c.appendLabel([]byte(" "))
+	}
+	if a == atom.Bdo {
+		if dir, _ := c.attr("dir"); asciiEqualFold(bytes.TrimSpace(dir), "rtl") {
+			c.labelReversed = true
+		}
+	}
+	for _, k := range []string{"alt", "aria-label"} {
+		if k == "alt" && a != atom.Img && a != atom.Input && a != atom.Area {
+			continue
+		}
+		if v, ok := c.attr(k); ok {
+			c.appendLabel(v)
+			c.appendLabel([]byte(" "))
+		}
+	}
+}
+
+// maxLabels bounds the labels whose reading is remembered.
+const maxLabels = 1024
+
+// downloadReading is downloadReading, remembering the labels that are not
+// a call to download: pages repeat their labels ("Details" on every card),
+// and reading a label that is not ASCII takes a microsecond or two.
+func (c *checker) downloadReading(label []byte, o labelOpts) (string, bool) {
+	if o.truncated || o.reversed || len(label) > 64 {
+		return downloadReading(string(label), o, c.readCache(label))
+	}
+	// A label that is not a call to download on a clickable element is
+	// not one anywhere either: anywhere only counts fewer words.
+	seen := c.labels[string(label)]
+	if seen&notOnClickable != 0 || o.anywhere && seen&notAnywhere != 0 {
+		return "", false
+	}
+	form, ok := downloadReading(string(label), o, c.readCache(label))
+	if !ok && len(c.labels) < maxLabels {
+		if c.labels == nil {
+			c.labels = make(map[string]uint8)
+		}
+		if o.anywhere {
+			seen |= notAnywhere
+		} else {
+			seen |= notOnClickable
+		}
+		c.labels[string(label)] = seen
+	}
+	return form, ok
+}
+
+// Flags of checker.labels.
+const (
+	notOnClickable = 1 << iota // not a call to download on a clickable element
+	notAnywhere                // not a call to download as generated text
+)
+
+// readCache returns the check's cache of character readings, made when
+// the first label that needs it comes.
+func (c *checker) readCache(label []byte) readCache {
+	if c.chars == nil && !isASCII(string(label)) {
+		c.chars = make(readCache)
+	}
+	return c.chars
 }
 
 // closeFrame closes the innermost clickable element, which ends at end,
@@ -759,12 +921,20 @@ func (c *checker) endTag(start, end int) {
 func (c *checker) closeFrame(end int) {
 	f := c.frames[len(c.frames)-1]
 	c.frames = c.frames[:len(c.frames)-1]
+	reported := f.reported
 	if !f.reported && c.want(ruleDownloadButton) {
+		o := labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}
 		label := c.label[f.text:]
-		if isDownloadLabel(label, c.labelCut) {
+		form, ok := c.downloadReading(label, o)
+		if !ok && c.labelHidden {
+			label = c.shown[f.shown:]
+			form, ok = c.downloadReading(label, o)
+		}
+		if ok {
+			reported = true
 			c.add(ruleDownloadButton, f.start, f.start, end, fmt.Sprintf(
-				"The clickable <%s> says %s: it is a download button, and the page must not have one.",
-				f.name, strconv.Quote(summarize(string(label), 60))))
+				"The clickable <%s> says %s%s: it is a download button, and the page must not have one.",
+				f.name, q(label), readsAs(string(label), form)))
 			// Outer clickable elements share this text; one finding is enough.
 			for i := range c.frames {
 				c.frames[i].reported = true
@@ -772,9 +942,61 @@ func (c *checker) closeFrame(end int) {
 		}
 	}
 	if len(c.frames) == 0 {
+		c.besideLabel(f, end, reported)
 		c.label = c.label[:0]
 		c.labelCut = false
+		c.labelReversed = false
+		c.shown = c.shown[:0]
+		c.labelHidden = false
+		c.hideDepth = 0
 	}
+}
+
+// A word split across clickable elements side by side
+// (<a>Down</a><a>load</a>, one letter a link) looks like one button. Such
+// a run of clickable elements, with nothing but white space and inline
+// tags between them, is read as one label when it ends, once: up to
+// maxBesidePieces elements of one word each, maxBeside bytes in all.
+const (
+	maxBeside       = 64
+	maxBesidePiece  = 16
+	maxBesidePieces = 8
+)
+
+// besideLabel adds the label of f, an outermost clickable element that
+// ends at end, to the run of clickable elements side by side; reported
+// says f was reported already.
+func (c *checker) besideLabel(f frame, end int, reported bool) {
+	piece := bytes.TrimSpace(c.label[f.text:])
+	if reported || len(piece) == 0 || len(piece) > maxBesidePiece || bytes.ContainsAny(piece, " \t\n\r\f") {
+		c.endBeside()
+		return
+	}
+	if c.besidePieces == maxBesidePieces || len(c.beside)+1+len(piece) > maxBeside {
+		c.endBeside()
+	}
+	if c.besidePieces == 0 {
+		c.besideStart = f.start
+	} else {
+		c.beside = append(c.beside, ' ')
+	}
+	c.beside = append(c.beside, piece...)
+	c.besidePieces++
+	c.besideEnd = end
+}
+
+// endBeside reads the run of clickable elements side by side, if there
+// is one, and starts a new one.
+func (c *checker) endBeside() {
+	if c.besidePieces >= 2 && c.want(ruleDownloadButton) {
+		if form, ok := c.downloadReading(c.beside, labelOpts{}); ok {
+			c.add(ruleDownloadButton, c.besideStart, c.besideStart, c.besideEnd, fmt.Sprintf(
+				"The clickable elements side by side say %s together%s: they make a download button, and the page must not have one.",
+				q(c.beside), readsAs(string(c.beside), form)))
+		}
+	}
+	c.beside = c.beside[:0]
+	c.besidePieces = 0
 }
 
 // end reports what can only be known at the end of the document.

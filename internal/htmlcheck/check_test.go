@@ -199,6 +199,35 @@ func TestAllowed(t *testing.T) {
 		{"noscript content", page(`<noscript><img src="tracker.gif"></noscript><p>x</p>`)},
 		{"coupon copy", page(`<button onclick="navigator.clipboard.writeText('SAVE10')">Copy</button><p>Paste it at checkout.</p>`)},
 		{"svg title in button", page(`<button aria-label="Share"><svg><title>Share</title></svg></button>`)},
+		// Prose and labels that the normalised reading of issue 9 must
+		// keep accepting.
+		{"download button below, in prose", page(`<p>The download button is below. Once you have downloaded the report, open it in any PDF reader.</p>`)},
+		{"download heading", page(`<h1>Download</h1><h2>Ｄｏｗｎｌｏａｄ ｓｐｅｅｄｓ</h2><h3>D o w n l o a d</h3>`)},
+		{"downloaded in a link", page(`<a href="#faq">Once you have downloaded the report</a>`)},
+		{"img alt outside a link", page(`<img alt="Download" src="https://img.example.com/arrow.png"><p>Use the button above.</p>`)},
+		{"img alt in a link", page(`<a href="https://example.com/team"><img alt="Our team at the 2M downloads party" src="https://img.example.com/t.png"></a>`)},
+		{"question summary", page(`<details><summary>How do I download the file on a phone?</summary><p>Use the button above.</p></details>`)},
+		{"summary", page(`<details><summary>System requirements</summary><p>Any browser.</p></details>`)},
+		{"label", page(`<label><input type="checkbox"> I have downloaded the app before</label>`)},
+		{"placeholder of a field", page(`<input type="email" placeholder="Email to get your copy">`)},
+		{"title outside a clickable", page(`<span title="Download">⬇</span>`)},
+		{"spaced logo", page(`<a href="/" class="logo">S T U D I O</a><a href="#">A B C</a>`)},
+		{"alphabet index", page(`<nav><a href="#a">A</a> <a href="#b">B</a> <a href="#d">D</a> <a href="#o">O</a> <a href="#w">W</a> <a href="#n">N</a></nav>`)},
+		{"soft hyphen in a long word", page(`<button>Bedienungs&shy;anleitung lesen</button>`)},
+		{"persian zwnj", page("<a href=\"#\">می\u200cخواهم بیشتر بدانم</a>")},
+		{"emoji zwj sequence", page("<button>\U0001F469\u200D\U0001F4BB Contact us</button>")},
+		{"greek link", page(`<a href="#">Περισσότερα</a> <button>ΕΠΟΜΕΝΟ</button>`)},
+		{"cyrillic buttons", page(`<button>Далее</button><button>Подробнее</button><a href="#">Контакты</a>`)},
+		{"full-width japanese", page(`<a href="#">ｶﾀﾛｸﾞを見る</a> <button>次へ</button>`)},
+		{"chinese load next", page(`<button>加载下一页</button>`)},
+		{"turkish discount", page(`<a href="#">İNDİRİMİ GÖR</a>`)},
+		{"css content", page(`<style>.q::before{content:"“"} .step::before{content:counter(s) ". "} .new::after{content:"New"} li::marker{content:"→ "} .a::after{content:attr(data-n)}</style><p class="a" data-n="2M downloads">x</p>`)},
+		{"css font and grid", page(`<style>@font-face{font-family:"Download Sans";src:local("Download Sans")} .g{grid-template-areas:"hero download"} a[title="Download"]{color:red}</style><p>x</p>`)},
+		{"css prose", page(`<style>.note::after{content:" (2M downloads so far)"}</style><p class="note">x</p>`)},
+		{"css statistic label", page(`<style>.n::before{content:"Downloads: "} .m::after{content:attr(data-label)}</style><p class="n">2M</p><p class="m" data-label="Downloading…">x</p>`)},
+		{"hidden text in a link", page(`<a href="#">Read more<span hidden> about downloads</span></a><a href="#">Our <span style="font-size:0.9em">download</span> stats</a>`)},
+		{"nav links side by side", page(`<nav><a href="#a">Home</a> <a href="#b">Pricing</a><a href="#c">Docs</a> <a href="#d">Free</a> <a href="#e">trial</a></nav>`)},
+		{"language select", page(`<select aria-label="Language"><option>English</option><option>Deutsch</option></select>`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -271,6 +300,12 @@ func TestServiceHostsOption(t *testing.T) {
 	}
 }
 
+// isDownloadLabel reports whether label, as a whole, is a call to download.
+func isDownloadLabel(label []byte, truncated bool) bool {
+	_, ok := downloadReading(string(label), labelOpts{truncated: truncated}, nil)
+	return ok
+}
+
 func TestIsDownloadLabel(t *testing.T) {
 	tests := []struct {
 		label string
@@ -306,6 +341,21 @@ func TestIsDownloadLabel(t *testing.T) {
 		{"How do I download it?", false},
 		{"How do I download the file?", false},
 		{"Learn more about our downloading policy and what it means for you and your team members today", false},
+		// Read as a visitor reads them (issue 9).
+		{"Dοwnload", true},
+		{"ＤＯＷＮＬＯＡＤ", true},
+		{"Down\u200bload", true},
+		{"D o w n l o a d", true},
+		{"Do wn lo ad", true},
+		{"Down load now", true},
+		{"TELECHARGER", true},
+		{"Get your copy", true},
+		{"下 载", true},
+		{"S T U D I O", false},
+		{"Slow down, load less", false},
+		{"加载下一页", false},
+		{"Scarica\u0301", true},
+		{"ΕΠΟΜΕΝΟ", false},
 	}
 	for _, tt := range tests {
 		if got := isDownloadLabel([]byte(tt.label), false); got != tt.want {

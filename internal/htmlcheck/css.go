@@ -1,6 +1,9 @@
 package htmlcheck
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // cssKind says what a reference found in CSS is.
 type cssKind int
@@ -9,23 +12,44 @@ const (
 	cssImport cssKind = iota // an @import rule; val is the whole rule
 	cssImage                 // url() or an image-set() string outside @font-face
 	cssFont                  // url() inside @font-face
+	cssText                  // the strings of a declaration that may draw them as text; val is them decoded and joined
+	cssAttr                  // attr(name) in a declaration; val is the attribute name, decoded
 )
 
 // cssSpecial marks the bytes at which scanCSS has something to decide.
 var cssSpecial = func() (t [256]bool) {
-	for _, c := range []byte("/\"'{}@()\\") {
+	for _, c := range []byte("/\"'{}@()\\:;") {
 		t[c] = true
 	}
 	return t
 }()
 
 // scanCSS calls fn for each @import rule and each URL reference in the
-// style sheet or declaration list s, with its byte span in s and the URL
-// (or, for @import, the rule text). It skips comments and strings, and it
-// is not a full CSS tokenizer: it only has to find url(…), image-set(…)
-// and at-rules reliably.
-func scanCSS(s []byte, fn func(k cssKind, start, end int, val []byte)) {
+// style sheet s, or the declaration list s if decls (a style attribute),
+// with its byte span in s and the URL (or, for @import, the rule text).
+// It skips comments and strings, and it is not a full CSS tokenizer: it
+// only has to find url(…), image-set(…) and at-rules reliably.
+//
+// It also calls fn with cssText for each declaration whose value has
+// strings, unless its property never draws them (see drawsNoText), with
+// the strings decoded (CSS escapes) and joined, as content joins them:
+// content: "Down" "load" draws "Download". Custom properties count, since
+// var() can hand them to content. And it calls fn with cssAttr for each
+// attr(name) in a declaration, whose value CSS may draw.
+func scanCSS(s []byte, decls bool, fn func(k cssKind, start, end int, val []byte)) {
 	n := len(s)
+	// The declaration whose value the scan is in, if any.
+	propStart := 0   // where the next property name may start
+	inValue := false // after "property:"
+	drawn := false   // and the property may draw strings as text
+	var text []byte  // its strings so far, decoded; fn must not keep it
+	textStart := -1
+	flush := func(end int) {
+		if len(text) > 0 && drawn {
+			fn(cssText, textStart, end, text)
+		}
+		text, textStart, inValue, drawn = text[:0], -1, false, false
+	}
 	depth := 0           // brace depth
 	fontDepth := -1      // brace depth of the @font-face block we are in, or -1
 	pendingFont := false // an @font-face prelude was seen; its block is next
@@ -36,6 +60,7 @@ func scanCSS(s []byte, fn func(k cssKind, start, end int, val []byte)) {
 			i++
 		}
 		if i >= n {
+			flush(n)
 			return
 		}
 		switch s[i] {
@@ -45,9 +70,13 @@ func scanCSS(s []byte, fn func(k cssKind, start, end int, val []byte)) {
 			if i+1 < n && s[i+1] == '*' {
 				e := bytes.Index(s[i+2:], []byte("*/"))
 				if e < 0 {
+					flush(n)
 					return
 				}
 				i += e + 4
+				if !inValue {
+					propStart = i
+				}
 				continue
 			}
 			i++
@@ -56,14 +85,37 @@ func scanCSS(s []byte, fn func(k cssKind, start, end int, val []byte)) {
 			if setParen >= 0 && paren >= setParen {
 				fn(cssImage, i, j, cssUnquote(s[i:j]))
 			}
+			if drawn {
+				if textStart < 0 {
+					textStart = i
+				}
+				text = cssUnescape(text, cssUnquote(s[i:j]))
+			}
 			i = j
+		case ':':
+			if !inValue && paren == 0 && (depth > 0 || decls) {
+				if name, ok := cssDecodeIdent(bytes.Trim(s[propStart:i], " \t\n\r\f")); ok {
+					inValue, drawn = true, !drawsNoText(name)
+				}
+			}
+			i++
+		case ';':
+			flush(i)
+			propStart = i + 1
+			i++
 		case '{':
+			// What came before was a selector or an at-rule prelude,
+			// not a declaration.
+			text, textStart, inValue, drawn = text[:0], -1, false, false
+			propStart = i + 1
 			depth++
 			if pendingFont {
 				fontDepth, pendingFont = depth, false
 			}
 			i++
 		case '}':
+			flush(i)
+			propStart = i + 1
 			if depth == fontDepth {
 				fontDepth = -1
 			}
@@ -97,6 +149,21 @@ func scanCSS(s []byte, fn func(k cssKind, start, end int, val []byte)) {
 				if setParen < 0 {
 					setParen = paren + 1
 				}
+			case inValue && asciiEqualFold(name, "attr"):
+				j := i + 1
+				for j < n && isCSSSpace(s[j]) {
+					j++
+				}
+				k := j
+				for k < n && (isCSSIdent(s[k]) || s[k] == '\\') {
+					if s[k] == '\\' {
+						k++
+					}
+					k++
+				}
+				if a, ok := cssDecodeIdent(s[j:min(k, n)]); ok {
+					fn(cssAttr, i-4, min(k, n), a)
+				}
 			}
 			paren++
 			i++
@@ -108,6 +175,7 @@ func scanCSS(s []byte, fn func(k cssKind, start, end int, val []byte)) {
 			i++
 		}
 	}
+	flush(n)
 }
 
 // cssStringEnd returns the offset just past the string starting at s[i].
@@ -212,4 +280,128 @@ func cssIdentBefore(s []byte, i int) []byte {
 func cssURLOK(u []byte) bool {
 	u = trimURL(u)
 	return len(u) == 0 || u[0] == '#' || urlLoads(u)
+}
+
+// drawsNoText reports whether the property name (lower-cased) never draws
+// its strings as text: font names, grid area names. Every other
+// property's strings are read, those of content, quotes, list-style-type,
+// text-overflow, hyphenate-character, @counter-style descriptors and
+// custom properties among them, because reading an unknown property's
+// strings costs a false positive in the rare page that quotes a call to
+// download there, and skipping one that draws costs a fake button.
+func drawsNoText(name []byte) bool {
+	switch string(name) {
+	case "font-family", "font", "src", "font-feature-settings", "font-variation-settings",
+		"font-language-override", "grid-template-areas", "grid-template", "grid", "grid-area",
+		"animation-name", "animation", "will-change", "syntax":
+		return true
+	}
+	return false
+}
+
+// cssUnescape appends the contents of a CSS string, without its quotes,
+// to dst with escapes decoded
+// (https://www.w3.org/TR/css-syntax-3/#consume-escaped-code-point): a
+// backslash and up to six hex digits, then one optional white space, are
+// that code point (U+FFFD for zero, surrogates and beyond U+10FFFF); a
+// backslash before a newline is nothing; before any other character, that
+// character.
+func cssUnescape(dst, s []byte) []byte {
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b != '\\' {
+			dst = append(dst, b)
+			i++
+			continue
+		}
+		i++
+		if i >= len(s) {
+			break
+		}
+		if s[i] == '\n' || s[i] == '\f' || s[i] == '\r' {
+			i++
+			if s[i-1] == '\r' && i < len(s) && s[i] == '\n' {
+				i++
+			}
+			continue
+		}
+		j, r := i, rune(0)
+		for j < len(s) && j-i < 6 && isHex(s[j]) {
+			r = r<<4 | rune(hexVal(s[j]))
+			j++
+		}
+		if j == i {
+			_, size := utf8.DecodeRune(s[i:])
+			dst = append(dst, s[i:i+size]...)
+			i += size
+			continue
+		}
+		if r == 0 || r > utf8.MaxRune || (0xd800 <= r && r <= 0xdfff) {
+			r = utf8.RuneError
+		}
+		dst = utf8.AppendRune(dst, r)
+		i = j
+		if i < len(s) && isCSSSpace(s[i]) {
+			if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+			i++
+		}
+	}
+	return dst
+}
+
+// cssDecodeIdent returns the identifier s with escapes decoded and ASCII
+// letters lower-cased, and whether s is an identifier (name characters
+// and escapes, nothing else).
+func cssDecodeIdent(s []byte) ([]byte, bool) {
+	if len(s) == 0 {
+		return nil, false
+	}
+	plain := true
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		switch {
+		case b == '\\':
+			// An escape: up to six hex digits and one white space, or
+			// any one character.
+			plain = false
+			j := i + 1
+			for j < len(s) && j-i <= 6 && isHex(s[j]) {
+				j++
+			}
+			if j > i+1 && j < len(s) && isCSSSpace(s[j]) {
+				j++
+			}
+			i = max(j-1, i+1)
+		case !isCSSIdent(b):
+			return nil, false
+		case 'A' <= b && b <= 'Z':
+			plain = false
+		}
+	}
+	if plain {
+		return s, true
+	}
+	d := cssUnescape(nil, s)
+	for i, b := range d {
+		if 'A' <= b && b <= 'Z' {
+			d[i] = b + 'a' - 'A'
+		}
+	}
+	return d, true
+}
+
+func isHex(b byte) bool {
+	return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F'
+}
+
+func hexVal(b byte) byte {
+	switch {
+	case b <= '9':
+		return b - '0'
+	case b <= 'F':
+		return b - 'A' + 10
+	}
+	return b - 'a' + 10
 }

@@ -32,14 +32,26 @@
 //     allowed.
 //   - download.button: <a download>; links (a, area) and forms to this
 //     service's /f/ or download URLs; links to executables and archives;
-//     data: and blob: links; clickable elements (a, button, input
-//     type=button|submit|reset|image, role=button|link, onclick and similar
-//     handlers, btn/button/cta classes) whose text, value, aria-label or
-//     title is a call to download, in English and the major languages.
-//     Only clickable elements are checked, and only labels that are a call
-//     to action ("Download", "Free download", "Télécharger maintenant",
-//     "Get the file"), so prose such as "2M downloads" passes; see
-//     isDownloadLabel.
+//     data: and blob: links; clickable elements (a, area, button,
+//     summary, label, select, input type=button|submit|reset|image, ARIA
+//     widget roles such as button, link, menuitem and tab, click and key
+//     handlers, btn/button/cta classes) whose label is a call to
+//     download, in English and the major languages. The label is the
+//     element's text with its descendants' (SVG text, image alt text and
+//     aria-label included), and its own aria-label, title, alt, and for
+//     inputs value and placeholder. Any CSS string that a page can draw
+//     as text (content, quotes, list markers, custom properties) and any
+//     attribute that CSS draws with attr() is checked the same way,
+//     whatever its selector, and counts when it is an imperative
+//     ("Download now", not "Downloads"). Labels are read as a visitor
+//     reads them: look-alike letters (Unicode confusables), styled and
+//     full-width letters (NFKC), hidden characters, accents, spaced-out
+//     letters, split words, letters hidden in between and words split
+//     across links side by side do not hide a download word; see
+//     downloadReading and besideLabel. Only clickable elements are
+//     checked, and only labels that are a call to action ("Download",
+//     "Free download", "Télécharger maintenant", "Get the file"), so
+//     prose such as "2M downloads" passes.
 //   - phishing.clipboard: a script writes the clipboard and the page tells
 //     the visitor to press Win+R, open PowerShell or a terminal, or paste
 //     and press Enter (the ClickFix pattern). A copy button for a coupon

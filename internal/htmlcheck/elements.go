@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"golang.org/x/net/html/atom"
 )
@@ -20,20 +21,17 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		k := at.key
 		switch {
 		case string(k) == "style":
-			c.scanCSS(c.attrPlace(start, end, at), at.val, "style attribute")
+			c.scanCSS(c.attrPlace(start, end, at), at.val, "style attribute", true)
 		case len(k) > 2 && k[0] == 'o' && k[1] == 'n':
 			c.scanJS(c.attrPlace(start, end, at), at.val)
-			switch string(k) {
-			case "onclick", "onmousedown", "onmouseup", "onpointerdown", "onpointerup", "ontouchstart", "ontouchend", "onauxclick", "ondblclick":
+			if clickHandler(k) {
 				clickable = true
 			}
 		case string(k) == "background":
 			c.checkImage(start, end, "background", at.val, name)
 		case string(k) == "role":
-			for r := range bytes.FieldsSeq(at.val) {
-				if asciiEqualFold(r, "button") || asciiEqualFold(r, "link") || asciiEqualFold(r, "menuitem") {
-					clickable = true
-				}
+			if clickableRole(at.val) {
+				clickable = true
 			}
 		case string(k) == "class":
 			if buttonClass(at.val) {
@@ -55,6 +53,11 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			}
 		}
 		c.checkTarget(start, end, name)
+	case atom.Summary, atom.Label, atom.Select:
+		// A summary opens its details, a label clicks its control
+		// (often a hidden checkbox that CSS turns into a button), a
+		// select shows an option as its face.
+		clickable = true
 	case atom.Button:
 		clickable = true
 		if v, ok := c.attr("formaction"); ok {
@@ -141,21 +144,124 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
 		}
 	}
+	if len(c.attrRefs) > 0 {
+		c.checkAttrRefs(start, end, name)
+	}
 	if !clickable {
 		return false
 	}
-	// The accessible names of a clickable element.
-	for _, k := range []string{"aria-label", "title", "value"} {
-		if k == "value" && a != atom.Input { // a button's value is not shown
+	// The accessible names of a clickable element, and the text that it
+	// shows of its own.
+	for _, k := range []string{"aria-label", "title", "value", "alt", "placeholder"} {
+		switch {
+		case k == "value" && a != atom.Input: // a button's value is not shown
+			continue
+		case k == "alt" && a != atom.Input && a != atom.Area && a != atom.Img:
+			continue
+		case k == "placeholder" && a != atom.Input && a != atom.Textarea:
 			continue
 		}
-		if v, ok := c.attr(k); ok && isDownloadLabel(v, false) {
-			c.addAttr(ruleDownloadButton, start, end, k, false, fmt.Sprintf(
-				"The clickable <%s> has %s=%s: it is a download button, and the page must not have one.", name, k, q(v)))
-			return false // reported; its text need not be checked
+		if v, ok := c.attr(k); ok {
+			if form, ok := c.downloadReading(v, labelOpts{reversed: c.bidiOverride}); ok {
+				c.addAttr(ruleDownloadButton, start, end, k, false, fmt.Sprintf(
+					"The clickable <%s> has %s=%s%s: it is a download button, and the page must not have one.", name, k, q(v), readsAs(string(v), form)))
+				return false // reported; its text need not be checked
+			}
 		}
 	}
 	return true
+}
+
+// checkAttrRefs checks the attributes of the current start tag that CSS
+// draws with attr(), on any element, as CSS content is checked on any
+// selector.
+func (c *checker) checkAttrRefs(start, end int, name []byte) {
+	for i := range c.attrs {
+		at := &c.attrs[i]
+		if !c.attrRefs[string(at.key)] {
+			continue
+		}
+		if form, ok := c.downloadReading(at.val, labelOpts{reversed: c.bidiOverride, anywhere: true}); ok {
+			c.addAttr(ruleDownloadButton, start, end, string(at.key), false, fmt.Sprintf(
+				"<%s %s=%s> is drawn on the page by CSS attr(%s) and says a call to download%s: it makes a download button, and the page must not have one.",
+				name, at.key, q(at.val), at.key, readsAs(string(at.val), form)))
+			return
+		}
+	}
+}
+
+// addAttrRef records that CSS draws the attribute name with attr().
+func (c *checker) addAttrRef(name []byte) {
+	if c.attrRefs == nil {
+		c.attrRefs = map[string]bool{}
+	}
+	c.attrRefs[string(lowerASCII(name))] = true
+}
+
+// findAttrRefs records the attributes that the document's CSS draws with
+// attr(), before the document is checked, so that an element before the
+// style sheet that draws it is checked too. It finds attr( in lower or
+// upper case; the scan of each style sheet finds the rest (mixed case,
+// escapes) for the elements after it.
+func (c *checker) findAttrRefs() {
+	for _, pat := range []string{"attr(", "ATTR("} {
+		s := c.src
+		for {
+			i := bytes.Index(s, []byte(pat))
+			if i < 0 {
+				break
+			}
+			s = s[i+len(pat):]
+			j := 0
+			for j < len(s) && isCSSSpace(s[j]) {
+				j++
+			}
+			k := j
+			for k < len(s) && isCSSIdent(s[k]) {
+				k++
+			}
+			if k > j {
+				c.addAttrRef(s[j:k])
+			}
+		}
+	}
+}
+
+// readsAs explains, for a message, how a label that matched as form reads,
+// when that is more than its letters in lower case without accents.
+func readsAs(label, form string) string {
+	plain := strings.Join(strings.Fields(strings.ToLower(label)), " ")
+	if form == plain || form == strings.Join(strings.Fields(withoutMarks(plain)), " ") {
+		return ""
+	}
+	return fmt.Sprintf(", which reads as %s", strconv.Quote(summarize(form, 60)))
+}
+
+// clickHandler reports whether the attribute k is an event handler that
+// runs when the element is clicked, tapped or activated from the keyboard.
+// Other handlers (onload, onscroll, onmouseover) do not make an element
+// a button.
+func clickHandler(k []byte) bool {
+	switch string(k) {
+	case "onclick", "onmousedown", "onmouseup", "onpointerdown", "onpointerup", "ontouchstart", "ontouchend",
+		"onauxclick", "ondblclick", "oncontextmenu", "onkeydown", "onkeyup", "onkeypress":
+		return true
+	}
+	return false
+}
+
+// clickableRole reports whether a role attribute makes the element a
+// control a visitor activates (ARIA widget roles that are clicked).
+func clickableRole(v []byte) bool {
+	for r := range bytes.FieldsSeq(v) {
+		for _, role := range []string{"button", "link", "menuitem", "menuitemcheckbox", "menuitemradio",
+			"tab", "option", "switch", "checkbox", "radio", "treeitem"} {
+			if asciiEqualFold(r, role) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // buttonClass reports whether a class attribute names the element a
@@ -342,9 +448,13 @@ func (c *checker) scanJS(p place, js []byte) {
 	})
 }
 
-// scanCSS applies the style rules to CSS at p; where says where it is.
-func (c *checker) scanCSS(p place, css []byte, where string) {
-	scanCSS(css, func(k cssKind, s, e int, v []byte) {
+// scanCSS applies the style rules to CSS at p; where says where it is,
+// decls whether it is a declaration list (a style attribute).
+func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
+	if !c.bidiOverride && containsFold(css, "bidi-override") {
+		c.bidiOverride = true
+	}
+	scanCSS(css, decls, func(k cssKind, s, e int, v []byte) {
 		switch k {
 		case cssImport:
 			p.add(ruleInlineStyle, s, e, fmt.Sprintf("The %s has an @import rule, which loads an external stylesheet the sandbox blocks.", where))
@@ -358,6 +468,19 @@ func (c *checker) scanCSS(p place, css []byte, where string) {
 				u := trimURL(v)
 				p.add(ruleSandboxExternalMedia, s, e, fmt.Sprintf("The %s loads the font %s, which is %s and does not load in the sandbox.", where, q(u), urlKind(u)))
 			}
+		case cssText:
+			if !c.want(ruleDownloadButton) {
+				return
+			}
+			// Whatever the selector: which elements it reaches, now or
+			// after a script adds a class, cannot be known here.
+			if form, ok := c.downloadReading(v, labelOpts{reversed: c.bidiOverride, anywhere: true}); ok {
+				p.add(ruleDownloadButton, s, e, fmt.Sprintf(
+					"The %s draws the text %s%s (CSS content or a string it can use): generated text that calls to download makes a download button, and the page must not have one.",
+					where, q(v), readsAs(string(v), form)))
+			}
+		case cssAttr:
+			c.addAttrRef(v)
 		}
 	})
 }

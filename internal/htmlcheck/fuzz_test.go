@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -109,4 +111,34 @@ func sameTokens(a, b []byte) error {
 			}
 		}
 	}
+}
+
+// FuzzDownloadReading runs the label reading on arbitrary text. Besides not
+// panicking, it checks that readings are valid UTF-8 and that the ASCII
+// fast path loses nothing: where needsSkeleton says the skeleton readings
+// can be skipped, they match no more than the plain reading does.
+func FuzzDownloadReading(f *testing.F) {
+	for _, tt := range downloadEvasions {
+		f.Add(tt.body)
+	}
+	for _, s := range []string{"Download", "DownIoad", "D0wnl0ad", "téléchargernent", "D o w n l o a d n o w", "\u202edaolnwoD", "\xff\xfeDown", "Do wn lo ad", "下 载"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, label string) {
+		for _, f := range readings(nil, label, true, readCache{}) {
+			if !utf8.ValidString(f.text) {
+				t.Fatalf("reading %q of %q is not valid UTF-8", f.text, label)
+			}
+		}
+		_, got := downloadReading(label, labelOpts{}, nil)
+		if !isASCII(label) || needsSkeleton(strings.ToLower(label)) || needsSkeleton(label) {
+			return
+		}
+		_, skelPlain, skelUnfolded, _ := spell(label, nil)
+		for _, form := range []string{skelPlain, skelUnfolded} {
+			if skeletonLexicon.matches(form, labelOpts{}) && !got {
+				t.Fatalf("%q: the skeleton reading %q matches, but needsSkeleton skipped it", label, form)
+			}
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package htmlcheck
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -9,6 +10,15 @@ import (
 func fill(prefix, unit, suffix string) []byte {
 	n := (MaxSize - len(prefix) - len(suffix)) / len(unit)
 	return []byte(prefix + strings.Repeat(unit, n) + suffix)
+}
+
+// distinct appends unit(0), unit(1), … to prefix up to about MaxSize bytes.
+func distinct(prefix string, unit func(int) string) []byte {
+	b := []byte(prefix)
+	for i := 0; len(b) < MaxSize-100; i++ {
+		b = append(b, unit(i)...)
+	}
+	return b
 }
 
 // hostileInputs are 1 MiB inputs built to make some part of the check
@@ -42,6 +52,12 @@ func hostileInputs() []struct {
 		{"srcset commas", fill(page("<p>x</p>")+`<img srcset="`, ",", `">`)},
 		{"long label", fill(page("<p>x</p>")+`<button>`, "word ", `</button>`)},
 		{"many buttons", fill(page("<p>x</p>"), `<button>Go</button>`, "")},
+		{"many non-ASCII buttons", fill(page("<p>x</p>"), `<button>Далее</button>`, "")},
+		{"many spaced-letter buttons", fill(page("<p>x</p>"), `<a href="#">S H O P N O W</a>`, "")},
+		{"many css strings", fill(page("<p>x</p>")+"<style>", `a::after{content:"Далее"}`, "</style>")},
+		{"many css attr", fill(page("<p>x</p>")+"<style>a::after{content:attr(data-x)}</style>", `<p data-x="Далее">x</p>`, "")},
+		{"distinct non-ASCII labels", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">Далее ` + strconv.Itoa(i) + `</a>` })},
+		{"distinct links side by side", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">Д` + strconv.Itoa(i) + `</a>` })},
 		{"base64 slashes", fill(page("<p>x</p>")+`<img src="data:image/png;base64,`, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/", `">`)},
 		{"base64 markers", fill(page("<p>x</p>"), "base64,", "")},
 	}

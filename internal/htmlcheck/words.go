@@ -3,10 +3,13 @@ package htmlcheck
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // downloadWords are words that, first in a label, make it a call to
 // download. The bool says whether the word also counts as the last word.
+// Accents need not be listed twice: words are compared as read (see
+// reading), without them.
 var downloadWords = map[string]bool{
 	"download": true, "downloads": false, "downloading": false, "downloaden": true,
 	"descargar": true, "descarga": true, "descargas": false, "descárgalo": true, "descargalo": true,
@@ -22,19 +25,26 @@ var downloadWords = map[string]bool{
 	"pobierz": true, "pobieranie": true,
 	"stáhnout": true, "stahnout": true, "stáhněte": true, "stiahnuť": true,
 	"letöltés": true, "letöltése": true, "letöltöm": true,
-	"nedladdning": true, "ladda": false,
-	"unduh": true, "unduhan": false,
+	"nedladdning": true,
+	"unduh":       true, "unduhan": false,
 	"λήψη": true, "κατέβασμα": true, "κατεβάστε": true,
 	"הורדה": true, "הורד": true,
-	"डाउनलोड": true,
-	"tải":     false,
+	"डाउनलोड": true, "ডাউনলোড": true,
+	"descarcă": true, "descărcați": true, "descărcare": true,
+	"изтегли": true, "изтеглете": true, "изтегляне": true,
+	"preuzmi": true, "preuzmite": true, "preuzimanje": true,
 }
 
 // downloadPhrases are word sequences that make a label a call to download
 // when they start it (after filler) or end it.
 var downloadPhrases = [][]string{
 	{"get", "the", "file"}, {"get", "file"}, {"get", "your", "file"}, {"get", "this", "file"},
-	{"grab", "the", "file"}, {"save", "the", "file"},
+	{"grab", "the", "file"}, {"save", "the", "file"}, {"save", "file"}, {"save", "your", "file"},
+	{"save", "to", "disk"}, {"save", "to", "device"}, {"save", "to", "your", "device"},
+	{"get", "your", "copy"}, {"get", "a", "copy"}, {"get", "my", "copy"}, {"get", "a", "free", "copy"},
+	{"get", "your", "free", "copy"},
+	{"datei", "speichern"}, {"bestand", "opslaan"}, {"enregistrer", "le", "fichier"},
+	{"guardar", "archivo"}, {"salvar", "arquivo"}, {"salva", "file"}, {"сохранить", "файл"},
 	{"ladda", "ner"}, {"ladda", "ned"}, {"last", "ned"}, {"muat", "turun"},
 	{"tải", "xuống"}, {"tải", "về"},
 }
@@ -82,17 +92,92 @@ func wordSet(s string) map[string]bool {
 	return m
 }
 
+// lexicon holds the word lists in one reading (see readings), as they are
+// matched.
+type lexicon struct {
+	words     map[string]bool // downloadWords
+	prefixes  map[string]bool // the proper prefixes of downloadWords, for words split in up to four parts
+	phrases   [][]string
+	spaceless []string
+	// spacelessFirst are the first characters of spaceless: a label
+	// without any has none of those words, spaced out or not.
+	spacelessFirst string
+	inRun          []string // words looked for inside letters spaced out ("D o w n l o a d n o w")
+	lead           map[string]bool
+	trail          map[string]bool
+}
+
+// maxSplit is the most parts a download word split by spaces, hyphens or
+// elements ("Down load", "Do wn lo ad") is joined from.
+const maxSplit = 4
+
+// minRunWord is the shortest download word looked for inside a run of
+// spaced-out letters, which may hold several words; shorter ones ("tải")
+// would be found by chance.
+const minRunWord = 5
+
+// newLexicon returns the word lists read with read.
+func newLexicon(read func(string) string) *lexicon {
+	l := &lexicon{
+		words:    map[string]bool{},
+		prefixes: map[string]bool{},
+		lead:     map[string]bool{},
+		trail:    map[string]bool{},
+	}
+	for w, last := range downloadWords {
+		w = read(w)
+		l.words[w] = l.words[w] || last
+		for i := range w {
+			if i > 0 {
+				l.prefixes[w[:i]] = true
+			}
+		}
+		if utf8.RuneCountInString(w) >= minRunWord {
+			l.inRun = append(l.inRun, w)
+		}
+	}
+	for _, p := range downloadPhrases {
+		rp := make([]string, len(p))
+		for i, w := range p {
+			rp[i] = read(w)
+		}
+		l.phrases = append(l.phrases, rp)
+	}
+	for _, w := range spacelessDownloadWords {
+		w = read(w)
+		l.spaceless = append(l.spaceless, w)
+		r, _ := utf8.DecodeRuneInString(w)
+		l.spacelessFirst += string(r)
+	}
+	l.inRun = append(l.inRun, l.spaceless...)
+	for w := range leadFiller {
+		l.lead[read(w)] = true
+	}
+	for w := range trailFiller {
+		l.trail[read(w)] = true
+	}
+	return l
+}
+
+// plainLexicon and skeletonLexicon are the word lists in the plain and the
+// skeleton readings.
+var (
+	plainLexicon    = newLexicon(func(s string) string { p, _, _, _ := spell(s, nil); return p })
+	skeletonLexicon = newLexicon(func(s string) string { _, sp, _, _ := spell(s, nil); return sp })
+)
+
 // maxLabelWords is the longest label checked for its last word too.
 const maxLabelWords = 12
 
-// isDownloadLabel reports whether label, the text of a clickable element
-// or its value, aria-label or title, is a call to download; truncated says
-// the label was cut short.
+// downloadReading reports whether label, the text a page shows on a
+// clickable element (or in CSS generated content), is a call to download,
+// and returns the reading of it that is one. o says how the label is
+// shown; cache, which may be nil, remembers how characters read.
 //
 // A clickable element is a download button when its label is a call to
 // download. Prose that merely mentions downloads ("2M downloads", "read the
-// download guide") must pass, so the label is split into words and only
-// these count:
+// download guide") must pass, so the label is read as a visitor reads it
+// (see readings), split into words, and only these count:
 //
 //   - the first word, after leading filler ("Free download", "⬇ Download
 //     now", "Click here to download", "Jetzt herunterladen",
@@ -100,63 +185,177 @@ const maxLabelWords = 12
 //   - the last word, before trailing filler, when it is a verb or a bare
 //     noun in downloadWords but not a plural or count ("PDF herunterladen",
 //     "Şimdi indir"; not "2M downloads");
-//   - a phrase such as "get the file" at the start;
+//   - a phrase such as "get the file" at the start or the end;
 //   - for scripts written without spaces between words (Japanese, Chinese,
 //     Korean, Thai) and for Arabic and Persian, where the word takes
 //     prefixes, the word anywhere in the label.
 //
+// Before that, letters spaced out one by one ("D o w n l o a d",
+// "D-o-w-n-l-o-a-d") are joined into one word, which counts when a
+// download word is in it ("F R E E D O W N L O A D"), and a download word
+// split in up to four parts ("Down load") is joined again.
+//
 // Labels longer than 12 words (a whole card that is a link) and questions
 // ("How do I download it?") are checked for their first word only.
-func isDownloadLabel(label []byte, truncated bool) bool {
-	lower := strings.ToLower(strings.ReplaceAll(strings.ToValidUTF8(string(label), " "), "İ", "i"))
-	for _, w := range spacelessDownloadWords {
-		if strings.Contains(lower, w) {
-			return true
+func downloadReading(label string, o labelOpts, cache readCache) (string, bool) {
+	o.reversed = o.reversed || strings.Contains(label, rightToLeftOverride)
+	var buf [6]form
+	for _, f := range readings(buf[:0], label, o.reversed, cache) {
+		if f.lex.matches(f.text, o) {
+			return f.text, true
 		}
 	}
-	words := strings.FieldsFunc(lower, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
-	})
+	return "", false
+}
+
+// labelOpts says how a label is shown.
+type labelOpts struct {
+	truncated bool // it was cut short
+	reversed  bool // it may be drawn right to left (see readings)
+	// anywhere says that the text may be drawn on any element (CSS
+	// generated text), not on a known clickable one, so it must be a
+	// call to action to count: a verb ("Download now"), not a noun
+	// ("Downloads: 2M" on a statistic).
+	anywhere bool
+}
+
+// matches reports whether form, a reading of a label, is a call to
+// download in lexicon l.
+func (l *lexicon) matches(form string, o labelOpts) bool {
+	if strings.ContainsAny(form, l.spacelessFirst) {
+		// The scripts of these words are written without spaces inside
+		// words, so spaces or dots inside one ("다운 로드", "下·载")
+		// only break it up for the checker.
+		compact := strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+				return r
+			}
+			return -1
+		}, form)
+		for _, w := range l.spaceless {
+			if strings.Contains(compact, w) {
+				return true
+			}
+		}
+	}
+	var buf [maxLabelWords + 4]string // most labels: no allocation
+	words, spaced := l.join(splitWords(buf[:0], form))
+	if spaced {
+		return true
+	}
 	if len(words) == 0 {
 		return false
 	}
 	first := 0
 	for ; first < len(words); first++ {
-		if phraseAt(words, first) {
+		if l.phraseAt(words, first) {
 			return true
 		}
-		if !leadFiller[words[first]] {
+		if !l.lead[words[first]] {
 			break
 		}
 	}
 	if first < len(words) {
-		if _, ok := downloadWords[words[first]]; ok && words[first] != "ladda" && words[first] != "tải" {
+		if verb, ok := l.words[words[first]]; ok && (verb || !o.anywhere) {
 			return true
 		}
 	}
-	if truncated || len(words) > maxLabelWords || strings.HasSuffix(strings.TrimSpace(lower), "?") {
+	if o.truncated || len(words) > maxLabelWords || strings.HasSuffix(strings.TrimSpace(form), "?") {
 		// A card or a question ("How do I download it?") is not a call
 		// to action, unless it starts with one.
 		return false
 	}
 	last := len(words) - 1
-	for last >= 0 && (trailFiller[words[last]] || startsWithDigit(words[last])) {
+	for last >= 0 && (l.trail[words[last]] || startsWithDigit(words[last])) {
 		last--
 	}
 	if last < 0 {
 		return false
 	}
-	if downloadWords[words[last]] {
+	if l.words[words[last]] {
 		return true
 	}
-	return phraseEndsAt(words, last)
+	return l.phraseEndsAt(words, last)
+}
+
+// join joins letters spaced out one by one into words, and download words
+// split in up to four parts into one. It reports whether a run of spaced
+// letters has a download word in it.
+func (l *lexicon) join(words []string) ([]string, bool) {
+	var out []string // nil while nothing is joined
+	for i := 0; i < len(words); {
+		j := i
+		for j < len(words) && singleLetter(words[j]) {
+			j++
+		}
+		joined, n := "", 0
+		switch {
+		case j-i >= 2:
+			joined, n = strings.Join(words[i:j], ""), j-i
+			for _, w := range l.inRun {
+				if strings.Contains(joined, w) {
+					return nil, true
+				}
+			}
+		case l.prefixes[words[i]]:
+			for k := i + 2; k <= min(i+maxSplit, len(words)); k++ {
+				if w := strings.Join(words[i:k], ""); l.words[w] {
+					joined, n = w, k-i
+					break
+				}
+			}
+		}
+		if n == 0 {
+			if out != nil {
+				out = append(out, words[i])
+			}
+			i++
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(words)), words[:i]...)
+		}
+		out = append(out, joined)
+		i += n
+	}
+	if out == nil {
+		return words, false
+	}
+	return out, false
+}
+
+// splitWords appends the words of s to words: runs of letters, digits and
+// marks (strings.FieldsFunc, without its allocation).
+func splitWords(words []string, s string) []string {
+	start := -1
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			words = append(words, s[start:i])
+			start = -1
+		}
+	}
+	if start >= 0 {
+		words = append(words, s[start:])
+	}
+	return words
+}
+
+func singleLetter(w string) bool {
+	r, n := utf8.DecodeRuneInString(w)
+	return n == len(w) && unicode.IsLetter(r)
 }
 
 func startsWithDigit(w string) bool { return w != "" && w[0] >= '0' && w[0] <= '9' }
 
 // phraseAt reports whether a download phrase starts at words[i].
-func phraseAt(words []string, i int) bool {
-	for _, p := range downloadPhrases {
+func (l *lexicon) phraseAt(words []string, i int) bool {
+	for _, p := range l.phrases {
 		if i+len(p) <= len(words) && equalWords(words[i:i+len(p)], p) {
 			return true
 		}
@@ -165,8 +364,8 @@ func phraseAt(words []string, i int) bool {
 }
 
 // phraseEndsAt reports whether a download phrase ends at words[i].
-func phraseEndsAt(words []string, i int) bool {
-	for _, p := range downloadPhrases {
+func (l *lexicon) phraseEndsAt(words []string, i int) bool {
+	for _, p := range l.phrases {
 		if i+1 >= len(p) && equalWords(words[i+1-len(p):i+1], p) {
 			return true
 		}

@@ -1,0 +1,111 @@
+package htmlcheck
+
+import (
+	"slices"
+	"testing"
+)
+
+// downloadEvasions are fake download buttons found by an outside tester
+// (security issue 9, item 5) that Check accepted before the label was
+// normalised and read from every place a page shows text. Every row was
+// checked to pass the old checker, so each one is a regression test.
+var downloadEvasions = []struct {
+	name string
+	body string
+}{
+	// Look-alike letters.
+	{"greek omicron", `<a href="#">Dοwnload</a>`},
+	{"cyrillic o and a", `<button>Dоwnlоаd now</button>`},
+	{"full-width", `<button>Ｄｏｗｎｌｏａｄ</button>`},
+	{"mathematical bold", `<a href="#">𝐃𝐨𝐰𝐧𝐥𝐨𝐚𝐝</a>`},
+	{"circled letters", `<a href="#">ⒹⓄⓌⓃⓁⓄⒶⒹ</a>`},
+	{"capital I for l", `<a href="#">DownIoad</a>`},
+	{"digit zero for o", `<button>D0wnl0ad</button>`},
+	{"roman numeral D", `<button>Ⅾownload</button>`},
+	{"combining underline", "<button>D\u0332o\u0332w\u0332n\u0332l\u0332o\u0332a\u0332d\u0332</button>"},
+	{"greek capitals without accent", `<button>ΛΗΨΗ</button>`},
+	{"accent on a latin letter", `<button>Dównload</button>`},
+	// Hidden characters.
+	{"zero-width space reference", `<a href="#">Down&#8203;load</a>`},
+	{"soft hyphen", `<a href="#">Down&shy;load</a>`},
+	{"zero-width joiner", "<button>Down\u200dload</button>"},
+	{"zero-width non-joiner", "<button>Down\u200cload</button>"},
+	{"word joiner", `<button>Down&#x2060;load</button>`},
+	{"byte order mark", `<button>Down&#xFEFF;load</button>`},
+	{"bidi embedding", "<button>\u202aDown\u202cload\u200e</button>"},
+	{"bidi isolate", "<button>Down\u2066load\u2069</button>"},
+	{"right-to-left override", "<button>\u202edaolnwoD</button>"},
+	{"bdo rtl", `<a href="#"><bdo dir="rtl">daolnwoD</bdo></a>`},
+	{"hangul filler", "<button>Down\u3164load</button>"},
+	{"variation selector", "<button>Down\ufe0fload</button>"},
+	{"zero-width in aria-label", `<a href="#" aria-label="Down&#8203;load">⬇</a>`},
+	{"soft hyphen in value", `<input type="submit" value="Down&shy;load">`},
+	// Spaced letters and split words.
+	{"spaced letters", `<button>D o w n l o a d</button>`},
+	{"hyphenated letters", `<button>D-o-w-n-l-o-a-d</button>`},
+	{"dotted letters", `<button>D.o.w.n.l.o.a.d</button>`},
+	{"spaced letters with more", `<a href="#">F R E E &nbsp; D O W N L O A D</a>`},
+	{"letters in spans", `<a href="#"><span>D</span> <span>o</span> <span>w</span> <span>n</span> <span>l</span> <span>o</span> <span>a</span> <span>d</span></a>`},
+	{"split word", `<button>Down load</button>`},
+	{"split word in blocks", `<a href="#"><div>Down</div><div>load</div></a>`},
+	{"split word in title", `<a href="#" title="Down-load">⬇</a>`},
+	{"hidden letters between", `<a href="#">Do<span hidden>x</span>wn<span style="display: NONE">y</span>lo<b style="font-size:0px">z</b>ad</a>`},
+	{"transparent letter between", `<button>Down<span style="opacity:0;position:absolute">x</span>load</button>`},
+	{"links side by side", `<a class="l" href="#">Down</a><a class="r" href="#">load</a>`},
+	{"a letter a link", `<p><a href="#">D</a><a href="#">o</a><a href="#">w</a><a href="#">n</a><a href="#">l</a><a href="#">o</a><a href="#">a</a><a href="#">d</a></p>`},
+	{"korean with a space", `<a href="#">다운 로드</a>`},
+	{"chinese with a dot", `<button>下·载</button>`},
+	// CSS generated content.
+	{"css before", `<style>.cta::before { content: "Download now" }</style><a class="cta" href="#"></a>`},
+	{"css after", `<style>a.x::after{content:'Download'}</style><a class="x" href="#"></a>`},
+	{"css escape", `<style>.go:after { content: "\44 ownload" }</style><span class="go" onclick="go()"></span>`},
+	{"css long escape", `<style>.go:after { content: "\000044ownload" }</style><a class="go" href="#"></a>`},
+	{"css concatenated strings", `<style>#b::before { content: "Down" "load" }</style><div id="b"></div>`},
+	{"css escaped property", `<style>.b::before { c\6f ntent: "Download" }</style><div class="b"></div>`},
+	{"css custom property", `<style>:root { --label: "Download"; } .b::after { content: var(--label) }</style><div class="b"></div>`},
+	{"css quotes", `<style>q.b { quotes: "Download" ""; }</style><a href="#"><q class="b"></q></a>`},
+	{"css marker", `<style>li.b { list-style-type: "Download " }</style><ul><li class="b"><a href="#">now</a></li></ul>`},
+	{"css in nested rule", `<style>.card { & .b::after { content: "Télécharger" } }</style><div class="card"><a class="b" href="#"></a></div>`},
+	{"css custom property in a style attribute", `<a class="b" href="#" style="--x:'Download'"></a>`},
+	{"css comment between strings", `<style>.b::after { content: "Down" /* ; font-family: x */ "load" }</style><a class="b" href="#"></a>`},
+	// SVG text.
+	{"svg tspans", `<a href="#"><svg viewBox="0 0 100 20"><text x="0" y="15"><tspan>Down</tspan><tspan>load</tspan></text></svg></a>`},
+	{"svg text in clickable svg", `<svg onclick="go()" viewBox="0 0 100 20"><text x="0" y="15"><tspan>D</tspan><tspan>ownload</tspan></text></svg>`},
+	{"svg textPath", `<svg><a href="#"><text><textPath href="#p">Down</textPath><tspan>load</tspan></text></a></svg>`},
+	// Other text sources and clickable elements.
+	{"img alt in link", `<a href="#"><img alt="Download" src="https://img.example.com/arrow.png"></a>`},
+	{"input image alt", `<input type="image" alt="Download" src="https://img.example.com/arrow.png">`},
+	{"area alt", `<map name="m"><area href="#" alt="Download" coords="0,0,10,10"></map>`},
+	{"aria-label of a descendant", `<a href="#"><span aria-label="Download"></span></a>`},
+	{"summary", `<details><summary>Download</summary><p>x</p></details>`},
+	{"label", `<label for="dl">Download</label><input type="checkbox" id="dl" hidden>`},
+	{"role tab", `<div role="tab">Download</div>`},
+	{"role menuitemradio", `<div role="menuitemradio">Download</div>`},
+	{"onkeydown handler", `<div tabindex="0" onkeydown="go(event)">Download</div>`},
+	{"placeholder of a clickable input", `<input readonly onclick="go()" placeholder="Download">`},
+	{"select option", `<select onchange="go()"><option>Download PDF</option></select>`},
+	{"css attr", `<style>.b::after { content: attr(data-label) }</style><p class="b" data-label="Download now"></p>`},
+	{"css attr before its style", `<p class="b" data-label="Download now"></p><style>.b::after { content: attr(data-label) }</style>`},
+	// Other wording.
+	{"save file", `<button>Save file</button>`},
+	{"save to device", `<a href="#">Save to device</a>`},
+	{"get your copy", `<a href="#">Get your copy</a>`},
+	{"get a copy", `<button>Get a free copy</button>`},
+	{"romanian", `<a href="#">Descarcă acum</a>`},
+	{"bulgarian", `<button>Изтегли</button>`},
+	{"croatian", `<button>Preuzmi</button>`},
+	{"bengali", `<button>ডাউনলোড করুন</button>`},
+	{"dutch bestand", `<button>Bestand opslaan</button>`},
+	{"german datei speichern", `<button>Datei speichern</button>`},
+}
+
+func TestDownloadEvasions(t *testing.T) {
+	for _, tt := range downloadEvasions {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Check([]byte(page(tt.body)), testOptions)
+			if got := ruleNames(r.Errors); !slices.Contains(got, RuleDownloadButton) {
+				t.Errorf("%s: got errors %v, want %s", tt.body, got, RuleDownloadButton)
+			}
+		})
+	}
+}

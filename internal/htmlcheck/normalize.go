@@ -1,0 +1,243 @@
+package htmlcheck
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mtibben/confusables"
+	"golang.org/x/text/unicode/norm"
+)
+
+// A label is matched against the download words as a visitor reads it,
+// not as its bytes spell it. Three readings of one label are matched:
+//
+//   - the plain reading: compatibility-decomposed (NFKD: the mapping of
+//     NFKC without recomposition, so that accents can be dropped; full-width,
+//     mathematical, circled and other styled letters and ligatures
+//     become plain letters), without the characters that draw nothing
+//     (default-ignorable code points: zero-width spaces and joiners, soft
+//     hyphens, bidi controls, the BOM, variation selectors, Hangul
+//     fillers) and without combining marks (accents, "Zalgo" underlines),
+//     lower-cased;
+//   - its confusables skeleton (Unicode TR39, section 4), read again the
+//     same way, so that "Dοwnload" with a Greek omicron or "D0wnl0ad"
+//     reads as "download";
+//   - the skeleton of the plain reading before lower-casing, so that a
+//     capital I standing for a small l ("DownIoad") is caught too.
+//
+// Labels and word lists are both read character by character with the
+// same functions (see spell and newLexicon), so the comparison is
+// symmetric: a word with accents and one typed without them compare
+// equal, and so do a word and its look-alike.
+//
+// Dropping marks is NFKD followed by removing Mn and Me, which also drops
+// the vowel signs and viramas of some scripts and the voicing marks of
+// kana; it does so on both sides of the comparison, so the only effect is
+// that a few look-alike spellings compare equal.
+
+// invisible reports whether r draws nothing a reader would notice inside
+// a word: a default-ignorable code point (Unicode's
+// Default_Ignorable_Code_Point is Cf, Variation_Selector and
+// Other_Default_Ignorable_Code_Point, less a few that do not matter here)
+// or a combining mark.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+}
+
+// unfoldedReading returns the plain reading of s before lower-casing:
+// NFKD without invisible characters. Invalid UTF-8 reads as spaces.
+func unfoldedReading(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	return strings.Map(dropInvisible, norm.NFKD.String(strings.ToValidUTF8(s, " ")))
+}
+
+func dropInvisible(r rune) rune {
+	if invisible(r) {
+		return -1
+	}
+	return r
+}
+
+// withoutMarks returns s decomposed (NFD) without its combining marks.
+func withoutMarks(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			return -1
+		}
+		return r
+	}, norm.NFD.String(s))
+}
+
+// skeleton returns the confusables skeleton of s, a reading, lower-cased
+// and without the invisible characters that the skeleton's decomposition
+// brings back. (Its letters need no second NFKD: both sides of a
+// comparison are read the same way.)
+func skeleton(s string) string {
+	return strings.ToLower(strings.Map(dropInvisible, confusables.Skeleton(s)))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiSkeleton says, for each ASCII byte, whether the skeleton maps it to
+// something else, unless it is a lower-case letter mapped to lower-case
+// letters ('0' to 'O', 'I' and '1' to 'l', '|', quotes, '%');
+// asciiSkeletonLetters are the letters that those lower-case letters map
+// to ("rn" for 'm'). Both are read from the confusables table.
+var asciiSkeleton, asciiSkeletonLetters = func() (t [utf8.RuneSelf]bool, letters []string) {
+	for b := range utf8.RuneSelf {
+		k := confusables.Skeleton(string(rune(b)))
+		switch {
+		case k == string(rune(b)):
+		case 'a' <= b && b <= 'z' && strings.Trim(k, "abcdefghijklmnopqrstuvwxyz") == "":
+			letters = append(letters, k)
+		default:
+			t[b] = true
+		}
+	}
+	return t, letters
+}()
+
+// needsSkeleton reports whether the skeleton readings of s, which is
+// ASCII, can match where its plain reading does not: when s has a byte
+// that the skeleton maps to something else than lower-case letters, or
+// has the letters that one maps to: a letter mapped to letters ('m' to
+// "rn") maps the same way in the word lists, so on its own it changes
+// nothing. This keeps the skeleton, which allocates, off most labels.
+func needsSkeleton(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if asciiSkeleton[s[i]] {
+			return true
+		}
+	}
+	for _, k := range asciiSkeletonLetters {
+		if strings.Contains(s, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// form is one reading of a label and the word lists it is matched with.
+type form struct {
+	text string
+	lex  *lexicon
+}
+
+// runeReadings are the readings of one character: plain before and after
+// lower-casing, and the skeletons of both.
+type runeReadings struct{ unfolded, plain, skelPlain, skelUnfolded string }
+
+func readRune(r rune) runeReadings {
+	u := unfoldedReading(string(r))
+	p := strings.ToLower(u)
+	return runeReadings{u, p, skeleton(p), skeleton(u)}
+}
+
+// asciiReadings are the readings of the ASCII characters.
+var asciiReadings = func() (t [utf8.RuneSelf]runeReadings) {
+	for r := range rune(utf8.RuneSelf) {
+		t[r] = readRune(r)
+	}
+	return t
+}()
+
+// readCache remembers the readings of the characters that one check
+// meets: the normalisation and skeleton tables take microseconds per
+// label, a map lookup per character takes nanoseconds.
+type readCache map[rune]runeReadings
+
+// maxReadCache bounds a readCache.
+const maxReadCache = 4096
+
+func (c readCache) get(r rune) runeReadings {
+	if r < utf8.RuneSelf {
+		return asciiReadings[r]
+	}
+	if rr, ok := c[r]; ok {
+		return rr
+	}
+	rr := readRune(r)
+	if c != nil && len(c) < maxReadCache {
+		c[r] = rr
+	}
+	return rr
+}
+
+// spell returns the readings of s, character by character: plain, the
+// skeleton of plain, the skeleton before lower-casing, and whether that
+// one can differ from the second (s has upper-case letters). Invalid
+// UTF-8 reads as spaces.
+//
+// Reading character by character is reading the whole string, less the
+// canonical reordering of combining marks, which are dropped. Labels and
+// word lists are both spelt this way.
+func spell(s string, cache readCache) (plain, skelPlain, skelUnfolded string, cased bool) {
+	var buf [256]byte // most labels: one allocation, for the result
+	b := buf[:0]
+	var ends [3]int
+	for k := range 3 {
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				r = ' '
+			}
+			i += n
+			rr := cache.get(r)
+			switch k {
+			case 0:
+				b = append(b, rr.plain...)
+				cased = cased || rr.unfolded != rr.plain
+			case 1:
+				b = append(b, rr.skelPlain...)
+			case 2:
+				b = append(b, rr.skelUnfolded...)
+			}
+		}
+		ends[k] = len(b)
+	}
+	all := string(b)
+	return all[:ends[0]], all[ends[0]:ends[1]], all[ends[1]:], cased
+}
+
+// readings appends to forms the readings of label that are matched: the plain
+// one, then, where they can differ from it, the two skeletons; and when
+// reversed (the label may be drawn right to left), each of them with its
+// characters in reverse order too.
+func readings(forms []form, label string, reversed bool, cache readCache) []form {
+	if plain := strings.ToLower(label); isASCII(label) && !needsSkeleton(plain) && !needsSkeleton(label) {
+		forms = append(forms, form{plain, plainLexicon})
+	} else {
+		plain, skelPlain, skelUnfolded, cased := spell(label, cache)
+		forms = append(forms, form{plain, plainLexicon}, form{skelPlain, skeletonLexicon})
+		if cased && skelUnfolded != skelPlain {
+			forms = append(forms, form{skelUnfolded, skeletonLexicon})
+		}
+	}
+	if reversed {
+		for _, f := range forms {
+			forms = append(forms, form{reverseRunes(f.text), f.lex})
+		}
+	}
+	return forms
+}
+
+func reverseRunes(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
+
+// rightToLeftOverride is U+202E, which draws the text after it in reverse.
+const rightToLeftOverride = "\u202e"
