@@ -8,18 +8,14 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
-	"github.com/fileframe/fileframe/internal/password"
 )
 
-// Defaults of the web application's sessions and sign-in limits.
+// Defaults of the web application's sessions and forms.
 const (
 	defaultSessionTTL = 30 * 24 * time.Hour
-	defaultLoginRate  = 10.0 / 60 // 10 a minute
-	defaultLoginBurst = 10
 	// sessionTouchEvery is how often a session's activity is written at
 	// most: every commit empties the public-page caches (public_cache.go),
 	// so a write per request would cost every visitor.
@@ -42,13 +38,6 @@ func (s *Server) sessionTTL() time.Duration {
 		return s.cfg.SessionTTL
 	}
 	return defaultSessionTTL
-}
-
-func (s *Server) loginLimit() (float64, int) {
-	if s.cfg.LoginRate > 0 {
-		return s.cfg.LoginRate, max(s.cfg.LoginBurst, 1)
-	}
-	return defaultLoginRate, defaultLoginBurst
 }
 
 // secureCookies reports whether the application is served over https; its
@@ -222,13 +211,6 @@ func (s *Server) checkAnonCSRF(r *http.Request) bool {
 func (s *Server) checkSessionCSRF(r *http.Request, si *signedIn) bool {
 	return verifyCSRF(s.csrfKey(), "session:"+si.session.Hash, r.PostFormValue("csrf"))
 }
-
-// dummyHash is verified against when the email is unknown, so that a
-// sign-in takes as long whether the account exists or not.
-var dummyHash = sync.OnceValue(func() string {
-	h, _ := password.Hash("fileframe-dummy-password-for-timing")
-	return h
-})
 
 // Password bounds.
 const (
