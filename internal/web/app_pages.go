@@ -210,7 +210,7 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 		s.appFailed(w, r, nil, err)
 		return
 	}
-	if err := s.startSession(ctx, w, acct.ID); err != nil {
+	if err := s.startSession(ctx, w, acct); err != nil {
 		s.appFailed(w, r, nil, err)
 		return
 	}
@@ -296,7 +296,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request, si *signedIn) {
 		s.appFailed(w, r, nil, err)
 		return
 	}
-	if err := s.startSession(r.Context(), w, acct.ID); err != nil {
+	if err := s.startSession(r.Context(), w, acct); err != nil {
 		s.appFailed(w, r, nil, err)
 		return
 	}
@@ -326,8 +326,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	p.CSRF = s.anonCSRF(w, r)
 	p.Form["email"] = r.PostFormValue("email")
 	email, msg := parseEmail(r.PostFormValue("email"))
-	if s.rateLimited(w, r, "app_login.html", p, s.addressBucket(r, "app-login"),
-		limitedBucket{"app-login-email:" + fileframe.HashKey(email), s.cfg.Login.Address}) {
+	if s.rateLimited(w, r, "app_login.html", p, s.loginBuckets(r, email)...) {
 		return
 	}
 	pw := r.PostFormValue("password")
@@ -372,7 +371,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
 		s.renderApp(w, r, http.StatusForbidden, "app_login.html", p)
 		return
 	}
-	if err := s.startSession(r.Context(), w, acct.ID); err != nil {
+	if err := s.startSession(r.Context(), w, acct); err != nil {
 		s.appFailed(w, r, nil, err)
 		return
 	}

@@ -63,12 +63,14 @@ func (s *Server) setCookie(w http.ResponseWriter, name, value string, maxAge int
 	})
 }
 
-// startSession creates a session for the account and sets its cookie.
-func (s *Server) startSession(ctx context.Context, w http.ResponseWriter, id fileframe.AccountID) error {
+// startSession creates a session for the account, whose password the
+// request has just proven, and sets its cookie and the device cookie
+// (trustDevice).
+func (s *Server) startSession(ctx context.Context, w http.ResponseWriter, acct fileframe.Account) error {
 	token := fileframe.RandomBase62(43) // ≈ 256 bits
 	now := s.now()
 	err := s.store.CreateSession(ctx, fileframe.Session{
-		Hash: fileframe.HashKey(token), AccountID: id,
+		Hash: fileframe.HashKey(token), AccountID: acct.ID,
 		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(s.sessionTTL()),
 	})
 	if err != nil {
@@ -77,6 +79,7 @@ func (s *Server) startSession(ctx context.Context, w http.ResponseWriter, id fil
 	s.setCookie(w, s.sessionCookieName(), token, int(s.sessionTTL().Seconds()))
 	// The anonymous forms' cookie has done its work.
 	s.setCookie(w, s.csrfCookieName(), "", -1)
+	s.trustDevice(w, acct.Email)
 	return nil
 }
 
@@ -186,9 +189,11 @@ func (s *Server) anonCSRF(w http.ResponseWriter, r *http.Request) string {
 }
 
 func validNonce(v string) bool {
-	if len(v) != 32 {
-		return false
-	}
+	return len(v) == 32 && validBase62(v)
+}
+
+// validBase62 reports whether v is made of [0-9a-zA-Z] only.
+func validBase62(v string) bool {
 	for _, c := range v {
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
 			return false
