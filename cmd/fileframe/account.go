@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
-	"github.com/fileframe/fileframe/internal/password"
 )
 
 // parseEmail checks a bare email address (no display name) and lower-cases
@@ -85,7 +84,11 @@ func runAccountCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []stri
 		if *pw == "" {
 			return usagef("--password must not be empty (omit it for an account without a password)")
 		}
-		if hash, err = password.Hash(*pw); err != nil {
+		hasher, err := c.passwords()
+		if err != nil {
+			return err
+		}
+		if hash, err = hasher.Hash(ctx, *pw); err != nil {
 			return fmt.Errorf("hashing the password: %w", err)
 		}
 	}

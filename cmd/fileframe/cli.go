@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/password"
 )
 
 // Exit codes.
@@ -46,6 +47,17 @@ a command's flags.
 type CLI struct {
 	Stdout, Stderr io.Writer
 	Env            lookupEnv
+	// Passwords hashes the passwords of account create under its memory
+	// budget, as serve's does; nil means password's defaults.
+	Passwords *password.Hasher
+}
+
+// passwords returns c.Passwords, or a Hasher with password's defaults.
+func (c *CLI) passwords() (*password.Hasher, error) {
+	if c.Passwords != nil {
+		return c.Passwords, nil
+	}
+	return password.NewHasher(password.DefaultParams(), password.Budget{})
 }
 
 // usageError is a mistake in the command line: exit status 2.

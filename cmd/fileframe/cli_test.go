@@ -53,7 +53,11 @@ func TestCLIContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := password.Verify("s3cret pw", a.PasswordHash); !ok || err != nil {
+	hasher, err := password.NewHasher(password.DefaultParams(), password.Budget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := hasher.Verify(ctx, "s3cret pw", a.PasswordHash); !ok || err != nil {
 		t.Errorf("stored password hash %q does not verify: %v, %v", a.PasswordHash, ok, err)
 	}
 	admin := cliJSON(t, cli("account", "create", "--email", "root@example.com", "--plan", "pro", "--admin")...)

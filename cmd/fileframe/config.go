@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/blob/s3"
+	"github.com/fileframe/fileframe/internal/password"
 )
 
 // ServeConfig is the configuration of `fileframe serve`, parsed once from
@@ -61,6 +62,9 @@ type ServeConfig struct {
 	// OpsToken lets /readyz and /metrics answer on the app origin to
 	// requests that carry it as a Bearer token. It is a secret.
 	OpsToken string
+	// PasswordHashMemory is the memory, in bytes, that the Argon2 password
+	// hashes running at once may take in all (--password-hash-memory).
+	PasswordHashMemory int64
 }
 
 // Storage returns where cfg keeps its data.
@@ -84,6 +88,11 @@ const (
 	// operator on the setup screen, and strangers should not be able to
 	// create accounts (and store files) until the operator opens it.
 	defaultSignup = "closed"
+	// defaultPasswordHashMemory is password's default budget: four
+	// sign-ins hashed at once, 64 MiB each.
+	defaultPasswordHashMemory = password.DefaultBudgetMemory * 1024
+	// minPasswordHashMemory holds one hash of the default cost.
+	minPasswordHashMemory = password.DefaultMemory * 1024
 )
 
 // lookupEnv is os.LookupEnv, injected so tests control the environment.
@@ -111,30 +120,33 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.StringVar(&cfg.OpsAddr, "ops-addr", "", "listen address of the operations listener: /healthz, /readyz and /metrics for a private network (default: none)")
 	fs.StringVar(&raw.opsToken, "ops-token", "", "a token that lets /readyz and /metrics answer on the app origin to 'Authorization: Bearer TOKEN' (default: they answer 404 there)")
 	fs.StringVar(&raw.opsTokenFile, "ops-token-file", "", "file holding the operations token (instead of --ops-token)")
+	cfg.PasswordHashMemory = defaultPasswordHashMemory
+	fs.Var(byteSize{&cfg.PasswordHashMemory}, "password-hash-memory", "memory the password hashes running at once may take in all, 64MiB each (a `size`: 256MiB, 1GiB; at least 64MiB); more wait in line, up to 3s, then get 503")
 	vars := addBackendFlags(fs, &raw.backend)
 	for k, v := range quotaFlags(fs, &cfg.Quotas) {
 		vars[k] = v
 	}
 	for k, v := range map[string]string{
-		"addr":                "FILEFRAME_ADDR",
-		"data":                "FILEFRAME_DATA",
-		"base-url":            "FILEFRAME_BASE_URL",
-		"content-origin":      "FILEFRAME_CONTENT_ORIGIN",
-		"content-addr":        "FILEFRAME_CONTENT_ADDR",
-		"log-level":           "FILEFRAME_LOG_LEVEL",
-		"shutdown-timeout":    "FILEFRAME_SHUTDOWN_TIMEOUT",
-		"read-header-timeout": "FILEFRAME_READ_HEADER_TIMEOUT",
-		"preview-ttl":         "FILEFRAME_PREVIEW_TTL",
-		"cleanup-every":       "FILEFRAME_CLEANUP_EVERY",
-		"key-rate":            "FILEFRAME_KEY_RATE",
-		"key-burst":           "FILEFRAME_KEY_BURST",
-		"ip-rate":             "FILEFRAME_IP_RATE",
-		"ip-burst":            "FILEFRAME_IP_BURST",
-		"download-redirect":   "FILEFRAME_DOWNLOAD_REDIRECT",
-		"signup":              "FILEFRAME_SIGNUP",
-		"ops-addr":            "FILEFRAME_OPS_ADDR",
-		"ops-token":           "FILEFRAME_OPS_TOKEN",
-		"ops-token-file":      "FILEFRAME_OPS_TOKEN_FILE",
+		"addr":                 "FILEFRAME_ADDR",
+		"data":                 "FILEFRAME_DATA",
+		"base-url":             "FILEFRAME_BASE_URL",
+		"content-origin":       "FILEFRAME_CONTENT_ORIGIN",
+		"content-addr":         "FILEFRAME_CONTENT_ADDR",
+		"log-level":            "FILEFRAME_LOG_LEVEL",
+		"shutdown-timeout":     "FILEFRAME_SHUTDOWN_TIMEOUT",
+		"read-header-timeout":  "FILEFRAME_READ_HEADER_TIMEOUT",
+		"preview-ttl":          "FILEFRAME_PREVIEW_TTL",
+		"cleanup-every":        "FILEFRAME_CLEANUP_EVERY",
+		"key-rate":             "FILEFRAME_KEY_RATE",
+		"key-burst":            "FILEFRAME_KEY_BURST",
+		"ip-rate":              "FILEFRAME_IP_RATE",
+		"ip-burst":             "FILEFRAME_IP_BURST",
+		"download-redirect":    "FILEFRAME_DOWNLOAD_REDIRECT",
+		"signup":               "FILEFRAME_SIGNUP",
+		"password-hash-memory": "FILEFRAME_PASSWORD_HASH_MEMORY",
+		"ops-addr":             "FILEFRAME_OPS_ADDR",
+		"ops-token":            "FILEFRAME_OPS_TOKEN",
+		"ops-token-file":       "FILEFRAME_OPS_TOKEN_FILE",
 	} {
 		vars[k] = v
 	}
@@ -276,6 +288,9 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 	}
 	if cfg.KeyBurst < 1 || cfg.IPBurst < 1 {
 		return usagef("--key-burst and --ip-burst must be at least 1")
+	}
+	if cfg.PasswordHashMemory < minPasswordHashMemory {
+		return usagef("--password-hash-memory %s is less than one password hash takes (64MiB)", byteSize{&cfg.PasswordHashMemory})
 	}
 	switch raw.signup {
 	case "open":

@@ -44,7 +44,7 @@ func TestParseServeConfig(t *testing.T) {
 				LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second,
 				ReadHeaderTimeout: 10 * time.Second, PreviewTTL: 24 * time.Hour, CleanupEvery: time.Hour,
 				KeyRate: 5, KeyBurst: 100, IPRate: 10, IPBurst: 200,
-				Quotas: defaultQuotas,
+				Quotas: defaultQuotas, PasswordHashMemory: 256 << 20,
 			}
 			if c != want {
 				t.Errorf("got %+v\nwant %+v", c, want)
@@ -59,7 +59,7 @@ func TestParseServeConfig(t *testing.T) {
 					LogLevel: slog.LevelDebug, ShutdownTimeout: 5 * time.Second,
 					ReadHeaderTimeout: 2 * time.Second, PreviewTTL: time.Hour, CleanupEvery: 10 * time.Minute,
 					KeyRate: 2.5, KeyBurst: 7, IPRate: 3, IPBurst: 9,
-					Quotas: defaultQuotas,
+					Quotas: defaultQuotas, PasswordHashMemory: 256 << 20,
 				}
 				if c != want {
 					t.Errorf("got %+v\nwant %+v", c, want)
@@ -109,6 +109,17 @@ func TestParseServeConfig(t *testing.T) {
 					t.Errorf("KeyBurst, IPBurst = %d, %d; want 11 (flag), 33 (env)", c.KeyBurst, c.IPBurst)
 				}
 			}},
+		{"password hash memory", []string{"--password-hash-memory", "1GiB"}, envOf("FILEFRAME_PASSWORD_HASH_MEMORY", "128MiB"),
+			func(t *testing.T, c ServeConfig) {
+				if c.PasswordHashMemory != 1<<30 {
+					t.Errorf("PasswordHashMemory = %d, want 1 GiB from the flag", c.PasswordHashMemory)
+				}
+			}},
+		{"password hash memory env", nil, envOf("FILEFRAME_PASSWORD_HASH_MEMORY", "128MiB"), func(t *testing.T, c ServeConfig) {
+			if c.PasswordHashMemory != 128<<20 {
+				t.Errorf("PasswordHashMemory = %d, want 128 MiB from the variable", c.PasswordHashMemory)
+			}
+		}},
 		{"signup flag", []string{"--signup", "open"}, envOf(), func(t *testing.T, c ServeConfig) {
 			if !c.Signup {
 				t.Errorf("Signup = false, want true from --signup open")
@@ -212,6 +223,8 @@ func TestParseServeConfigErrors(t *testing.T) {
 		{"bad signup", []string{"--signup", "yes"}, nil, "--signup \"yes\": use open or closed"},
 		{"bad quota from env", nil, envOf("FILEFRAME_QUOTA_PRO_FILE", "lots"), "FILEFRAME_QUOTA_PRO_FILE: invalid value \"lots\": want a size"},
 		{"bad signup from env", nil, envOf("FILEFRAME_SIGNUP", "maybe"), "--signup \"maybe\""},
+		{"password hash memory below one hash", []string{"--password-hash-memory", "32MiB"}, nil, "--password-hash-memory 32MiB is less than one password hash takes (64MiB)"},
+		{"bad password hash memory from env", nil, envOf("FILEFRAME_PASSWORD_HASH_MEMORY", "much"), "FILEFRAME_PASSWORD_HASH_MEMORY: invalid value \"much\": want a size"},
 		{"positional argument", []string{"extra"}, nil, "unexpected argument \"extra\""},
 	}
 	for _, tt := range tests {

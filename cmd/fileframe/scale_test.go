@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,61 +19,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/fileframe/fileframe/internal/postgres/pgtest"
 )
 
 // The scale-out test needs a real PostgreSQL server and a real S3 server.
 // It never skips without them: it fails, saying how to get them.
 
-// testDatabaseURL is the PostgreSQL server on which the test may create and
-// drop a database: FILEFRAME_TEST_DATABASE_URL, else a local server with
-// trust authentication (as internal/postgres's tests use).
-func testDatabaseURL() string {
-	if u := os.Getenv("FILEFRAME_TEST_DATABASE_URL"); u != "" {
-		return u
-	}
-	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-}
-
-// newTestDatabase creates a fresh database, drops it when the test ends and
-// returns its URL.
+// newTestDatabase creates a fresh database on the PostgreSQL test server
+// (pgtest), drops it when the test ends and returns its URL.
 func newTestDatabase(t *testing.T) string {
 	t.Helper()
-	admin := testDatabaseURL()
-	base, err := url.Parse(admin)
-	if err != nil || (base.Scheme != "postgres" && base.Scheme != "postgresql") {
-		t.Fatalf("FILEFRAME_TEST_DATABASE_URL: want a postgres:// URL")
-	}
-	connect := func(ctx context.Context) *pgx.Conn {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, admin)
-		if err != nil {
-			t.Fatalf("connect to PostgreSQL: %v\nthis test needs a PostgreSQL server on which it may create databases: start one (scripts/ensure-postgres) or set FILEFRAME_TEST_DATABASE_URL", err)
-		}
-		return conn
-	}
-	var b [8]byte
-	rand.Read(b[:])
-	name := "fileframe_scale_" + hex.EncodeToString(b[:])
-	ident := pgx.Identifier{name}.Sanitize()
-	conn := connect(t.Context())
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(t.Context(), "CREATE DATABASE "+ident); err != nil {
-		t.Fatalf("CREATE DATABASE: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn := connect(ctx)
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+ident+" WITH (FORCE)"); err != nil {
-			t.Errorf("DROP DATABASE %s: %v", name, err)
-		}
-	})
-	u := *base
-	u.Path, u.RawPath = "/"+name, ""
-	return u.String()
+	return pgtest.NewDatabase(t, "fileframe_scale_")
 }
 
 // s3Server is an S3 server for the test.

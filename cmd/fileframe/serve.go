@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/password"
 	"github.com/fileframe/fileframe/internal/web"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -179,6 +180,12 @@ func (m *Main) open(ctx context.Context) error {
 		return usagef("the app origin and the content origin are both %s; set --base-url or --content-origin", origin(baseURL))
 	}
 
+	// Every password hash of this process (sign-in, setup, sign-up,
+	// password change) runs under one memory budget.
+	passwords, err := password.NewHasher(password.DefaultParams(), password.Budget{Memory: m.cfg.PasswordHashMemory / 1024})
+	if err != nil {
+		return err
+	}
 	srv, err := web.New(web.Config{
 		Store:         store,
 		Blobs:         blobs,
@@ -196,6 +203,7 @@ func (m *Main) open(ctx context.Context) error {
 
 		DownloadRedirect: m.cfg.DownloadRedirect,
 		Signup:           m.cfg.Signup,
+		Passwords:        passwords,
 		StoreKind:        st.StoreKind(),
 		BlobsKind:        st.BlobsKind(),
 

@@ -6,11 +6,15 @@
 // (salt and hash in unpadded standard base64), so that the parameters travel
 // with each hash and can be raised later without breaking old ones; see
 // https://github.com/P-H-C/phc-string-format/blob/master/phc-sf-spec.md.
+//
+// Argon2 is memory-hard on purpose: each hash takes its m KiB (64 MiB by
+// default) while it runs. So hashes are only made and checked through a
+// Hasher, which runs them under a memory budget (hasher.go): however many
+// sign-ins arrive at once, the memory they hold stays under it.
 package password
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -33,7 +37,9 @@ const (
 )
 
 // Bounds accepted when decoding a hash. They keep a corrupt or hostile stored
-// hash from making Verify allocate gigabytes or spin for minutes.
+// hash from making Verify allocate more than 1 GiB or spin for minutes; a
+// Hasher also refuses a hash whose m is more than its whole budget
+// (ErrTooCostly).
 const (
 	maxMemory  = 1 << 20 // KiB, 1 GiB
 	maxTime    = 64
@@ -50,7 +56,8 @@ type Params struct {
 	Threads uint8  // lanes
 }
 
-// DefaultParams returns the parameters Hash uses.
+// DefaultParams returns the parameters a Hasher hashes with unless told
+// otherwise.
 func DefaultParams() Params {
 	return Params{Memory: DefaultMemory, Time: DefaultTime, Threads: DefaultThreads}
 }
@@ -61,47 +68,17 @@ var ErrEmpty = errors.New("password: empty password")
 // ErrMalformed is returned by Verify for a stored hash it cannot decode.
 var ErrMalformed = errors.New("password: malformed hash")
 
-// Hash returns the PHC string of pw hashed with Argon2id, the default
-// parameters and a fresh random salt.
-func Hash(pw string) (string, error) {
-	return HashParams(pw, DefaultParams())
+// argonKey derives the Argon2id key of pw: the computation that takes
+// p.Memory KiB. Only a Hasher calls it, holding that memory of its budget.
+func argonKey(pw string, salt []byte, p Params, n int) []byte {
+	return argon2.IDKey([]byte(pw), salt, p.Time, p.Memory, p.Threads, uint32(n))
 }
 
-// HashParams is Hash with explicit parameters (tests use cheap ones).
-func HashParams(pw string, p Params) (string, error) {
-	if pw == "" {
-		return "", ErrEmpty
-	}
-	if err := p.check(); err != nil {
-		return "", err
-	}
+// newSalt returns a fresh random salt.
+func newSalt() []byte {
 	salt := make([]byte, saltLen)
 	rand.Read(salt) // never returns an error (crypto/rand docs, Go 1.24+)
-	return encode(p, salt, argonKey(pw, salt, p)), nil
-}
-
-// Verify reports whether pw matches the encoded hash. The comparison takes
-// the same time wherever the hashes differ. A hash that cannot be decoded is
-// ErrMalformed (wrapped), never a match.
-func Verify(pw, encoded string) (bool, error) {
-	p, salt, key, err := decode(encoded)
-	if err != nil {
-		return false, err
-	}
-	got := argon2.IDKey([]byte(pw), salt, p.Time, p.Memory, p.Threads, uint32(len(key)))
-	return subtle.ConstantTimeCompare(got, key) == 1, nil
-}
-
-func argonKey(pw string, salt []byte, p Params) []byte {
-	return argon2.IDKey([]byte(pw), salt, p.Time, p.Memory, p.Threads, keyLen)
-}
-
-// NeedsRehash reports whether encoded was made with parameters other than
-// the defaults, so a caller that has just verified the password can store a
-// fresh hash.
-func NeedsRehash(encoded string) bool {
-	p, salt, key, err := decode(encoded)
-	return err != nil || p != DefaultParams() || len(salt) != saltLen || len(key) != keyLen
+	return salt
 }
 
 func (p Params) check() error {

@@ -1,6 +1,7 @@
 package password
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"strings"
@@ -10,8 +11,20 @@ import (
 // cheap keeps tests fast; the default cost is covered once by TestHashDefault.
 var cheap = Params{Memory: 64, Time: 1, Threads: 1}
 
+// newHasher returns a Hasher with p and the default budget.
+func newHasher(t testing.TB, p Params) *Hasher {
+	t.Helper()
+	h, err := NewHasher(p, Budget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestHashDefault(t *testing.T) {
-	h, err := Hash("correct horse battery staple")
+	hasher := newHasher(t, Params{})
+	ctx := context.Background()
+	h, err := hasher.Hash(ctx, "correct horse battery staple")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,17 +32,18 @@ func TestHashDefault(t *testing.T) {
 	if !re.MatchString(h) {
 		t.Errorf("Hash = %q, want a PHC string matching %s", h, re)
 	}
-	ok, err := Verify("correct horse battery staple", h)
+	ok, err := hasher.Verify(ctx, "correct horse battery staple", h)
 	if err != nil || !ok {
 		t.Errorf("Verify(right password) = %v, %v; want true, nil", ok, err)
 	}
-	if NeedsRehash(h) {
+	if hasher.NeedsRehash(h) {
 		t.Errorf("NeedsRehash(default hash) = true, want false")
 	}
 }
 
 func TestVerify(t *testing.T) {
-	h, err := HashParams("s3cret pässword", cheap)
+	hasher := newHasher(t, cheap)
+	h, err := hasher.Hash(context.Background(), "s3cret pässword")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +59,7 @@ func TestVerify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.pw, func(t *testing.T) {
-			got, err := Verify(tt.pw, h)
+			got, err := hasher.Verify(context.Background(), tt.pw, h)
 			if err != nil {
 				t.Fatalf("Verify: %v", err)
 			}
@@ -54,21 +68,22 @@ func TestVerify(t *testing.T) {
 			}
 		})
 	}
-	if !NeedsRehash(h) {
+	if !newHasher(t, Params{}).NeedsRehash(h) {
 		t.Errorf("NeedsRehash(cheap hash) = false, want true")
 	}
 }
 
 func TestHashSaltsDiffer(t *testing.T) {
-	a, _ := HashParams("same", cheap)
-	b, _ := HashParams("same", cheap)
+	hasher := newHasher(t, cheap)
+	a, _ := hasher.Hash(context.Background(), "same")
+	b, _ := hasher.Hash(context.Background(), "same")
 	if a == b {
 		t.Errorf("two hashes of one password are equal (%q): salt not random", a)
 	}
 }
 
 func TestHashEmpty(t *testing.T) {
-	if _, err := Hash(""); !errors.Is(err, ErrEmpty) {
+	if _, err := newHasher(t, cheap).Hash(context.Background(), ""); !errors.Is(err, ErrEmpty) {
 		t.Errorf("Hash(\"\") error = %v, want ErrEmpty", err)
 	}
 }
@@ -77,18 +92,19 @@ func TestHashEmpty(t *testing.T) {
 // the key derivation shows up as a failure.
 func TestVerifyFixedHash(t *testing.T) {
 	salt := []byte("0123456789abcdef")
-	h := encode(cheap, salt, argonKey("hunter2", salt, cheap))
+	h := encode(cheap, salt, argonKey("hunter2", salt, cheap, keyLen))
 	want := "$argon2id$v=19$m=64,t=1,p=1$MDEyMzQ1Njc4OWFiY2RlZg$"
 	if !strings.HasPrefix(h, want) {
 		t.Fatalf("encode = %q, want prefix %q", h, want)
 	}
-	if ok, err := Verify("hunter2", h); !ok || err != nil {
+	if ok, err := newHasher(t, cheap).Verify(context.Background(), "hunter2", h); !ok || err != nil {
 		t.Errorf("Verify = %v, %v; want true, nil", ok, err)
 	}
 }
 
 func TestVerifyMalformed(t *testing.T) {
-	good, _ := HashParams("pw", cheap)
+	hasher := newHasher(t, cheap)
+	good, _ := hasher.Hash(context.Background(), "pw")
 	parts := strings.Split(good, "$")
 	salt, key := parts[4], parts[5]
 	tests := map[string]string{
@@ -117,11 +133,11 @@ func TestVerifyMalformed(t *testing.T) {
 	}
 	for name, enc := range tests {
 		t.Run(name, func(t *testing.T) {
-			ok, err := Verify("pw", enc)
+			ok, err := hasher.Verify(context.Background(), "pw", enc)
 			if ok || !errors.Is(err, ErrMalformed) {
 				t.Errorf("Verify(%q) = %v, %v; want false, ErrMalformed", enc, ok, err)
 			}
-			if !NeedsRehash(enc) {
+			if !hasher.NeedsRehash(enc) {
 				t.Errorf("NeedsRehash(%q) = false, want true", enc)
 			}
 		})
@@ -132,7 +148,7 @@ func TestVerifyMalformed(t *testing.T) {
 // inside the bounds, and that whatever it accepts is canonical: encoding it
 // again gives the same string.
 func FuzzDecode(f *testing.F) {
-	good, _ := HashParams("pw", cheap)
+	good, _ := newHasher(f, cheap).Hash(context.Background(), "pw")
 	f.Add(good)
 	f.Add("$argon2id$v=19$m=65536,t=2,p=2$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g")
 	f.Add("$argon2id$v=19$m=,t=,p=$$")

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
-	"github.com/fileframe/fileframe/internal/password"
 )
 
 // adminEnv is an instance with a signed-in admin and an Agency owner with a
@@ -26,12 +25,8 @@ type adminEnv struct {
 func newAdminEnv(t *testing.T) *adminEnv {
 	t.Helper()
 	e := newTestEnv(t)
-	hash, err := password.Hash(testPassword)
-	if err != nil {
-		t.Fatal(err)
-	}
 	admin, err := e.store.CreateAccount(context.Background(), fileframe.Account{
-		Email: "root@example.com", PasswordHash: hash, Plan: fileframe.PlanAgency, Admin: true,
+		Email: "root@example.com", PasswordHash: e.hash(testPassword), Plan: fileframe.PlanAgency, Admin: true,
 	})
 	if err != nil {
 		t.Fatalf("CreateAccount: %v", err)

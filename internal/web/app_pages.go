@@ -2,9 +2,7 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -162,24 +160,6 @@ func (s *Server) appHome(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	appRedirect(w, r, "/login")
 }
 
-// rateLimited takes a token from each bucket; when one is empty it answers
-// 429 with Retry-After on the form's page, keeping what was typed.
-func (s *Server) rateLimited(w http.ResponseWriter, r *http.Request, name string, p appPage, buckets ...string) bool {
-	rate, burst := s.loginLimit()
-	for _, b := range buckets {
-		ok, wait := s.allow(r, b, rate, burst)
-		if ok {
-			continue
-		}
-		secs := retryAfterSeconds(wait)
-		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-		p.Errors[""] = fmt.Sprintf("Too many attempts. Please wait %d seconds and try again.", secs)
-		s.renderApp(w, r, http.StatusTooManyRequests, name, p)
-		return true
-	}
-	return false
-}
-
 // setup serves /setup: the one-time screen that creates the first account,
 // an admin on Agency. Once an account exists it is not found.
 func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
@@ -207,7 +187,7 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 	}
 	p.CSRF = s.anonCSRF(w, r)
 	p.Form["email"] = r.PostFormValue("email")
-	if s.rateLimited(w, r, "app_setup.html", p, "app-setup:"+clientBucket(r.RemoteAddr)) {
+	if s.rateLimited(w, r, "app_setup.html", p, s.addressBucket(r, "app-setup")) {
 		return
 	}
 	email, pw, ok := s.newCredentials(r, &p)
@@ -223,11 +203,14 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
 			"Fileframe is already set up. Sign in instead.")
 		return
 	}
+	if s.hashBusy(w, r, nil, err) {
+		return
+	}
 	if err != nil {
 		s.appFailed(w, r, nil, err)
 		return
 	}
-	if err := s.startSession(ctx, w, acct.ID); err != nil {
+	if err := s.startSession(ctx, w, acct); err != nil {
 		s.appFailed(w, r, nil, err)
 		return
 	}
@@ -251,9 +234,10 @@ func (s *Server) newCredentials(r *http.Request, p *appPage) (email, pw string, 
 
 // createAccount creates an account with the password's hash. The admin
 // account is the first one, made by the setup screen, and only while no
-// account exists (else ECONFLICT).
+// account exists (else ECONFLICT). The hash waits for room in the hashing
+// budget (else password.ErrBusy).
 func (s *Server) createAccount(r *http.Request, email, pw string, plan fileframe.Plan, admin bool) (fileframe.Account, error) {
-	hash, err := password.Hash(pw)
+	hash, err := s.passwords.Hash(r.Context(), pw)
 	if err != nil {
 		return fileframe.Account{}, err
 	}
@@ -291,7 +275,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	}
 	p.CSRF = s.anonCSRF(w, r)
 	p.Form["email"] = r.PostFormValue("email")
-	if s.rateLimited(w, r, "app_signup.html", p, "app-signup:"+clientBucket(r.RemoteAddr)) {
+	if s.rateLimited(w, r, "app_signup.html", p, s.addressBucket(r, "app-signup")) {
 		return
 	}
 	email, pw, ok := s.newCredentials(r, &p)
@@ -305,11 +289,14 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request, si *signedIn) {
 		s.renderApp(w, r, http.StatusConflict, "app_signup.html", p)
 		return
 	}
+	if s.hashBusy(w, r, nil, err) {
+		return
+	}
 	if err != nil {
 		s.appFailed(w, r, nil, err)
 		return
 	}
-	if err := s.startSession(r.Context(), w, acct.ID); err != nil {
+	if err := s.startSession(r.Context(), w, acct); err != nil {
 		s.appFailed(w, r, nil, err)
 		return
 	}
@@ -339,8 +326,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	p.CSRF = s.anonCSRF(w, r)
 	p.Form["email"] = r.PostFormValue("email")
 	email, msg := parseEmail(r.PostFormValue("email"))
-	if s.rateLimited(w, r, "app_login.html", p,
-		"app-login:"+clientBucket(r.RemoteAddr), "app-login-email:"+fileframe.HashKey(email)) {
+	if s.rateLimited(w, r, "app_login.html", p, s.loginBuckets(r, email)...) {
 		return
 	}
 	pw := r.PostFormValue("password")
@@ -363,10 +349,16 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	}
 	hash := acct.PasswordHash
 	if err != nil || hash == "" {
-		hash = dummyHash()
+		hash = s.decoy
 	}
-	match, verr := password.Verify(pw, hash)
+	match, verr := s.passwords.Verify(r.Context(), pw, hash)
+	if s.hashBusy(w, r, nil, verr) {
+		return
+	}
 	if verr != nil {
+		// A malformed stored hash, or one costlier than the whole budget
+		// (password.ErrTooCostly): the operator must act; to the person
+		// it is a wrong password.
 		s.logFor(r).Error("app: verifying a password", "err", verr)
 	}
 	if err != nil || acct.PasswordHash == "" || !match {
@@ -379,7 +371,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
 		s.renderApp(w, r, http.StatusForbidden, "app_login.html", p)
 		return
 	}
-	if err := s.startSession(r.Context(), w, acct.ID); err != nil {
+	if err := s.startSession(r.Context(), w, acct); err != nil {
 		s.appFailed(w, r, nil, err)
 		return
 	}
@@ -456,11 +448,18 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, si *sign
 		return
 	}
 	p := s.accountPage(si)
+	// Before the current password is hashed: a token per attempt.
+	if s.rateLimited(w, r, "app_account.html", p, s.passwordChangeBuckets(r, si)...) {
+		return
+	}
 	cur, next := r.PostFormValue("current"), r.PostFormValue("new")
 	match := false
 	if cur != "" && len(cur) <= maxPasswordBytes && si.account.PasswordHash != "" {
 		var err error
-		match, err = password.Verify(cur, si.account.PasswordHash)
+		match, err = s.passwords.Verify(r.Context(), cur, si.account.PasswordHash)
+		if s.hashBusy(w, r, si, err) {
+			return
+		}
 		if err != nil && !errors.Is(err, password.ErrMalformed) {
 			s.appFailed(w, r, si, err)
 			return
@@ -476,7 +475,10 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, si *sign
 		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_account.html", p)
 		return
 	}
-	hash, err := password.Hash(next)
+	hash, err := s.passwords.Hash(r.Context(), next)
+	if s.hashBusy(w, r, si, err) {
+		return
+	}
 	if err != nil {
 		s.appFailed(w, r, si, err)
 		return

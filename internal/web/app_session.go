@@ -8,18 +8,14 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
-	"github.com/fileframe/fileframe/internal/password"
 )
 
-// Defaults of the web application's sessions and sign-in limits.
+// Defaults of the web application's sessions and forms.
 const (
 	defaultSessionTTL = 30 * 24 * time.Hour
-	defaultLoginRate  = 10.0 / 60 // 10 a minute
-	defaultLoginBurst = 10
 	// sessionTouchEvery is how often a session's activity is written at
 	// most: every commit empties the public-page caches (public_cache.go),
 	// so a write per request would cost every visitor.
@@ -42,13 +38,6 @@ func (s *Server) sessionTTL() time.Duration {
 		return s.cfg.SessionTTL
 	}
 	return defaultSessionTTL
-}
-
-func (s *Server) loginLimit() (float64, int) {
-	if s.cfg.LoginRate > 0 {
-		return s.cfg.LoginRate, max(s.cfg.LoginBurst, 1)
-	}
-	return defaultLoginRate, defaultLoginBurst
 }
 
 // secureCookies reports whether the application is served over https; its
@@ -74,12 +63,14 @@ func (s *Server) setCookie(w http.ResponseWriter, name, value string, maxAge int
 	})
 }
 
-// startSession creates a session for the account and sets its cookie.
-func (s *Server) startSession(ctx context.Context, w http.ResponseWriter, id fileframe.AccountID) error {
+// startSession creates a session for the account, whose password the
+// request has just proven, and sets its cookie and the device cookie
+// (trustDevice).
+func (s *Server) startSession(ctx context.Context, w http.ResponseWriter, acct fileframe.Account) error {
 	token := fileframe.RandomBase62(43) // ≈ 256 bits
 	now := s.now()
 	err := s.store.CreateSession(ctx, fileframe.Session{
-		Hash: fileframe.HashKey(token), AccountID: id,
+		Hash: fileframe.HashKey(token), AccountID: acct.ID,
 		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(s.sessionTTL()),
 	})
 	if err != nil {
@@ -88,6 +79,7 @@ func (s *Server) startSession(ctx context.Context, w http.ResponseWriter, id fil
 	s.setCookie(w, s.sessionCookieName(), token, int(s.sessionTTL().Seconds()))
 	// The anonymous forms' cookie has done its work.
 	s.setCookie(w, s.csrfCookieName(), "", -1)
+	s.trustDevice(w, acct.Email)
 	return nil
 }
 
@@ -197,9 +189,11 @@ func (s *Server) anonCSRF(w http.ResponseWriter, r *http.Request) string {
 }
 
 func validNonce(v string) bool {
-	if len(v) != 32 {
-		return false
-	}
+	return len(v) == 32 && validBase62(v)
+}
+
+// validBase62 reports whether v is made of [0-9a-zA-Z] only.
+func validBase62(v string) bool {
 	for _, c := range v {
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
 			return false
@@ -222,13 +216,6 @@ func (s *Server) checkAnonCSRF(r *http.Request) bool {
 func (s *Server) checkSessionCSRF(r *http.Request, si *signedIn) bool {
 	return verifyCSRF(s.csrfKey(), "session:"+si.session.Hash, r.PostFormValue("csrf"))
 }
-
-// dummyHash is verified against when the email is unknown, so that a
-// sign-in takes as long whether the account exists or not.
-var dummyHash = sync.OnceValue(func() string {
-	h, _ := password.Hash("fileframe-dummy-password-for-timing")
-	return h
-})
 
 // Password bounds.
 const (

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
-	"github.com/fileframe/fileframe/internal/password"
 )
 
 // appBrowser is a client of the application that keeps its cookies by hand
@@ -20,6 +19,8 @@ import (
 type appBrowser struct {
 	e       *testEnv
 	cookies map[string]string
+	// rt sends the requests; nil means http.DefaultTransport.
+	rt http.RoundTripper
 }
 
 func newAppBrowser(e *testEnv) *appBrowser { return &appBrowser{e: e, cookies: map[string]string{}} }
@@ -29,7 +30,11 @@ func (b *appBrowser) send(req *http.Request) (*http.Response, string) {
 	for k, v := range b.cookies {
 		req.AddCookie(&http.Cookie{Name: k, Value: v})
 	}
-	resp, body := b.e.do(req)
+	rt := b.rt
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	resp, body := b.e.doVia(rt, req)
 	for _, c := range resp.Cookies() {
 		if c.MaxAge < 0 || c.Value == "" {
 			delete(b.cookies, c.Name)
@@ -94,13 +99,20 @@ func (b *appBrowser) signedIn() bool {
 
 const testPassword = "correct horse battery"
 
-// member creates an account with testPassword.
-func (e *testEnv) member(email string, plan fileframe.Plan) fileframe.Account {
+// hash hashes pw with the server's hasher, as the application would.
+func (e *testEnv) hash(pw string) string {
 	e.t.Helper()
-	hash, err := password.Hash(testPassword)
+	hash, err := e.srv.passwords.Hash(context.Background(), pw)
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	return hash
+}
+
+// member creates an account with testPassword.
+func (e *testEnv) member(email string, plan fileframe.Plan) fileframe.Account {
+	e.t.Helper()
+	hash := e.hash(testPassword)
 	a, err := e.store.CreateAccount(context.Background(), fileframe.Account{Email: email, PasswordHash: hash, Plan: plan})
 	if err != nil {
 		e.t.Fatalf("CreateAccount: %v", err)
@@ -484,7 +496,7 @@ func TestAppRateLimit(t *testing.T) {
 		{"/signup", http.StatusUnprocessableEntity},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
-			e := newTestEnv(t, func(c *Config) { c.LoginRate, c.LoginBurst, c.Signup = 1.0/60, 3, true })
+			e := newTestEnv(t, func(c *Config) { c.Login.Address, c.Signup = RateLimit{PerSecond: 1.0 / 60, Burst: 3}, true })
 			e.member("a@example.com", fileframe.PlanFree)
 			b := newAppBrowser(e)
 			tok := b.token(tt.path)

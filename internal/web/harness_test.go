@@ -158,7 +158,13 @@ func (e *testEnv) key(a fileframe.Account, file fileframe.FileID) (string, filef
 // body read.
 func (e *testEnv) do(req *http.Request) (*http.Response, []byte) {
 	e.t.Helper()
-	resp, err := http.DefaultTransport.RoundTrip(req)
+	return e.doVia(http.DefaultTransport, req)
+}
+
+// doVia is do through rt.
+func (e *testEnv) doVia(rt http.RoundTripper, req *http.Request) (*http.Response, []byte) {
+	e.t.Helper()
+	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}

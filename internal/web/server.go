@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/password"
 	"github.com/fileframe/fileframe/internal/service"
 	"github.com/prometheus/client_golang/prometheus"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
@@ -59,11 +60,16 @@ type Config struct {
 	// SessionTTL is how long a web application session lasts without use
 	// (it slides with activity); default 30 days.
 	SessionTTL time.Duration
-	// LoginRate and LoginBurst limit sign-in, sign-up and setup attempts
-	// per client address, and sign-ins per email, through RateLimiter. Zero
-	// means the default: 10 a minute with bursts of 10.
-	LoginRate  float64
-	LoginBurst int
+	// Login limits the guessing of passwords (sign-in, sign-up, setup,
+	// password change) through RateLimiter; see LoginLimits. Zero fields
+	// mean the defaults.
+	Login LoginLimits
+	// Passwords hashes and checks every password of the application
+	// (sign-in, setup, sign-up, password change) under its memory budget:
+	// a form that finds no room within the budget's wait is answered 503.
+	// nil means a Hasher with password's defaults (256 MiB, that is four
+	// default hashes at once, and a 3s wait).
+	Passwords *password.Hasher
 
 	// DownloadRedirect answers a download GET with a 302 to a presigned URL
 	// of the blob store instead of streaming the bytes through this process.
@@ -120,6 +126,10 @@ type Server struct {
 	// a key's last-used time.
 	limits  fileframe.RateLimiter
 	touches *limiter
+	// passwords is Config.Passwords; decoy, a hash of its cost that no
+	// password matches, is checked when an email is unknown (login).
+	passwords *password.Hasher
+	decoy     string
 	// presign is Blobs as a presigner when Config.DownloadRedirect is set.
 	presign presigner
 	counts  *downloadCounter
@@ -179,6 +189,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.UploadIdleTimeout <= 0 {
 		cfg.UploadIdleTimeout = defaultUploadIdleTimeout
 	}
+	cfg.Login = cfg.Login.withDefaults()
+	if cfg.Passwords == nil {
+		h, err := password.NewHasher(password.DefaultParams(), password.Budget{})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Passwords = h
+	}
 	var presign presigner
 	if cfg.DownloadRedirect {
 		p, ok := cfg.Blobs.(presigner)
@@ -192,6 +210,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, now: cfg.Now, pages: pages}
+	s.passwords, s.decoy = cfg.Passwords, cfg.Passwords.Decoy()
 	s.store = ownWriteStore{Store: cfg.Store, n: &s.ownWrites}
 	s.cache = newPublicCache(publicCacheSize)
 	s.blobCache = newBlobCache(blobCacheMax)
@@ -212,6 +231,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s.metrics = newMetrics(cfg.Registry)
+	register(cfg.Registry, newHasherCollector(s.passwords))
 	s.touches = newLimiter(cfg.Now)
 	s.limits = cfg.RateLimiter
 	if s.limits == nil {

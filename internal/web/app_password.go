@@ -1,0 +1,67 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/fileframe/fileframe/internal/password"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// hashBusy answers 503 with Retry-After, on the application's error page,
+// when err says that a password could not be hashed or checked because the
+// hashing budget stayed full (password.ErrBusy) or the request ended while
+// it waited; it reports whether it answered.
+func (s *Server) hashBusy(w http.ResponseWriter, r *http.Request, si *signedIn, err error) bool {
+	if err == nil || !errors.Is(err, password.ErrBusy) && r.Context().Err() == nil {
+		return false
+	}
+	s.logFor(r).Warn("app: password hashing is saturated", "err", err)
+	w.Header().Set("Retry-After", strconv.FormatInt(retryAfterSeconds(s.passwords.Budget().MaxWait), 10))
+	s.appError(w, r, si, http.StatusServiceUnavailable, "Busy",
+		"Too many sign-ins are being checked right now. Please try again in a few seconds.")
+	return true
+}
+
+// hasherCollector exposes a password.Hasher's Stats to Prometheus, all read
+// from one snapshot per scrape.
+type hasherCollector struct {
+	h                                      *password.Hasher
+	running, waiting, memory, budget, done *prometheus.Desc
+	busy                                   *prometheus.Desc
+}
+
+func newHasherCollector(h *password.Hasher) *hasherCollector {
+	d := func(name, help string) *prometheus.Desc {
+		return prometheus.NewDesc("fileframe_password_"+name, help, nil, nil)
+	}
+	return &hasherCollector{
+		h:       h,
+		running: d("hashes_running", "Argon2 password hashes being computed now."),
+		waiting: d("hashes_waiting", "Password hashes waiting in line for memory of the hashing budget."),
+		memory:  d("hash_memory_bytes", "Memory of the password hashing budget held now."),
+		budget:  d("hash_memory_budget_bytes", "The password hashing budget (--password-hash-memory)."),
+		done:    d("hashes_total", "Argon2 password hashes computed (sign-in, setup, sign-up, password change)."),
+		busy:    d("hashes_busy_total", "Password hashes refused because the budget stayed full (answered 503)."),
+	}
+}
+
+func (c *hasherCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.running, c.waiting, c.memory, c.budget, c.done, c.busy} {
+		ch <- d
+	}
+}
+
+func (c *hasherCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.h.Stats()
+	gauge := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v)
+	}
+	gauge(c.running, float64(st.Running))
+	gauge(c.waiting, float64(st.Waiting))
+	gauge(c.memory, float64(st.Memory)*1024)
+	gauge(c.budget, float64(c.h.Budget().Memory)*1024)
+	ch <- prometheus.MustNewConstMetric(c.done, prometheus.CounterValue, float64(st.Computed))
+	ch <- prometheus.MustNewConstMetric(c.busy, prometheus.CounterValue, float64(st.Busy))
+}
