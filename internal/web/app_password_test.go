@@ -272,7 +272,7 @@ func TestAppPasswordHashBusy(t *testing.T) {
 	if got := h.Stats().Busy - busy; got != uint64(len(posts)) {
 		t.Errorf("refusals counted: got %d, want %d", got, len(posts))
 	}
-	_, metrics := e.appGet("/metrics")
+	_, metrics := e.opsGet("/metrics")
 	if !strings.Contains(string(metrics), "fileframe_password_hashes_busy_total 4") {
 		t.Errorf("/metrics does not count the 4 refusals:\n%s", metrics)
 	}
