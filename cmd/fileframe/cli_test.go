@@ -250,6 +250,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"key revoke without id", []string{"key", "revoke", "--email", "a@example.com"}, "want exactly one KEY_ID"},
 		{"bad expires", []string{"key", "create", "--email", "a@example.com", "--expires", "soon"}, `--expires "soon"`},
 		{"serve bad origin", []string{"serve", "--base-url", "ftp://x"}, "scheme must be http or https"},
+		{"serve bad trusted proxy", []string{"serve", "--trusted-proxies", "10.0.0.0/8,proxy.local"}, `"proxy.local" is not an address`},
 		{"serve short ops token", []string{"serve", "--ops-token", "short"}, "--ops-token (FILEFRAME_OPS_TOKEN) is too short"},
 		{"serve ops on the app's address", []string{"serve", "--addr", "127.0.0.1:8090", "--ops-addr", "127.0.0.1:8090"}, "--ops-addr 127.0.0.1:8090 is the address of an origin"},
 		{"serve same origin", []string{"serve", "--base-url", "http://a.example", "--content-origin", "http://a.example"}, "same origin"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -56,6 +57,9 @@ type ServeConfig struct {
 	Signup bool
 	// Quotas limit each plan's uploads (--quota-*).
 	Quotas Quotas
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (--trusted-proxies).
+	TrustedProxies []netip.Prefix
 	// OpsAddr is the listen address of the operations listener (/healthz,
 	// /readyz, /metrics without a token); empty for none.
 	OpsAddr string
@@ -117,6 +121,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.IntVar(&cfg.IPBurst, "ip-burst", defaultIPBurst, "API requests allowed per client address in a burst")
 	fs.BoolVar(&cfg.DownloadRedirect, "download-redirect", false, "answer downloads with a redirect to a short-lived presigned S3 URL instead of streaming them (S3 only)")
 	fs.StringVar(&raw.signup, "signup", defaultSignup, "open lets anyone create a Free account at /signup; closed leaves account creation to the operator")
+	fs.StringVar(&raw.trustedProxies, "trusted-proxies", "", "addresses or networks of the reverse proxies in front of serve, comma-separated (10.0.0.0/8,::1): their X-Forwarded-For names the client")
 	fs.StringVar(&cfg.OpsAddr, "ops-addr", "", "listen address of the operations listener: /healthz, /readyz and /metrics for a private network (default: none)")
 	fs.StringVar(&raw.opsToken, "ops-token", "", "a token that lets /readyz and /metrics answer on the app origin to 'Authorization: Bearer TOKEN' (default: they answer 404 there)")
 	fs.StringVar(&raw.opsTokenFile, "ops-token-file", "", "file holding the operations token (instead of --ops-token)")
@@ -144,6 +149,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"download-redirect":    "FILEFRAME_DOWNLOAD_REDIRECT",
 		"signup":               "FILEFRAME_SIGNUP",
 		"password-hash-memory": "FILEFRAME_PASSWORD_HASH_MEMORY",
+		"trusted-proxies":      "FILEFRAME_TRUSTED_PROXIES",
 		"ops-addr":             "FILEFRAME_OPS_ADDR",
 		"ops-token":            "FILEFRAME_OPS_TOKEN",
 		"ops-token-file":       "FILEFRAME_OPS_TOKEN_FILE",
@@ -156,7 +162,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 // rawServe holds the flags that are checked and converted after parsing.
 type rawServe struct {
 	data, baseURL, contentOrigin, contentAddr, logLevel, signup string
-	opsToken, opsTokenFile                                      string
+	opsToken, opsTokenFile, trustedProxies                      string
 	backend                                                     backendFlags
 }
 
@@ -252,6 +258,20 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 	}
 	if cfg.ContentAddr != "" && sameAddr(cfg.ContentAddr, cfg.Addr) {
 		return usagef("--content-addr %s is the same as --addr; the content origin needs its own port", cfg.ContentAddr)
+	}
+	for _, f := range strings.Split(raw.trustedProxies, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return usagef("--trusted-proxies (FILEFRAME_TRUSTED_PROXIES): %q is not an address or a network like 10.0.0.0/8", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		cfg.TrustedProxies = append(cfg.TrustedProxies, p.Masked())
 	}
 	if cfg.OpsAddr != "" {
 		if _, _, err := splitAddr("--ops-addr", cfg.OpsAddr); err != nil {

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"net/netip"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +48,7 @@ func TestParseServeConfig(t *testing.T) {
 				KeyRate: 5, KeyBurst: 100, IPRate: 10, IPBurst: 200,
 				Quotas: defaultQuotas, PasswordHashMemory: 256 << 20,
 			}
-			if c != want {
+			if !reflect.DeepEqual(c, want) {
 				t.Errorf("got %+v\nwant %+v", c, want)
 			}
 		}},
@@ -61,7 +63,7 @@ func TestParseServeConfig(t *testing.T) {
 					KeyRate: 2.5, KeyBurst: 7, IPRate: 3, IPBurst: 9,
 					Quotas: defaultQuotas, PasswordHashMemory: 256 << 20,
 				}
-				if c != want {
+				if !reflect.DeepEqual(c, want) {
 					t.Errorf("got %+v\nwant %+v", c, want)
 				}
 			}},
@@ -97,6 +99,14 @@ func TestParseServeConfig(t *testing.T) {
 				}
 				if c.KeyRate != 1 || c.KeyBurst != 2 || c.IPRate != 3 || c.IPBurst != 4 {
 					t.Errorf("rates = %v %v %v %v", c.KeyRate, c.KeyBurst, c.IPRate, c.IPBurst)
+				}
+			}},
+		{"trusted proxies", nil, envOf("FILEFRAME_TRUSTED_PROXIES", "10.0.0.0/8, 192.168.1.7,::1,10.1.2.3/16"),
+			func(t *testing.T, c ServeConfig) {
+				want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"),
+					netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("10.1.0.0/16")}
+				if !reflect.DeepEqual(c.TrustedProxies, want) {
+					t.Errorf("TrustedProxies = %v, want %v", c.TrustedProxies, want)
 				}
 			}},
 		{"flag beats env", []string{"--addr", "127.0.0.1:6000", "--key-burst", "11"},

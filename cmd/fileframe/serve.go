@@ -207,7 +207,8 @@ func (m *Main) open(ctx context.Context) error {
 		StoreKind:        st.StoreKind(),
 		BlobsKind:        st.BlobsKind(),
 
-		OpsToken: m.cfg.OpsToken,
+		OpsToken:       m.cfg.OpsToken,
+		TrustedProxies: m.cfg.TrustedProxies,
 
 		TusStore:  m.uploads.store,
 		UploadDir: m.uploads.dir,

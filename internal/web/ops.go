@@ -209,6 +209,7 @@ func (s *Server) observe(originLabel string, h http.Handler) http.Handler {
 		if hsts != nil {
 			w.Header()["Strict-Transport-Security"] = hsts
 		}
+		s.clientAddr(r)
 		r = r.WithContext(withRequestID(r.Context(), id))
 		sw := &statusWriter{ResponseWriter: w}
 

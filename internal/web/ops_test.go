@@ -3,9 +3,11 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -342,5 +344,81 @@ func TestHSTS(t *testing.T) {
 		if got := resp.Header.Get("Strict-Transport-Security"); got != "max-age=31536000" {
 			t.Errorf("https: got Strict-Transport-Security %q, want max-age=31536000", got)
 		}
+	}
+}
+
+// TestTrustedProxies: behind a trusted reverse proxy, the client is the
+// rightmost address of X-Forwarded-For that is not a trusted proxy;
+// entries left of it, which the client may have written itself, are
+// ignored, and so is the header from anyone but a trusted proxy.
+func TestTrustedProxies(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	s := &Server{cfg: Config{TrustedProxies: trusted}}
+	for _, tt := range []struct {
+		peer string
+		xff  []string
+		want string
+	}{
+		{"10.0.0.5:4000", []string{"203.0.113.7"}, "203.0.113.7:0"},
+		{"10.0.0.5:4000", []string{"6.6.6.6, 203.0.113.7"}, "203.0.113.7:0"},             // forged left part
+		{"10.0.0.5:4000", []string{"6.6.6.6", "203.0.113.7, 10.0.0.9"}, "203.0.113.7:0"}, // two lines, a chain of proxies
+		{"10.0.0.5:4000", []string{"2001:db8::1"}, "[2001:db8::1]:0"},                    // IPv6 client
+		{"10.0.0.5:4000", nil, "10.0.0.5:0"},                                             // no header: the proxy itself
+		{"10.0.0.5:4000", []string{"203.0.113.7, garbage"}, "10.0.0.5:0"},                // not an address: stop
+		{"10.0.0.5:4000", []string{"10.0.0.7, 10.0.0.8"}, "10.0.0.7:0"},                  // only proxies: the leftmost
+		{"198.51.100.9:4000", []string{"203.0.113.7"}, "198.51.100.9:4000"},              // untrusted peer: ignored
+		{"[::1]:4000", []string{"[2001:db8::2]:5555"}, "[2001:db8::2]:0"},                // with a port
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = tt.peer
+		for _, v := range tt.xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		s.clientAddr(r)
+		if r.RemoteAddr != tt.want {
+			t.Errorf("peer %s, X-Forwarded-For %q: got %s, want %s", tt.peer, tt.xff, r.RemoteAddr, tt.want)
+		}
+	}
+	// Without trusted proxies nothing changes.
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.RemoteAddr = "10.0.0.5:4000"
+	r.Header.Set("X-Forwarded-For", "203.0.113.7")
+	(&Server{}).clientAddr(r)
+	if r.RemoteAddr != "10.0.0.5:4000" {
+		t.Errorf("no trusted proxies: got %s", r.RemoteAddr)
+	}
+}
+
+// TestTrustedProxyRateLimits: through a trusted proxy, each client has its
+// own sign-in bucket; a client that names another address in
+// X-Forwarded-For does not escape its own.
+func TestTrustedProxyRateLimits(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) { c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} })
+	e.member("owner@example.com", "free")
+	login := func(xff string) int {
+		b := newAppBrowser(e)
+		token := b.token("/login")
+		form := url.Values{"csrf": {token}, "email": {"owner@example.com"}, "password": {"wrong password!"}}
+		req, _ := http.NewRequest(http.MethodPost, e.app.URL+"/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", xff)
+		resp, _ := b.send(req)
+		return resp.StatusCode
+	}
+	// The attacker at 203.0.113.7 exhausts its own limits, even when it
+	// puts other addresses first.
+	limited := false
+	for i := range 15 {
+		if login(fmt.Sprintf("198.51.100.%d, 203.0.113.7", i)) == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Fatalf("the attacker behind the proxy was never limited")
+	}
+	// Another client behind the same proxy is not.
+	if got := login("203.0.113.8"); got == http.StatusTooManyRequests {
+		t.Errorf("another client behind the proxy: got 429, want its own bucket")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,10 @@ type Config struct {
 	// of the blob store instead of streaming the bytes through this process.
 	// It needs Blobs that can presign (see presigner); HEAD stays streamed.
 	DownloadRedirect bool
+
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (clientAddr); from any other peer it is ignored.
+	TrustedProxies []netip.Prefix
 
 	// OpsToken, when set, lets /readyz and /metrics on the app origin
 	// answer requests that carry it as a Bearer token; without it they are
