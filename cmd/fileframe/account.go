@@ -148,7 +148,12 @@ func runAccountSetPlan(ctx context.Context, c *CLI, fs *flag.FlagSet, args []str
 	if err != nil {
 		return err
 	}
-	if err := store.SetAccountPlan(ctx, a.ID, plan); err != nil {
+	svc, err := data.service(ctx, store, nil)
+	if err != nil {
+		return err
+	}
+	// The same use case as the admin page's plan form.
+	if _, err := svc.SetPlan(ctx, a.ID, plan); err != nil {
 		return fmt.Errorf("setting the plan of %s: %w", email, err)
 	}
 	if *asJSON {

@@ -67,11 +67,7 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	if err != nil {
 		return err
 	}
-	blobs, err := data.openBlobs(ctx)
-	if err != nil {
-		return err
-	}
-	svc, err := service.New(service.Config{Store: store, Blobs: blobs, Quotas: quotas.byPlan()})
+	svc, err := data.service(ctx, store, quotas)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // keyJSON is the output of key create with --json. FileID is null for a
@@ -54,49 +55,38 @@ func runKeyCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) 
 	if err != nil {
 		return err
 	}
-	if !a.Plan.CustomPages() {
+	svc, err := data.service(ctx, store, nil)
+	if err != nil {
+		return err
+	}
+	var expires time.Time
+	if lifetime > 0 {
+		expires = time.Now().Add(lifetime)
+	}
+	// The same use case as the web application's key buttons.
+	secret, k, err := svc.CreateKey(ctx, service.NewKey{Account: a, File: fileframe.FileID(*fileFlag), Name: *name, Expires: expires})
+	switch fileframe.ErrorCode(err) {
+	case "":
+	case fileframe.CodePlanRequired:
 		return fileframe.Errorf(fileframe.EINVALID,
 			"%s is on the %s plan and keys need the agency plan; run: fileframe account set-plan --email %s --plan agency",
 			a.Email, a.Plan, a.Email)
-	}
-	kind := fileframe.KeyGeneral
-	var fileID fileframe.FileID
-	if *fileFlag != "" {
-		kind, fileID = fileframe.KeyPage, fileframe.FileID(*fileFlag)
-		f, err := store.FileByID(ctx, fileID)
-		if (err == nil && f.AccountID != a.ID) || fileframe.IsNotFound(err) {
-			return fileframe.Errorf(fileframe.ENOTFOUND, "%s has no file %s", a.Email, fileID)
-		} else if err != nil {
-			return fmt.Errorf("looking up file %s: %w", fileID, err)
-		}
-		if *name == "" {
-			*name = "page of " + f.Name
-		}
-	}
-	if *name == "" {
-		*name = "general key"
-	}
-	now := time.Now()
-	var expires time.Time
-	if lifetime > 0 {
-		expires = now.Add(lifetime)
-	}
-	secret, hash, prefix := fileframe.NewKeySecret(kind)
-	k, err := store.CreateKey(ctx, fileframe.Key{
-		AccountID: a.ID, Kind: kind, FileID: fileID, Name: *name,
-		Prefix: prefix, Hash: hash, CreatedAt: now, ExpiresAt: expires,
-	})
-	if err != nil {
+	case fileframe.ENOTFOUND:
+		return fileframe.Errorf(fileframe.ENOTFOUND, "%s has no file %s", a.Email, *fileFlag)
+	case fileframe.CodeInvalidField:
+		return usagef("--name: %s", fileframe.ErrorMessage(err))
+	default:
 		return fmt.Errorf("creating the key: %w", err)
 	}
+	fileID := k.FileID
 	if *asJSON {
 		out := keyJSON{Key: secret, KeyID: k.ID, Kind: k.Kind}
-		if kind == fileframe.KeyPage {
+		if k.Kind == fileframe.KeyPage {
 			out.FileID = &fileID
 		}
 		return c.printJSON(out)
 	}
-	c.printKey(secret, k, a.Email, expires)
+	c.printKey(secret, k, a.Email, k.ExpiresAt)
 	return nil
 }
 
@@ -178,7 +168,11 @@ func runKeyRevoke(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) 
 	if err != nil {
 		return err
 	}
-	err = store.RevokeKey(ctx, a.ID, id, time.Now())
+	svc, err := data.service(ctx, store, nil)
+	if err != nil {
+		return err
+	}
+	err = svc.RevokeKey(ctx, a, id)
 	if fileframe.IsNotFound(err) {
 		return fileframe.Errorf(fileframe.ENOTFOUND, "%s has no key %s", a.Email, id)
 	} else if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/fileframe/fileframe/internal/blob/s3"
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/postgres"
+	"github.com/fileframe/fileframe/internal/service"
 	"github.com/fileframe/fileframe/internal/sqlite"
 )
 
@@ -296,6 +297,21 @@ func (f *storageFlags) quotas() *Quotas {
 		f.vars[k] = v
 	}
 	return q
+}
+
+// service returns the use cases (internal/service) on the command's store,
+// with the blob store and serve's quotas q for a command that adds files
+// (q nil: a command that needs neither, which then works without S3).
+func (f *storageFlags) service(ctx context.Context, store fileframe.Store, q *Quotas) (*service.Service, error) {
+	cfg := service.Config{Store: store}
+	if q != nil {
+		blobs, err := f.openBlobs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Blobs, cfg.Quotas = blobs, q.byPlan()
+	}
+	return service.New(cfg)
 }
 
 // storage applies the variables to the flags not given and validates them.

@@ -39,6 +39,10 @@ const (
 	// sending. Both are the client's doing, never a server fault.
 	CodeUploadIncomplete = "upload_incomplete"
 	CodeRequestTimeout   = "request_timeout"
+	// CodeBusy is the code of work refused because the server is doing as
+	// much of it at once as it allows (checking pages, hashing passwords):
+	// 503 with Retry-After, worth trying again in a few seconds.
+	CodeBusy = "busy"
 )
 
 // Error is the one error type of the service: a stable code and a message

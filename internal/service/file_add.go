@@ -156,6 +156,9 @@ func (s *Service) CanAdopt() bool {
 // blob store, reading them through the reservedReader it is given when it
 // reads them at all, and returns the blob and the file's first bytes.
 func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedReader) (fileframe.BlobInfo, []byte, error)) (_ fileframe.File, err error) {
+	if s.blobs == nil {
+		return fileframe.File{}, errors.New("service: adding a file needs Config.Blobs")
+	}
 	added := false
 	if err := checkName(nf.Name); err != nil {
 		return fileframe.File{}, err

@@ -10,34 +10,55 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"golang.org/x/sync/semaphore"
 )
 
 // Config is what a Service needs.
 type Config struct {
 	Store fileframe.Store
+	// Blobs keeps file bytes; only the use cases that add or delete files
+	// need it (a CLI command that revokes a key works without S3).
 	Blobs fileframe.Blobs
 	// Quotas are the upload limits of each plan; a plan without one is
 	// unlimited.
 	Quotas map[fileframe.Plan]fileframe.Quota
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Changed is called after every write that can change what visitors
+	// of a link see (a page saved or published, a plan, an appearance, a
+	// file renamed or deleted, a key revoked): the web server's public
+	// cache then stops trusting what it holds. Optional.
+	Changed func()
+	// ServiceHosts are the hosts of the app and content origins: a page
+	// may not link to them as a download (htmlcheck.Options).
+	ServiceHosts []string
 }
 
 // Service runs the use cases.
 type Service struct {
-	store  fileframe.Store
-	blobs  fileframe.Blobs
-	quotas map[fileframe.Plan]fileframe.Quota
-	now    func() time.Time
+	store        fileframe.Store
+	blobs        fileframe.Blobs
+	quotas       map[fileframe.Plan]fileframe.Quota
+	now          func() time.Time
+	changed      func()
+	serviceHosts []string
+	// checks bounds the HTML checks running at once (CheckPage).
+	checks *semaphore.Weighted
 }
 
 // New returns a Service of cfg.
 func New(cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Blobs == nil {
-		return nil, errors.New("service: Store and Blobs are required")
+	if cfg.Store == nil {
+		return nil, errors.New("service: Store is required")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{store: cfg.Store, blobs: cfg.Blobs, quotas: cfg.Quotas, now: cfg.Now}, nil
+	if cfg.Changed == nil {
+		cfg.Changed = func() {}
+	}
+	return &Service{
+		store: cfg.Store, blobs: cfg.Blobs, quotas: cfg.Quotas, now: cfg.Now, changed: cfg.Changed,
+		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(),
+	}, nil
 }
