@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -53,17 +54,22 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// Sec-Fetch-Dest tells how the browser will use the response
-	// (https://www.w3.org/TR/fetch-metadata/). Old browsers and curl send
-	// none; the CSP sandbox still holds for them.
+	// (https://www.w3.org/TR/fetch-metadata/). The page is served only into
+	// a frame. A request without the header (a browser from before fetch
+	// metadata, a plain client) cannot show that it is the outer page's
+	// frame, and a custom page is never shown without the service's
+	// control: it gets a short page of the service's own instead. Browsers
+	// send the header only to potentially trustworthy origins (https, and
+	// http on loopback), so a content origin must be one of those; serve
+	// warns otherwise.
 	switch r.Header.Get("Sec-Fetch-Dest") {
-	case "", "iframe", "frame":
+	case "iframe", "frame":
 	case "document":
-		to := s.publicURL("/f/" + slug)
-		if previewOK {
-			to += "?preview=" + url.QueryEscape(token)
-		}
 		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, to, http.StatusFound)
+		http.Redirect(w, r, s.outerURL(slug, token, previewOK), http.StatusFound)
+		return
+	case "":
+		s.contentFrameOnly(w, r, s.outerURL(slug, token, previewOK))
 		return
 	default:
 		w.Header().Set("Cache-Control", "no-store")
@@ -86,6 +92,47 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 		h.Set("Cache-Control", "no-cache")
 	}
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(html.body))
+}
+
+// outerURL returns the address of the outer page of the page at slug, with
+// the preview token when it is valid.
+func (s *Server) outerURL(slug, token string, previewOK bool) string {
+	to := s.publicURL("/f/" + slug)
+	if previewOK {
+		to += "?preview=" + url.QueryEscape(token)
+	}
+	return to
+}
+
+// frameOnlyPage is what a request for a custom page without Sec-Fetch-Dest
+// gets: a page of the service, with no byte of the custom page, leading to
+// the outer page. It is served with the sandbox CSP like every answer of
+// the content origin, which leaves it a plain link.
+var frameOnlyPage = template.Must(template.New("frame-only").Parse(`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Open the download page</title></head>
+<body>
+<p>This page can only be shown on its download page.</p>
+<p><a href="{{.}}" target="_top">Open the download page</a></p>
+</body>
+</html>
+`))
+
+// contentFrameOnly answers 403 with frameOnlyPage linking to outer.
+func (s *Server) contentFrameOnly(w http.ResponseWriter, r *http.Request, outer string) {
+	var b bytes.Buffer
+	if err := frameOnlyPage.Execute(&b, outer); err != nil {
+		s.contentError(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h["Content-Type"] = htmlContentType
+	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(http.StatusForbidden)
+	if r.Method != http.MethodHead {
+		w.Write(b.Bytes())
+	}
 }
 
 // pageHTMLCacheMax bounds the bytes of live pages' HTML kept in memory
