@@ -742,8 +742,9 @@ func pillDistance(x, y float64, r box, radius float64) float64 {
 }
 
 // 17. Every status the content origin answers (200, 302, 403, 404, 405,
-// 500) carries the sandbox CSP and nosniff, and no cookie. The responses
-// are the browser's own, read from its network events.
+// 500) carries the sandbox CSP, the Connection-Allowlist and nosniff, and
+// no cookie. The responses are the browser's own, read from its network
+// events.
 func TestBrowserContentOriginHeaders(t *testing.T) {
 	t.Parallel()
 	forEachVariant(t, func(t *testing.T, b *browserEnv) {
@@ -801,6 +802,9 @@ func TestBrowserContentOriginHeaders(t *testing.T) {
 				}
 				if got := header(a.headers, "X-Content-Type-Options"); got != "nosniff" {
 					t.Errorf("%d %s: X-Content-Type-Options %q, want nosniff", status, a.url, got)
+				}
+				if got := header(a.headers, "Connection-Allowlist"); got != connectionAllowlist {
+					t.Errorf("%d %s: Connection-Allowlist %q, want %q", status, a.url, got, connectionAllowlist)
 				}
 				if got := header(a.headers, "Set-Cookie"); got != "" {
 					t.Errorf("%d %s: Set-Cookie %q", status, a.url, got)

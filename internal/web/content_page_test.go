@@ -28,6 +28,8 @@ func assertSandboxHeaders(t *testing.T, e *testEnv, resp *http.Response) {
 	t.Helper()
 	for name, want := range map[string]string{
 		"Content-Security-Policy": wantSandboxCSP(e.srv.AppOrigin()),
+		"Connection-Allowlist":    `("https://*:*");redirects=allow;webrtc=block`,
+		"X-Dns-Prefetch-Control":  "off",
 		"X-Content-Type-Options":  "nosniff",
 		"Referrer-Policy":         "no-referrer",
 		"Vary":                    "Sec-Fetch-Dest",
