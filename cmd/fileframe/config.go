@@ -15,6 +15,7 @@ import (
 
 	"github.com/fileframe/fileframe/internal/blob/s3"
 	"github.com/fileframe/fileframe/internal/password"
+	"github.com/fileframe/fileframe/internal/web"
 )
 
 // ServeConfig is the configuration of `fileframe serve`, parsed once from
@@ -29,7 +30,9 @@ type ServeConfig struct {
 	// BaseURL is the public app origin; nil means http://<app listener>.
 	BaseURL *url.URL
 	// ContentOrigin is the public content origin; nil means
-	// http://<content listener>.
+	// web.DefaultContentOrigin: the content listener's port under a host
+	// name of another site than the app origin's (http://localhost:8081
+	// beside http://127.0.0.1:8080).
 	ContentOrigin *url.URL
 	// ContentAddr is the content origin's listen address. It is empty when
 	// both origins share the app listener and are told apart by Host (a
@@ -108,7 +111,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.StringVar(&cfg.Addr, "addr", defaultAddr, "listen address of the app origin (host:port; port 0 picks a free one)")
 	fs.StringVar(&raw.data, "data", defaultData, "data directory: the SQLite database and the blobs")
 	fs.StringVar(&raw.baseURL, "base-url", "", "public URL of the app origin (default http://<addr>)")
-	fs.StringVar(&raw.contentOrigin, "content-origin", "", "public URL of the content origin that serves custom pages (default http://<content-addr>)")
+	fs.StringVar(&raw.contentOrigin, "content-origin", "", "public URL of the content origin that serves custom pages (default http://localhost:<content-addr's port>, another site than the app's)")
 	fs.StringVar(&raw.contentAddr, "content-addr", "", "listen address of the content origin (default: the next port after --addr's)")
 	fs.StringVar(&raw.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a shutdown waits for requests in flight, downloads included")
@@ -388,6 +391,36 @@ func parseOrigin(flagName, raw string) (*url.URL, error) {
 
 // origin returns scheme://host[:port] of u.
 func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// originWarnings returns what the operator should be told at start about
+// the two origins: when they are one site, which gives custom pages the
+// app's cookies and, in browsers, the app's renderer process (a busy loop
+// in a page then freezes the download control); and when the content
+// origin is plain http on a host other than loopback, to which browsers
+// send no Sec-Fetch-Dest, so that every custom page is refused.
+func originWarnings(app, content *url.URL) []string {
+	var w []string
+	if web.SameSite(app, content) {
+		w = append(w, fmt.Sprintf("the app origin %s and the content origin %s are one site (%s): custom pages share the app's cookies and may share its browser process, where a busy loop freezes the download control; give the content origin a registrable domain of its own (docs/deploy.md)",
+			origin(app), origin(content), web.Site(app)))
+	}
+	if content.Scheme == "http" && !loopbackHost(content.Hostname()) {
+		w = append(w, fmt.Sprintf("the content origin %s is plain http on a host other than loopback: browsers send it no Sec-Fetch-Dest, so they are shown no custom page; serve it over https",
+			origin(content)))
+	}
+	return w
+}
+
+// loopbackHost reports whether browsers treat host as loopback: localhost,
+// a name under .localhost, or a loopback address.
+func loopbackHost(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
 
 // listenURL returns http://<addr> for a bound listener's address; an
 // unspecified host (0.0.0.0, ::) becomes loopback, the only address sure to

@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -170,11 +172,20 @@ func (m *Main) open(ctx context.Context) error {
 	if baseURL == nil {
 		baseURL = listenURL(app.Addr())
 	}
+	var content6 net.Listener
 	if contentOrigin == nil {
-		contentOrigin = listenURL(content.Addr())
+		contentOrigin = web.DefaultContentOrigin(baseURL, listenURL(content.Addr()))
+		if contentOrigin.Hostname() == "localhost" {
+			if content6, err = listenOtherLoopback(content); err != nil {
+				return err
+			}
+			if content6 != nil {
+				m.listeners = append(m.listeners, content6)
+			}
+		}
 	}
 	if host, _, _ := net.SplitHostPort(m.cfg.Addr); (m.cfg.BaseURL == nil || m.cfg.ContentOrigin == nil) && (host == "" || net.ParseIP(host).IsUnspecified()) {
-		m.log.Warn("listening on all interfaces, but the derived URLs use 127.0.0.1; set --base-url and --content-origin to the addresses visitors use")
+		m.log.Warn("listening on all interfaces, but the derived URLs name loopback; set --base-url and --content-origin to the addresses visitors use")
 	}
 	if origin(baseURL) == origin(contentOrigin) {
 		return usagef("the app origin and the content origin are both %s; set --base-url or --content-origin", origin(baseURL))
@@ -220,7 +231,11 @@ func (m *Main) open(ctx context.Context) error {
 	}
 	m.srv = srv
 	if content != nil {
-		m.servers = append(m.servers, m.httpServer(srv.AppHandler()), m.httpServer(srv.ContentHandler()))
+		ch := srv.ContentHandler()
+		m.servers = append(m.servers, m.httpServer(srv.AppHandler()), m.httpServer(ch))
+		if content6 != nil {
+			m.servers = append(m.servers, m.httpServer(ch))
+		}
 	} else {
 		m.servers = append(m.servers, m.httpServer(srv.HostHandler()))
 	}
@@ -238,10 +253,44 @@ func (m *Main) open(ctx context.Context) error {
 	attrs := []any{"app", origin(baseURL), "content", origin(contentOrigin), "listen", app.Addr().String(),
 		"store", storeAt, "blobs", blobsAt, "download_redirect", m.cfg.DownloadRedirect}
 	if content != nil {
-		attrs = append(attrs, "content_listen", content.Addr().String())
+		listen := content.Addr().String()
+		if content6 != nil {
+			listen += " " + content6.Addr().String()
+		}
+		attrs = append(attrs, "content_listen", listen)
 	}
 	m.log.Info("serving", attrs...)
+	for _, w := range originWarnings(baseURL, contentOrigin) {
+		fmt.Fprintf(m.stdout, "  warning: %s\n", w)
+		m.log.Warn(w, "app", origin(baseURL), "content", origin(contentOrigin))
+	}
 	return nil
+}
+
+// listenOtherLoopback binds the other loopback address (::1 beside
+// 127.0.0.1, and the reverse) on l's port, so that a content origin named
+// localhost reaches this server whichever address a browser tries first,
+// and never another program listening there. It returns nil when l is not
+// on a loopback address or the system has no such address; a port already
+// taken there is an error.
+func listenOtherLoopback(l net.Listener) (net.Listener, error) {
+	a, ok := l.Addr().(*net.TCPAddr)
+	if !ok || !a.IP.IsLoopback() {
+		return nil, nil
+	}
+	other := "::1"
+	if a.IP.To4() == nil {
+		other = "127.0.0.1"
+	}
+	addr := net.JoinHostPort(other, strconv.Itoa(a.Port))
+	l2, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRNOTAVAIL) || errors.Is(err, syscall.EAFNOSUPPORT) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s, which http://localhost:%d also reaches: %w (set --content-addr or --content-origin)", addr, a.Port, err)
+	}
+	return l2, nil
 }
 
 // staleS3TempAge is how old a temp object of the S3 bucket must be for the

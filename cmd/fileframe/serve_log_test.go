@@ -99,3 +99,51 @@ func countAccessLines(t *testing.T, logs string) int {
 	}
 	return n
 }
+
+// TestServeWarnsWhenOriginsAreOneSite checks that serve says so, on its
+// banner and in its log, when the content origin is on the app's site (or
+// is plain http off loopback), and says nothing with the defaults.
+func TestServeWarnsWhenOriginsAreOneSite(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want []string // what the warnings mention; none for none
+	}{
+		{"defaults", nil, nil},
+		{"one IP address", []string{"--content-origin", "http://127.0.0.1:1"}, []string{"are one site (127.0.0.1)"}},
+		{"subdomains", []string{"--base-url", "https://files.example.com", "--content-origin", "https://pages.example.com"},
+			[]string{"are one site (example.com)"}},
+		{"separate domains", []string{"--base-url", "https://files.example.com", "--content-origin", "https://usercontent.example.net"}, nil},
+		{"plain http", []string{"--base-url", "http://files.example.com", "--content-origin", "http://usercontent.example.net"},
+			[]string{"plain http on a host other than loopback"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"--addr", "127.0.0.1:0", "--data", t.TempDir()}, tt.args...)
+			cfg, err := parseServeConfig(flag.NewFlagSet("serve", flag.ContinueOnError), args,
+				func(string) (string, bool) { return "", false })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, logs lockedBuffer
+			m := newMain(cfg, &stdout, &logs, time.Hour)
+			if err := m.open(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Close(); err != nil {
+				t.Fatal(err)
+			}
+			printed := strings.Count(stdout.String(), "\n  warning: ")
+			logged := strings.Count(logs.String(), `"level":"WARN"`)
+			if printed != len(tt.want) || logged != len(tt.want) {
+				t.Errorf("%d warnings printed and %d logged, want %d\nstdout:\n%s\nlog:\n%s", printed, logged, len(tt.want), stdout.String(), logs.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout.String(), w) || !strings.Contains(logs.String(), w) {
+					t.Errorf("the banner or the log does not say %q\nstdout:\n%s\nlog:\n%s", w, stdout.String(), logs.String())
+				}
+			}
+		})
+	}
+}

@@ -94,9 +94,11 @@ func TestServe(t *testing.T) {
 	if err != nil || app.Scheme != "http" || app.Hostname() != "127.0.0.1" || app.Port() == "0" {
 		t.Fatalf("app origin %q, want http://127.0.0.1:<port>", p.app)
 	}
+	// The content origin is another site than the app's (ports do not
+	// count): localhost.
 	content, err := url.Parse(p.content)
-	if err != nil || content.Hostname() != "127.0.0.1" || content.Port() == "0" || content.Port() == app.Port() {
-		t.Fatalf("content origin %q, want http://127.0.0.1:<another port>", p.content)
+	if err != nil || content.Hostname() != "localhost" || content.Port() == "0" || content.Port() == app.Port() {
+		t.Fatalf("content origin %q, want http://localhost:<another port>", p.content)
 	}
 	if abs, _ := filepath.Abs(dir); p.store != "SQLite "+filepath.Join(abs, "fileframe.db") || p.blobs != "disk "+filepath.Join(abs, "blobs") {
 		t.Errorf("store and blobs lines %q, %q; want SQLite and disk in %q", p.store, p.blobs, abs)
@@ -124,6 +126,19 @@ func TestServe(t *testing.T) {
 	resp, body := httpGet(t, frame, "Sec-Fetch-Dest", "iframe")
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "fileframe-serve-test-page") {
 		t.Fatalf("GET %s as an iframe: %d, body lacks the page:\n%s", frame, resp.StatusCode, body)
+	}
+	// localhost is both loopback addresses: whichever a browser tries, it
+	// reaches this content origin.
+	hosts := []string{"127.0.0.1"}
+	if l, err := net.Listen("tcp", "[::1]:0"); err == nil {
+		l.Close()
+		hosts = append(hosts, "[::1]")
+	}
+	for _, host := range hosts {
+		u := strings.Replace(frame, "localhost", host, 1)
+		if resp, body := httpGet(t, u, "Sec-Fetch-Dest", "iframe"); resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "fileframe-serve-test-page") {
+			t.Errorf("GET %s as an iframe: %d, want the page", u, resp.StatusCode)
+		}
 	}
 
 	// A revocation by the CLI takes effect at once.

@@ -1,9 +1,14 @@
 package web
 
-// The real-browser harness of the sandbox suite (browser_sandbox_test.go):
-// one headless Chromium for the whole package, a fresh browser context and
-// tab per test, the app and content origins of a real server under distinct
-// host names, and an attacker's server that records every request it gets.
+// The real-browser harness of the sandbox suite (browser_sandbox_test.go,
+// browser_connections_test.go): one headless Chromium for the whole
+// package, and one headless Firefox ESR for the tests that run in both
+// engines (browser_firefox_test.go; forEachEngine), a fresh browser context
+// and tab per test, the app and content origins of a real server under
+// distinct host names, and an attacker's server that records every request
+// it gets. The helpers (eval, navigate, click, frame, …) work in either
+// engine; what only Chromium's DevTools protocol can show (events, targets)
+// is used in Chromium alone.
 // DESIGN.md, "Public pages and the sandbox", lists what the suite proves;
 // docs/security.md maps each guarantee to its test.
 
@@ -24,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +38,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -92,11 +98,14 @@ var sharedChromium chromiumProcess
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code != 0 {
-		// A failure may be Chromium's own (a crash takes every test after it
-		// down with "browser process exited"): show what it printed.
+		// A failure may be the browser's own (a crash takes every test
+		// after it down with "browser process exited"): show what it
+		// printed.
 		sharedChromium.printOutput()
+		sharedFirefox.printOutput()
 	}
 	sharedChromium.stop()
+	sharedFirefox.stop()
 	os.Exit(code)
 }
 
@@ -248,7 +257,8 @@ const (
 
 var variants = []variant{published, preview}
 
-// forEachVariant runs test once for each variant, as parallel subtests.
+// forEachVariant runs test in Chromium once for each variant, as parallel
+// subtests.
 func forEachVariant(t *testing.T, test func(t *testing.T, b *browserEnv)) {
 	t.Helper()
 	for _, v := range variants {
@@ -257,6 +267,18 @@ func forEachVariant(t *testing.T, test func(t *testing.T, b *browserEnv)) {
 			test(t, newBrowserEnv(t, v))
 		})
 	}
+}
+
+// forEachEngine runs test as forEachVariant does, and once more in Firefox
+// (subtest "firefox"), for the published page: what the preview variant
+// changes is the server's, not the browser's.
+func forEachEngine(t *testing.T, test func(t *testing.T, b *browserEnv)) {
+	t.Helper()
+	forEachVariant(t, test)
+	t.Run(string(firefox), func(t *testing.T) {
+		t.Parallel()
+		test(t, newBrowserEnvWith(t, envConfig{engine: firefox, variant: published}))
+	})
 }
 
 // brokenSlug is a slug the store fails to look up, so that a test can make
@@ -275,48 +297,109 @@ func (s brokenStore) FileBySlug(ctx context.Context, slug string) (fileframe.Fil
 	return s.Store.FileBySlug(ctx, slug)
 }
 
+// engine is the browser a test runs in.
+type engine string
+
+const (
+	chromium engine = "chromium" // Debian's chromium, through chromedp (CDP)
+	firefox  engine = "firefox"  // Debian's firefox-esr, through WebDriver BiDi (browser_firefox_test.go)
+)
+
+// envConfig says how a test's visitor reaches the service.
+type envConfig struct {
+	engine  engine
+	variant variant
+	// defaultOrigins names the app and content origins as `fileframe
+	// serve` does when nothing is configured (an IP address and
+	// DefaultContentOrigin) instead of appHost and contentHost, the
+	// recommended set-up of a registrable domain each.
+	defaultOrigins bool
+	// persistentProfile uses Chromium's default browser context, a profile
+	// as a person has, instead of a fresh incognito-like one: Chromium
+	// opens <link rel=preconnect> connections only from the former. (Each
+	// Firefox test has a browser context of its own, which preconnects.)
+	persistentProfile bool
+}
+
 // browserEnv is one sandbox test: a real server (testEnv) whose app and
 // content origins are named appHost and contentHost, an attacker's server on
 // evilHost, an agency account with one file and a general API key, and a
 // fresh browser context with its own tab and download folder.
 type browserEnv struct {
 	*testEnv
-	variant variant
-	evil    *evilServer
+	envConfig
+	evil *evilServer
 
 	account fileframe.Account
 	file    fileframe.File
 	genuine []byte // the file's bytes
 	key     string // a general API key of the account
 
-	tab       context.Context // the chromedp context of the test's tab
-	downloads string          // the browser context's download folder
+	// tab is the context of the test's tab: a chromedp context, or for
+	// Firefox one that carries a firefoxTarget.
+	tab       context.Context
+	contextID cdp.BrowserContextID // Chromium: the tab's browser context
+	downloads string               // the browser context's download folder
 
 	frameMu  sync.Mutex
 	frameCtx context.Context // the attached custom-page frame, see frame
 	frameID  target.ID
 }
 
+// newBrowserEnv starts a sandbox test in Chromium.
 func newBrowserEnv(t *testing.T, v variant) *browserEnv {
 	t.Helper()
-	root := sharedChromium.browser(t)
+	return newBrowserEnvWith(t, envConfig{engine: chromium, variant: v})
+}
+
+func newBrowserEnvWith(t *testing.T, cfg envConfig) *browserEnv {
+	t.Helper()
+	var root context.Context
+	var ff *firefoxProcess
+	if cfg.engine == firefox {
+		ff = sharedFirefox.browser(t)
+		// The profile has one download folder: Firefox tests take turns.
+		ff.serial.Lock()
+		t.Cleanup(ff.serial.Unlock)
+	} else {
+		root = sharedChromium.browser(t)
+	}
 	e := newTestEnv(t, func(c *Config) {
-		c.BaseURL.Host = appHost + ":" + c.BaseURL.Port()
-		c.ContentOrigin.Host = contentHost + ":" + c.ContentOrigin.Port()
+		if cfg.defaultOrigins {
+			c.ContentOrigin = DefaultContentOrigin(c.BaseURL, c.ContentOrigin)
+		} else {
+			c.BaseURL.Host = appHost + ":" + c.BaseURL.Port()
+			c.ContentOrigin.Host = contentHost + ":" + c.ContentOrigin.Port()
+		}
 		c.Store = brokenStore{c.Store}
 		c.KeyRate, c.KeyBurst, c.IPRate, c.IPBurst = 1000, 1000, 1000, 1000
 	})
-	b := &browserEnv{testEnv: e, variant: v, evil: newEvilServer(t)}
+	b := &browserEnv{testEnv: e, envConfig: cfg, evil: newEvilServer(t)}
 	b.account = e.account(fileframe.PlanAgency)
 	b.genuine = []byte("%PDF-1.7 the genuine report " + fileframe.RandomBase62(16))
 	b.file = e.file(b.account, "report.pdf", b.genuine)
 	b.key, _ = e.key(b.account, "")
+	if ff != nil {
+		b.openFirefoxTab(t, ff)
+	} else {
+		b.openChromiumTab(t, root)
+	}
+	return b
+}
 
+// openChromiumTab opens the test's tab in a fresh browser context (or the
+// default one, for persistentProfile) with a download folder of its own.
+func (b *browserEnv) openChromiumTab(t *testing.T, root context.Context) {
+	t.Helper()
 	// The download folder is made first, so that it is removed after the
 	// browser context is closed (cleanups run last-in, first-out), never
 	// under a download still being written.
 	downloads := t.TempDir()
-	tab, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
+	var opts []chromedp.ContextOption
+	if !b.persistentProfile {
+		opts = append(opts, chromedp.WithNewBrowserContext())
+	}
+	tab, cancel := chromedp.NewContext(root, opts...)
 	t.Cleanup(cancel)
 	// As for the browser, the tab's first Run binds the tab's life to its
 	// context; a watchdog bounds it.
@@ -328,6 +411,15 @@ func newBrowserEnv(t *testing.T, v variant) *browserEnv {
 	b.tab = tab
 	b.downloads = downloads
 	b.callBrowser(t, func(ctx context.Context) error {
+		info, err := chromedp.CallBrowser(ctx, target.GetTargetInfo, target.GetTargetInfoParams{
+			TargetID: chromedp.FromContext(tab).Target.TargetID,
+		})
+		if err == nil {
+			b.contextID = info.TargetInfo.BrowserContextID
+		}
+		return err
+	})
+	b.callBrowser(t, func(ctx context.Context) error {
 		_, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 			Behavior:         browser.SetDownloadBehaviorBehaviorAllow,
 			BrowserContextID: b.browserContextID(),
@@ -336,12 +428,11 @@ func newBrowserEnv(t *testing.T, v variant) *browserEnv {
 		})
 		return err
 	})
-	return b
 }
 
 // browserContextID is the ID of the test's own browser context.
 func (b *browserEnv) browserContextID() cdp.BrowserContextID {
-	return chromedp.FromContext(b.tab).BrowserContextID
+	return b.contextID
 }
 
 // appOrigin and contentOrigin are the server's origins as the browser sees them.
@@ -358,7 +449,8 @@ func (b *browserEnv) callBrowser(t *testing.T, f func(ctx context.Context) error
 	}
 }
 
-// run runs an action in ctx (the tab or a frame) with a bounded context.
+// run runs a chromedp action in ctx (the tab or a frame of a Chromium test)
+// with a bounded context.
 func run[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
@@ -370,15 +462,40 @@ func run[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
-// eval evaluates a JavaScript expression in ctx and decodes its value.
+// eval evaluates a JavaScript expression in ctx (the tab or a frame, in
+// either engine), awaiting a promise, and decodes its value.
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
-	return run(t, ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	v, err := tryEval[T](ctx, expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// tryEval is eval returning its error.
+func tryEval[T any](ctx context.Context, expr string) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	if ft := firefoxOf(ctx); ft != nil {
+		var v T
+		err := ft.call(ctx, "eval", map[string]any{"expr": expr}, &v)
+		return v, err
+	}
+	return chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 }
 
 // navigate loads rawURL in the test's tab and waits for its load event.
 func (b *browserEnv) navigate(t *testing.T, rawURL string) {
 	t.Helper()
+	if ft := firefoxOf(b.tab); ft != nil {
+		ctx, cancel := context.WithTimeout(b.tab, actionTimeout)
+		defer cancel()
+		if err := ft.call(ctx, "goto", map[string]any{"url": rawURL}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	run(t, b.tab, chromedp.Navigate(rawURL))
 }
 
@@ -524,13 +641,24 @@ func (b *browserEnv) open(t *testing.T, html []byte) string {
 	return outer
 }
 
-// frame returns a chromedp context attached to the custom page's frame. The
-// content origin is another site, so Chromium runs the frame in a process of
-// its own, as a target of type "iframe" (out-of-process iframe); the test
-// attaches to that target to read what the hostile page recorded about
-// itself. The page cannot send results out: that is what the sandbox forbids.
+// frame returns a context of the custom page's frame, in which eval runs.
+// The page cannot send results out (that is what the sandbox forbids), so
+// the test reads what the hostile page recorded about itself from inside.
+//
+// In Chromium it is a chromedp context attached to the frame: the content
+// origin is another site, so Chromium runs the frame in a process of its
+// own, as a target of type "iframe" (out-of-process iframe). In Firefox it
+// names the frame by its address, which WebDriver BiDi reaches in whatever
+// process it runs.
 func (b *browserEnv) frame(t *testing.T) context.Context {
 	t.Helper()
+	if ft := firefoxOf(b.tab); ft != nil {
+		prefix := b.contentOrigin() + "/"
+		poll(t, "the custom page's frame", func() bool {
+			return slices.ContainsFunc(b.firefoxFrames(t), func(u string) bool { return strings.HasPrefix(u, prefix) })
+		})
+		return ft.inFrame(b.tab, prefix)
+	}
 	b.frameMu.Lock()
 	defer b.frameMu.Unlock()
 	var info *target.Info
@@ -571,8 +699,18 @@ func (b *browserEnv) frameTarget(t *testing.T) *target.Info {
 // document it shows, read from inside: a frame whose navigation the browser
 // refused shows its error page (chrome-error://chromewebdata/) while its
 // target still carries the refused address.
+//
+// In Firefox, WebDriver BiDi gives each frame as the address it was sent
+// to, the refused one included; the document it shows is read from inside.
 func (b *browserEnv) frameDocuments(t *testing.T) []string {
 	t.Helper()
+	if ft := firefoxOf(b.tab); ft != nil {
+		var docs []string
+		for _, u := range b.firefoxFrames(t)[1:] {
+			docs = append(docs, eval[string](t, ft.inFrame(b.tab, u), "document.documentURI"))
+		}
+		return docs
+	}
 	var docs []string
 	for _, info := range b.targets(t) {
 		if info.Type != "iframe" {
@@ -615,16 +753,12 @@ func (b *browserEnv) waitFrame(t *testing.T, state string) {
 	}
 	deadline := time.Now().Add(waitTimeout)
 	for {
-		ctx, cancel := context.WithTimeout(frame, actionTimeout)
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
-		cancel()
+		ok, err := tryEval[bool](frame, expr)
 		if err == nil && ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			ctx, cancel := context.WithTimeout(frame, actionTimeout)
-			defer cancel()
-			sofar, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({results: window.results, dataset: document.documentElement.dataset, url: location.href})`))
+			sofar, _ := tryEval[string](frame, `JSON.stringify({results: window.results, dataset: document.documentElement.dataset, url: location.href})`)
 			t.Fatalf("timed out after %v waiting for the custom page to be %s (last error: %v); so far: %s", waitTimeout, state, err, sofar)
 		}
 		time.Sleep(pollInterval)
@@ -672,6 +806,10 @@ func rect(t *testing.T, ctx context.Context, selector string) box {
 // of the tab's viewport.
 func (b *browserEnv) click(t *testing.T, x, y float64) {
 	t.Helper()
+	if firefoxOf(b.tab) != nil {
+		b.firefoxClick(t, x, y)
+		return
+	}
 	run(t, b.tab, chromedp.MouseClickXY(x, y))
 }
 
@@ -755,10 +893,8 @@ func (b *browserEnv) checkDownloads(t *testing.T, wantGenuine bool) {
 // evalTimed evaluates expr in ctx and returns how long the round trip took.
 func evalTimed(t *testing.T, ctx context.Context, expr string) time.Duration {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
-	defer cancel()
 	start := time.Now()
-	_, err := chromedp.Run(ctx, chromedp.Evaluate[*runtime.RemoteObject](expr))
+	_, err := tryEval[any](ctx, expr)
 	d := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -950,4 +1086,34 @@ func eventsOf[E any](l *eventLog) []*E {
 		}
 	}
 	return out
+}
+
+// setCookie sets a cookie for the origin in the test's browser context, as
+// the origin's own Set-Cookie would.
+func (b *browserEnv) setCookie(t *testing.T, origin, name, value string, secureSameSiteNone bool) {
+	t.Helper()
+	if ft := firefoxOf(b.tab); ft != nil {
+		u, err := url.Parse(origin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cookie := map[string]any{"name": name, "value": value, "domain": u.Hostname(), "path": "/"}
+		if secureSameSiteNone {
+			cookie["secure"], cookie["sameSite"] = true, "None"
+		}
+		ctx, cancel := context.WithTimeout(b.tab, actionTimeout)
+		defer cancel()
+		if err := ft.call(ctx, "setCookie", map[string]any{"cookie": cookie}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	params := network.SetCookieParams{Name: name, Value: value, URL: origin + "/"}
+	if secureSameSiteNone {
+		params.Secure, params.SameSite = new(true), network.CookieSameSiteNone
+	}
+	b.callBrowser(t, func(ctx context.Context) error {
+		_, err := chromedp.Call(ctx, network.SetCookie, params)
+		return err
+	})
 }

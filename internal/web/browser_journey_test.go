@@ -44,7 +44,8 @@ func newJourneyTab(t *testing.T, env *testEnv, who string) *journeyTab {
 	if !watchdog.Stop() || err != nil {
 		t.Fatalf("opening %s's tab: %v", who, err)
 	}
-	return &journeyTab{browserEnv: &browserEnv{testEnv: env, tab: tab}, who: who}
+	b := &browserEnv{testEnv: env, tab: tab, contextID: chromedp.FromContext(tab).BrowserContextID}
+	return &journeyTab{browserEnv: b, who: who}
 }
 
 // path returns the path (and query) of the tab's current address.

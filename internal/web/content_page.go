@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,6 +15,28 @@ import (
 // anything else runs, so that errors (404, 405, 500, …) carry them too. The
 // CSP sandbox gives the page an opaque origin: it can run its inline scripts
 // but reaches no cookies, storage, network or other window.
+//
+// CSP does not govern every connection a page can open. The other headers
+// close what they can of the rest:
+//
+//   - Connection-Allowlist (https://wicg.github.io/connection-allowlists/,
+//     Chromium 152 and later) lets the page's document connect to nothing
+//     but https URLs, which the images, fonts and media that CSP allows
+//     need (redirects=allow: image URLs that redirect keep working), and
+//     blocks WebRTC altogether (webrtc=block; also its default). WebRTC's
+//     STUN and TURN servers and ICE candidates, and <link rel=preconnect>
+//     and dns-prefetch to http: hosts, are out of CSP's reach; the
+//     allowlist stops them in the browser, for the page and any frame it
+//     makes, however the page spells the constructor's name.
+//   - X-DNS-Prefetch-Control: off asks Chromium and Firefox not to
+//     prefetch DNS for the document; by both engines' rules a later <meta>
+//     cannot turn it back on. (Chromium prefetched nothing from the
+//     sandboxed page even without it; the suite cannot watch Firefox's DNS.)
+//
+// What remains (docs/security.md, "Residual risks"): connections to any
+// https host in Chromium, as CSP's img-src https: already allows; and in
+// Firefox, which implements neither Connection-Allowlist nor CSP's webrtc
+// directive, WebRTC and preconnects to any host.
 func (s *Server) sandboxHeaders(next http.Handler) http.Handler {
 	csp := "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
 		"img-src data: https:; font-src data: https:; media-src data: https:; connect-src 'none'; " +
@@ -22,6 +45,8 @@ func (s *Server) sandboxHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", csp)
+		h.Set("Connection-Allowlist", connectionAllowlist)
+		h.Set("X-DNS-Prefetch-Control", "off")
 		h.Set("Permissions-Policy", permissionsPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
@@ -29,6 +54,14 @@ func (s *Server) sandboxHeaders(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// connectionAllowlist is the content origin's Connection-Allowlist: https
+// URLs on any host and port (images may be on any, as CSP's img-src https:
+// allows; port 443 alone would close no channel, the data goes there just
+// as well), redirects among them, no WebRTC. It names no response-origin: a
+// custom page loads nothing from its own origin, and in Chromium it can then
+// not navigate its frame to another page of the content origin either.
+const connectionAllowlist = `("https://*:*");redirects=allow;webrtc=block`
 
 // contentPage serves /p/{slug}/{revision} on the content origin: the HTML of
 // the live revision of a published page of an Agency account, or of any
@@ -53,17 +86,22 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// Sec-Fetch-Dest tells how the browser will use the response
-	// (https://www.w3.org/TR/fetch-metadata/). Old browsers and curl send
-	// none; the CSP sandbox still holds for them.
+	// (https://www.w3.org/TR/fetch-metadata/). The page is served only into
+	// a frame. A request without the header (a browser from before fetch
+	// metadata, a plain client) cannot show that it is the outer page's
+	// frame, and a custom page is never shown without the service's
+	// control: it gets a short page of the service's own instead. Browsers
+	// send the header only to potentially trustworthy origins (https, and
+	// http on loopback), so a content origin must be one of those; serve
+	// warns otherwise.
 	switch r.Header.Get("Sec-Fetch-Dest") {
-	case "", "iframe", "frame":
+	case "iframe", "frame":
 	case "document":
-		to := s.publicURL("/f/" + slug)
-		if previewOK {
-			to += "?preview=" + url.QueryEscape(token)
-		}
 		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, to, http.StatusFound)
+		http.Redirect(w, r, s.outerURL(slug, token, previewOK), http.StatusFound)
+		return
+	case "":
+		s.contentFrameOnly(w, r, s.outerURL(slug, token, previewOK))
 		return
 	default:
 		w.Header().Set("Cache-Control", "no-store")
@@ -86,6 +124,47 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 		h.Set("Cache-Control", "no-cache")
 	}
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(html.body))
+}
+
+// outerURL returns the address of the outer page of the page at slug, with
+// the preview token when it is valid.
+func (s *Server) outerURL(slug, token string, previewOK bool) string {
+	to := s.publicURL("/f/" + slug)
+	if previewOK {
+		to += "?preview=" + url.QueryEscape(token)
+	}
+	return to
+}
+
+// frameOnlyPage is what a request for a custom page without Sec-Fetch-Dest
+// gets: a page of the service, with no byte of the custom page, leading to
+// the outer page. It is served with the sandbox CSP like every answer of
+// the content origin, which leaves it a plain link.
+var frameOnlyPage = template.Must(template.New("frame-only").Parse(`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Open the download page</title></head>
+<body>
+<p>This page can only be shown on its download page.</p>
+<p><a href="{{.}}" target="_top">Open the download page</a></p>
+</body>
+</html>
+`))
+
+// contentFrameOnly answers 403 with frameOnlyPage linking to outer.
+func (s *Server) contentFrameOnly(w http.ResponseWriter, r *http.Request, outer string) {
+	var b bytes.Buffer
+	if err := frameOnlyPage.Execute(&b, outer); err != nil {
+		s.contentError(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h["Content-Type"] = htmlContentType
+	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(http.StatusForbidden)
+	if r.Method != http.MethodHead {
+		w.Write(b.Bytes())
+	}
 }
 
 // pageHTMLCacheMax bounds the bytes of live pages' HTML kept in memory

@@ -28,6 +28,8 @@ func assertSandboxHeaders(t *testing.T, e *testEnv, resp *http.Response) {
 	t.Helper()
 	for name, want := range map[string]string{
 		"Content-Security-Policy": wantSandboxCSP(e.srv.AppOrigin()),
+		"Connection-Allowlist":    `("https://*:*");redirects=allow;webrtc=block`,
+		"X-Dns-Prefetch-Control":  "off",
 		"X-Content-Type-Options":  "nosniff",
 		"Referrer-Policy":         "no-referrer",
 		"Vary":                    "Sec-Fetch-Dest",
@@ -151,7 +153,9 @@ func TestContentPageRevisions(t *testing.T) {
 	expect(t, path("3"), 200, customHTML("three"))
 
 	// HEAD answers the same headers without the body.
-	head, body := e.do(publicRequest(t, http.MethodHead, e.content.URL+path("3")))
+	req := publicRequest(t, http.MethodHead, e.content.URL+path("3"))
+	req.Header.Set("Sec-Fetch-Dest", "iframe")
+	head, body := e.do(req)
 	if head.StatusCode != 200 || len(body) != 0 {
 		t.Errorf("HEAD: got %d with %d bytes", head.StatusCode, len(body))
 	}
@@ -168,12 +172,12 @@ func TestContentPageDisabledAccount(t *testing.T) {
 	}
 	f := e.file(a, "a.txt", []byte("x"))
 	e.savePage(f, customHTML("live"), true)
-	resp, _ := e.contentGet("/p/" + f.Slug + "/1")
+	resp, _ := e.contentGet("/p/"+f.Slug+"/1", "Sec-Fetch-Dest", "iframe")
 	if resp.StatusCode != 404 {
 		t.Errorf("got %d, want 404", resp.StatusCode)
 	}
 	token := e.srv.previewToken(f.Slug, 1, time.Now().Add(time.Hour))
-	if resp, _ := e.contentGet("/p/" + f.Slug + "/1?preview=" + token); resp.StatusCode != 404 {
+	if resp, _ := e.contentGet("/p/"+f.Slug+"/1?preview="+token, "Sec-Fetch-Dest", "iframe"); resp.StatusCode != 404 {
 		t.Errorf("with preview: got %d, want 404", resp.StatusCode)
 	}
 }
@@ -197,7 +201,7 @@ func TestContentPageFetchDest(t *testing.T) {
 		{"top-level visit with a bad token", "/p/" + f.Slug + "/2?preview=bad", "document", 302, e.app.URL + "/f/" + f.Slug},
 		{"iframe", "/p/" + f.Slug + "/3", "iframe", 200, ""},
 		{"frame", "/p/" + f.Slug + "/3", "frame", 200, ""},
-		{"no header", "/p/" + f.Slug + "/3", "", 200, ""},
+		{"no header", "/p/" + f.Slug + "/3", "", 403, ""},
 		{"image", "/p/" + f.Slug + "/3", "image", 403, ""},
 		{"script", "/p/" + f.Slug + "/3", "script", 403, ""},
 		{"fetch", "/p/" + f.Slug + "/3", "empty", 403, ""},
@@ -220,6 +224,58 @@ func TestContentPageFetchDest(t *testing.T) {
 				t.Errorf("a refused request got the page: %q", body)
 			}
 			assertSandboxHeaders(t, e, resp)
+		})
+	}
+}
+
+// A custom page is never shown without the service's control, whatever the
+// browser. A request that sends no fetch metadata (a browser from before
+// Sec-Fetch-Dest, a plain client) cannot show that it is the outer page's
+// frame: it gets a short page of the service's own, with the sandbox
+// headers, that links to the outer page (with the preview token for a
+// draft), and no byte of the custom page.
+func TestContentPageWithoutFetchMetadata(t *testing.T) {
+	e := newTestEnv(t)
+	_, f := e.agencyFile("a.txt", []byte("hello"))
+	marker := "CUSTOM-" + fileframe.RandomBase62(12)
+	e.savePage(f, customHTML(marker+" live"), true)
+	e.savePage(f, customHTML(marker+" draft"), false)
+	e.savePage(f, customHTML(marker+" live again"), true) // revision 3 live, 2 a stored draft
+	token := e.srv.previewToken(f.Slug, 2, time.Now().Add(time.Hour))
+	outer := e.app.URL + "/f/" + f.Slug
+
+	for _, tt := range []struct{ name, path, wantLink string }{
+		{"live", "/p/" + f.Slug + "/3", outer},
+		{"preview", "/p/" + f.Slug + "/2?preview=" + token, outer + "?preview=" + token},
+		{"bad token", "/p/" + f.Slug + "/2?preview=bad", outer},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, method := range []string{http.MethodGet, http.MethodHead} {
+				resp, body := e.do(publicRequest(t, method, e.content.URL+tt.path))
+				if resp.StatusCode != http.StatusForbidden {
+					t.Fatalf("%s: status %d, want 403", method, resp.StatusCode)
+				}
+				assertSandboxHeaders(t, e, resp)
+				if bytes.Contains(body, []byte(marker)) {
+					t.Fatalf("%s: the answer holds the custom page:\n%s", method, body)
+				}
+				if got := resp.Header.Get("Cache-Control"); got != "no-store" {
+					t.Errorf("%s: Cache-Control %q, want no-store", method, got)
+				}
+				if method == http.MethodHead {
+					if len(body) != 0 {
+						t.Errorf("HEAD: %d bytes of body", len(body))
+					}
+					continue
+				}
+				link := findTag(parsePage(t, body), "a")
+				if href, _ := htmlAttr(link, "href"); href != tt.wantLink {
+					t.Errorf("the page links to %q, want the outer page %q", href, tt.wantLink)
+				}
+				if target, _ := htmlAttr(link, "target"); target != "_top" {
+					t.Errorf("the link's target is %q, want _top", target)
+				}
+			}
 		})
 	}
 }
@@ -270,18 +326,19 @@ func TestContentHeadersOnEveryResponse(t *testing.T) {
 		wantStatus int
 	}{
 		{"200", "GET", live, []string{"Sec-Fetch-Dest", "iframe"}, false, 200},
-		{"200 HEAD", "HEAD", live, nil, false, 200},
+		{"200 HEAD", "HEAD", live, []string{"Sec-Fetch-Dest", "iframe"}, false, 200},
 		{"302", "GET", live, []string{"Sec-Fetch-Dest", "document"}, false, 302},
-		{"304", "GET", live, []string{"If-None-Match", `"` + hexSHA256(customHTML("live")) + `"`}, false, 304},
+		{"304", "GET", live, []string{"Sec-Fetch-Dest", "iframe", "If-None-Match", `"` + hexSHA256(customHTML("live")) + `"`}, false, 304},
 		{"403", "GET", live, []string{"Sec-Fetch-Dest", "image"}, false, 403},
-		{"404 unknown slug", "GET", "/p/nope/1", nil, false, 404},
+		{"403 without fetch metadata", "GET", live, nil, false, 403},
+		{"404 unknown slug", "GET", "/p/nope/1", []string{"Sec-Fetch-Dest", "iframe"}, false, 404},
 		{"404 unknown path", "GET", "/favicon.ico", nil, false, 404},
 		{"404 root", "GET", "/", nil, false, 404},
 		{"405 POST", "POST", live, nil, false, 405},
 		{"405 PUT elsewhere", "PUT", "/x", nil, false, 405},
 		{"405 OPTIONS", "OPTIONS", live, nil, false, 405},
-		{"416", "GET", live, []string{"Range", "bytes=9999-"}, false, 416},
-		{"500", "GET", live, nil, true, 500},
+		{"416", "GET", live, []string{"Sec-Fetch-Dest", "iframe", "Range", "bytes=9999-"}, false, 416},
+		{"500", "GET", live, []string{"Sec-Fetch-Dest", "iframe"}, true, 500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -73,7 +73,7 @@ func TestReadyzClosedStore(t *testing.T) {
 func TestMetrics(t *testing.T) {
 	e := newTestEnv(t)
 	e.appGet("/f/nosuchslug")
-	e.contentGet("/p/nosuchslug/1")
+	e.contentGet("/p/nosuchslug/1", "Sec-Fetch-Dest", "iframe")
 	e.appGet("/no/such/path")
 	resp, body := e.opsGet("/metrics")
 	if resp.StatusCode != 200 {

@@ -99,6 +99,7 @@ func TestPublicCacheHitEqualsMiss(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		req.Header.Set("Sec-Fetch-Dest", "iframe") // as the outer page's frame
 		resp, body := e.do(req)
 		h := resp.Header.Clone()
 		h.Del("X-Request-Id")

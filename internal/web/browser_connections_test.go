@@ -1,0 +1,340 @@
+package web
+
+// Connections that the content origin's CSP does not govern: WebRTC (STUN
+// and TURN servers, ICE candidates) and resource hints (preconnect,
+// dns-prefetch), closed in Chromium by the Connection-Allowlist header
+// (content_page.go, sandboxHeaders). The attacker's listeners here are not
+// HTTP servers but a UDP socket, a TCP socket and a TLS server on
+// 127.0.0.1 that record whatever reaches them.
+
+import (
+	"bytes"
+	"crypto/tls"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// netProbe is the attacker's listeners of other protocols than HTTP: a UDP
+// socket (STUN and TURN over UDP, ICE connectivity checks), a TCP socket
+// (TURN over TCP, connections to http: hosts) and a TLS server (the server
+// name of connections to https: hosts), all on 127.0.0.1.
+type netProbe struct {
+	udp net.PacketConn
+	tcp net.Listener
+	tls *httptest.Server
+
+	mu   sync.Mutex
+	hits []string
+}
+
+func newNetProbe(t *testing.T) *netProbe {
+	t.Helper()
+	p := &netProbe{}
+	var err error
+	if p.udp, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.udp.Close() })
+	if p.tcp, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.tcp.Close() })
+	p.tls = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.add("https request for " + r.Host + r.URL.Path)
+	}))
+	p.tls.TLS = &tls.Config{GetConfigForClient: func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		p.add("TLS hello for " + hello.ServerName)
+		return nil, nil
+	}}
+	p.tls.StartTLS()
+	t.Cleanup(p.tls.Close)
+	go p.readUDP()
+	go p.acceptTCP()
+	return p
+}
+
+func (p *netProbe) add(hit string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hits = append(p.hits, hit)
+}
+
+func (p *netProbe) readUDP() {
+	buf := make([]byte, 2048)
+	for {
+		n, _, err := p.udp.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		p.add(stunKind(buf[:n]) + " over UDP")
+	}
+}
+
+func (p *netProbe) acceptTCP() {
+	for {
+		c, err := p.tcp.Accept()
+		if err != nil {
+			return
+		}
+		p.add("TCP connection")
+		go func() {
+			defer c.Close()
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			buf := make([]byte, 2048)
+			if n, _ := c.Read(buf); n > 0 {
+				p.add(stunKind(buf[:n]) + " over TCP")
+			}
+		}()
+	}
+}
+
+// stunKind names a STUN message (RFC 8489, RFC 8656): a binding request
+// (to a STUN server, or with a USERNAME an ICE connectivity check to a
+// peer) or a TURN allocate request; anything else by its size.
+func stunKind(b []byte) string {
+	const magicCookie = 0x2112A442
+	if len(b) < 20 || binary.BigEndian.Uint32(b[4:8]) != magicCookie {
+		return strconv.Itoa(len(b)) + " bytes"
+	}
+	switch binary.BigEndian.Uint16(b[0:2]) {
+	case 0x0001:
+		for attrs := b[20:]; len(attrs) >= 4; {
+			typ, size := binary.BigEndian.Uint16(attrs[0:2]), int(binary.BigEndian.Uint16(attrs[2:4]))
+			if typ == 0x0006 { // USERNAME
+				return "ICE connectivity check"
+			}
+			attrs = attrs[min(len(attrs), 4+(size+3)/4*4):]
+		}
+		return "STUN binding request"
+	case 0x0003:
+		return "TURN allocate request"
+	default:
+		return fmt.Sprintf("STUN message 0x%04x", binary.BigEndian.Uint16(b[0:2]))
+	}
+}
+
+// seen returns the hits so far.
+func (p *netProbe) seen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.hits)
+}
+
+func (p *netProbe) port(a net.Addr) string {
+	_, port, _ := net.SplitHostPort(a.String())
+	return port
+}
+
+// page fills in the hostile page name's placeholders for the probe:
+// {{UDP}}, {{TCP}} (also as {{HTTP}}), {{HTTPS}} and {{SECRET}}.
+func (p *netProbe) page(b *browserEnv, name, secret string) []byte {
+	tcp := p.port(p.tcp.Addr())
+	return b.hostile(name, "{{UDP}}", p.port(p.udp.LocalAddr()), "{{TCP}}", tcp, "{{HTTP}}", tcp,
+		"{{HTTPS}}", p.port(p.tls.Listener.Addr()), "{{SECRET}}", secret)
+}
+
+// secretLabel is a secret a page tries to send out in a host name.
+func secretLabel() string {
+	return "secret-" + strings.ToLower(fileframe.RandomBase62(10))
+}
+
+// tryWebRTC shows 18-webrtc.html as the custom page and returns what
+// reached the probe once the page is done and quietPeriod more.
+func (b *browserEnv) tryWebRTC(t *testing.T) []string {
+	t.Helper()
+	probe := newNetProbe(t)
+	b.open(t, probe.page(b, "18-webrtc.html", secretLabel()))
+	res := b.results(t)
+	if len(res) < 7 {
+		t.Fatalf("the page recorded %d outcomes, want one per attempt: did it run?", len(res))
+	}
+	b.checkNoRequests(t) // and waits quietPeriod
+	return probe.seen()
+}
+
+// 18. WebRTC: an RTCPeerConnection whose constructor the page names only at
+// run time, with a STUN server, with TURN servers over UDP and TCP
+// (relay only), and with the attacker's address as a remote ICE candidate;
+// and the constructor taken from an about:blank and a srcdoc frame of the
+// page's own: nothing reaches the attacker's UDP or TCP listener. No CSP
+// directive governs WebRTC in Chromium; Connection-Allowlist's webrtc=block
+// does (constructing still works; no packet leaves). Firefox implements
+// neither: TestBrowserResidualWebRTCInFirefox.
+func TestBrowserNoWebRTC(t *testing.T) {
+	t.Parallel()
+	forEachVariant(t, func(t *testing.T, b *browserEnv) {
+		if hits := b.tryWebRTC(t); len(hits) > 0 {
+			t.Errorf("%d packet(s) or connection(s) reached the attacker's listeners, want none:\n\t%s", len(hits), strings.Join(hits, "\n\t"))
+		}
+	})
+}
+
+// tryResourceHints shows 19-resource-hints.html as the custom page, clicks
+// its <a ping>, and returns what reached the probe once the page is done
+// and quietPeriod more.
+func (b *browserEnv) tryResourceHints(t *testing.T, secret string) []string {
+	t.Helper()
+	probe := newNetProbe(t)
+	b.open(t, probe.page(b, "19-resource-hints.html", secret))
+	b.clickInFrame(t, "#ping")
+	b.results(t)
+	time.Sleep(quietPeriod)
+	return probe.seen()
+}
+
+// 19. Resource hints to http: hosts: <link rel=preconnect> in the markup
+// and built by script, <link rel=dns-prefetch> (after a <meta> that tries
+// to turn DNS prefetching back on), a preconnect in a <meta http-equiv=Link>,
+// speculation rules (prefetch and prerender) and a clicked <a ping>: no
+// connection reaches the attacker's TCP listener and no request its HTTP
+// server. CSP does not govern preconnect and dns-prefetch; the content
+// origin's Connection-Allowlist admits https: alone, and its
+// X-DNS-Prefetch-Control: off stops DNS prefetching for good (the suite's
+// browsers resolve *.test locally, so it cannot watch DNS queries).
+//
+// The test runs in a person's kind of profile (persistentProfile): Chromium
+// preconnects from no incognito context. Connections to https: hosts
+// remain: TestBrowserResidualHTTPSPreconnect.
+func TestBrowserNoHTTPResourceHints(t *testing.T) {
+	t.Parallel()
+	for _, v := range variants {
+		t.Run(string(v), func(t *testing.T) {
+			t.Parallel()
+			b := newBrowserEnvWith(t, envConfig{engine: chromium, variant: v, persistentProfile: true})
+			hits := b.tryResourceHints(t, secretLabel())
+			for _, hit := range hits {
+				if !strings.HasPrefix(hit, "TLS hello for ") {
+					t.Errorf("reached the attacker: %s", hit)
+				}
+			}
+			b.checkNoRequests(t)
+		})
+	}
+}
+
+// The known residuals of WebRTC and resource hints (docs/security.md,
+// "Residual risks"), proven so that the documentation states facts.
+
+// A page may open connections to any https host (and send data in the host
+// name: the TLS server name, and the DNS query) with <link rel=preconnect>,
+// as it may load an image from one (img-src https:,
+// TestBrowserResidualHTTPSImagesReachThirdParties). Connection-Allowlist
+// admits https: for those images. Firefox, which does not implement
+// Connection-Allowlist, also preconnects to http: hosts.
+func TestBrowserResidualHTTPSPreconnect(t *testing.T) {
+	t.Parallel()
+	for _, eng := range []engine{chromium, firefox} {
+		t.Run(string(eng), func(t *testing.T) {
+			t.Parallel()
+			b := newBrowserEnvWith(t, envConfig{engine: eng, variant: published, persistentProfile: true})
+			secret := secretLabel()
+			hits := b.tryResourceHints(t, secret)
+			t.Logf("reached the attacker:\n\t%s", strings.Join(hits, "\n\t"))
+			if want := "TLS hello for " + secret + "-tls.images.evil.test"; !slices.Contains(hits, want) {
+				t.Errorf("no %q: has the residual gone? Update docs/security.md", want)
+			}
+			tcp := 0
+			for _, hit := range hits {
+				if hit == "TCP connection" {
+					tcp++
+				}
+			}
+			switch {
+			case eng == chromium && tcp > 0:
+				t.Errorf("%d connection(s) to the http: listener in Chromium, want none (TestBrowserNoHTTPResourceHints)", tcp)
+			case eng == firefox && tcp == 0:
+				t.Errorf("no connection to the http: listener in Firefox: has Firefox closed the gap? Update docs/security.md")
+			}
+			b.checkNoRequests(t) // no ping, no speculation rules, in either
+		})
+	}
+}
+
+// Firefox ESR implements neither Connection-Allowlist nor CSP's webrtc
+// directive, and nothing else a server sends stops WebRTC in it: a custom
+// page reaches any STUN and TURN server. (Firefox sends STUN to loopback
+// only with media.peerconnection.ice.loopback, which the suite's profile
+// sets; to any other address it needs nothing.)
+func TestBrowserResidualWebRTCInFirefox(t *testing.T) {
+	t.Parallel()
+	b := newBrowserEnvWith(t, envConfig{engine: firefox, variant: published})
+	hits := b.tryWebRTC(t)
+	t.Logf("reached the attacker:\n\t%s", strings.Join(hits, "\n\t"))
+	for _, want := range []string{"STUN binding request over UDP", "TURN allocate request over UDP", "TURN allocate request over TCP"} {
+		if !slices.Contains(hits, want) {
+			t.Errorf("no %s: has Firefox closed the gap? Update docs/security.md", want)
+		}
+	}
+}
+
+// The control experiment of the tests above: 18-webrtc.html and
+// 19-resource-hints.html, shown in a plain frame of the attacker's own site
+// (no sandbox, no CSP, no Connection-Allowlist) in Chromium, do reach the
+// listeners. Without it, "nothing arrived" could mean a page that never
+// tried, or listeners the browser cannot reach.
+func TestBrowserConnectionPagesWorkWithoutSandbox(t *testing.T) {
+	t.Parallel()
+	pages := []struct {
+		name string
+		want []string
+	}{
+		{"18-webrtc.html", []string{"STUN binding request over UDP", "TURN allocate request over UDP", "TURN allocate request over TCP", "ICE connectivity check over UDP"}},
+		{"19-resource-hints.html", []string{"TCP connection", "TLS hello for "}},
+	}
+	for _, p := range pages {
+		t.Run(strings.TrimSuffix(p.name, ".html"), func(t *testing.T) {
+			t.Parallel()
+			b := newBrowserEnvWith(t, envConfig{engine: chromium, variant: published, persistentProfile: true})
+			probe := newNetProbe(t)
+			b.evil.host(p.name, probe.page(b, p.name, secretLabel()))
+			b.navigate(t, b.evil.host("wrapper", []byte(`<!doctype html><title>wrapper</title>`+
+				`<iframe src="/host/`+p.name+`" width="800" height="600"></iframe>`)))
+			poll(t, "the page to reach the listeners", func() bool {
+				hits := probe.seen()
+				for _, w := range p.want {
+					if !slices.ContainsFunc(hits, func(h string) bool { return strings.HasPrefix(h, w) }) {
+						return false
+					}
+				}
+				return true
+			})
+		})
+	}
+}
+
+// stunKind must tell the messages apart for the tests above to say what
+// reached the attacker.
+func TestSTUNKind(t *testing.T) {
+	msg := func(typ uint16, attrs ...byte) []byte {
+		b := binary.BigEndian.AppendUint16(nil, typ)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(attrs)))
+		b = binary.BigEndian.AppendUint32(b, 0x2112A442)
+		b = append(b, bytes.Repeat([]byte{7}, 12)...)
+		return append(b, attrs...)
+	}
+	for _, tt := range []struct {
+		in   []byte
+		want string
+	}{
+		{msg(0x0001), "STUN binding request"},
+		{msg(0x0001, 0x80, 0x22, 0, 3, 'f', 'o', 'o', 0, 0, 0x06, 0, 4, 'u', 's', 'e', 'r'), "ICE connectivity check"},
+		{msg(0x0003, 0, 0x19, 0, 4, 17, 0, 0, 0), "TURN allocate request"},
+		{msg(0x0101), "STUN message 0x0101"},
+		{[]byte("GET / HTTP/1.1\r\n\r\n"), "18 bytes"},
+	} {
+		if got := stunKind(tt.in); got != tt.want {
+			t.Errorf("stunKind(% x) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
