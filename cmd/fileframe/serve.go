@@ -161,13 +161,6 @@ func (m *Main) open(ctx context.Context) error {
 		}
 		m.listeners = append(m.listeners, content)
 	}
-	var ops net.Listener
-	if m.cfg.OpsAddr != "" {
-		if ops, err = net.Listen("tcp", m.cfg.OpsAddr); err != nil {
-			return fmt.Errorf("listening on --ops-addr %s: %w", m.cfg.OpsAddr, err)
-		}
-		m.listeners = append(m.listeners, ops)
-	}
 	baseURL, contentOrigin := m.cfg.BaseURL, m.cfg.ContentOrigin
 	if baseURL == nil {
 		baseURL = listenURL(app.Addr())
@@ -183,6 +176,15 @@ func (m *Main) open(ctx context.Context) error {
 				m.listeners = append(m.listeners, content6)
 			}
 		}
+	}
+	// The operations listener comes last: m.servers are made in the order
+	// of m.listeners, below.
+	var ops net.Listener
+	if m.cfg.OpsAddr != "" {
+		if ops, err = net.Listen("tcp", m.cfg.OpsAddr); err != nil {
+			return fmt.Errorf("listening on --ops-addr %s: %w", m.cfg.OpsAddr, err)
+		}
+		m.listeners = append(m.listeners, ops)
 	}
 	if host, _, _ := net.SplitHostPort(m.cfg.Addr); (m.cfg.BaseURL == nil || m.cfg.ContentOrigin == nil) && (host == "" || net.ParseIP(host).IsUnspecified()) {
 		m.log.Warn("listening on all interfaces, but the derived URLs name loopback; set --base-url and --content-origin to the addresses visitors use")
@@ -230,6 +232,8 @@ func (m *Main) open(ctx context.Context) error {
 		return fmt.Errorf("starting the web server: %w", err)
 	}
 	m.srv = srv
+	// One server per listener, in the same order: app, content (and its
+	// other loopback), ops.
 	if content != nil {
 		ch := srv.ContentHandler()
 		m.servers = append(m.servers, m.httpServer(srv.AppHandler()), m.httpServer(ch))
@@ -242,6 +246,11 @@ func (m *Main) open(ctx context.Context) error {
 	opsAt := "none: /readyz and /metrics answer 404 (set --ops-addr or --ops-token)"
 	if ops != nil {
 		m.servers = append(m.servers, m.httpServer(srv.OpsHandler()))
+	}
+	if len(m.servers) != len(m.listeners) {
+		return fmt.Errorf("serve: %d servers for %d listeners", len(m.servers), len(m.listeners))
+	}
+	if ops != nil {
 		opsAt = "http://" + ops.Addr().String() + " (/healthz, /readyz, /metrics)"
 	} else if m.cfg.OpsToken != "" {
 		opsAt = "/readyz and /metrics on the app origin, with the token"
