@@ -181,7 +181,7 @@ var htmlContentType = []string{"text/html; charset=utf-8"}
 // The file, owner and page come from the public cache. The live revision's
 // HTML comes from memory when it is there: a revision never changes, and
 // Server.pageHTML keeps HTML by its SHA-256, so what is found there is
-// exactly what the store holds; the entry, which is never stale, says which
+// exactly what the store holds (with the prelude, content_prelude.go); the entry, which is never stale, says which
 // revision is live and its hash. Other revisions (previews) are read from
 // the store every time.
 func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug string, rev int, preview bool) (*cachedBlob, bool) {
@@ -206,7 +206,7 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 		return fail(fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
 	}
 	if sum := e.liveSHA256.Load(); live && sum != nil {
-		if html, ok := s.pageHTML.get(*sum); ok {
+		if html, ok := s.pageHTML.get(contentETagKey(*sum)); ok {
 			return html, true
 		}
 	}
@@ -214,11 +214,12 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 	if err != nil {
 		return fail(err)
 	}
+	key := contentETagKey(revision.SHA256)
 	if !live {
-		return &cachedBlob{body: revision.HTML, etag: []string{`"` + revision.SHA256 + `"`}}, true
+		return &cachedBlob{body: withPrelude(revision.HTML), etag: []string{`"` + key + `"`}}, true
 	}
 	e.liveSHA256.Store(&revision.SHA256)
-	return s.pageHTML.put(revision.SHA256, revision.HTML), true
+	return s.pageHTML.put(key, withPrelude(revision.HTML)), true
 }
 
 // contentNotFound answers every other request to the content origin: 404 in

@@ -74,8 +74,9 @@ func TestContentPageRevisions(t *testing.T) {
 		if resp.StatusCode != wantStatus {
 			t.Fatalf("GET %s: got %d, want %d", url, resp.StatusCode, wantStatus)
 		}
-		if wantBody != "" && string(body) != wantBody {
-			t.Errorf("GET %s: got body %q, want %q", url, body, wantBody)
+		// The page as stored, after the content origin's prelude.
+		if wantBody != "" && string(body) != string(withPrelude([]byte(wantBody))) {
+			t.Errorf("GET %s: got body %q, want %q with the prelude", url, body, wantBody)
 		}
 		assertSandboxHeaders(t, e, resp)
 		return resp
@@ -328,7 +329,7 @@ func TestContentHeadersOnEveryResponse(t *testing.T) {
 		{"200", "GET", live, []string{"Sec-Fetch-Dest", "iframe"}, false, 200},
 		{"200 HEAD", "HEAD", live, []string{"Sec-Fetch-Dest", "iframe"}, false, 200},
 		{"302", "GET", live, []string{"Sec-Fetch-Dest", "document"}, false, 302},
-		{"304", "GET", live, []string{"Sec-Fetch-Dest", "iframe", "If-None-Match", `"` + hexSHA256(customHTML("live")) + `"`}, false, 304},
+		{"304", "GET", live, []string{"Sec-Fetch-Dest", "iframe", "If-None-Match", `"` + contentETagKey(hexSHA256(customHTML("live"))) + `"`}, false, 304},
 		{"403", "GET", live, []string{"Sec-Fetch-Dest", "image"}, false, 403},
 		{"403 without fetch metadata", "GET", live, nil, false, 403},
 		{"404 unknown slug", "GET", "/p/nope/1", []string{"Sec-Fetch-Dest", "iframe"}, false, 404},
@@ -389,4 +390,44 @@ func TestContentOriginNeverServesAppPaths(t *testing.T) {
 func hexSHA256(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// TestWithPrelude: the prelude goes where it runs before anything of the
+// page, and nothing of the page changes: after a byte order mark, comments,
+// white space and a doctype, before anything else.
+func TestWithPrelude(t *testing.T) {
+	for _, tt := range []struct{ doc, before string }{
+		{"<!doctype html><html><body>x</body></html>", "<!doctype html>"},
+		{"<!DOCTYPE html>\n<html lang=en>", "<!DOCTYPE html>"},
+		{"\xef\xbb\xbf<!doctype html><p>x", "\xef\xbb\xbf<!doctype html>"},
+		{"<!-- made by an agent -->\n  <!doctype html><p>x", "<!-- made by an agent -->\n  <!doctype html>"},
+		{"<html><script>alert(1)</script>", ""},
+		{"  <!-- c --><head><script>x()</script>", "  <!-- c -->"},
+		{"<script>first()</script><!doctype html>", ""},
+		{"", ""},
+		{"text first <!doctype html>", ""},
+	} {
+		got := string(withPrelude([]byte(tt.doc)))
+		if want := tt.before + prelude + tt.doc[len(tt.before):]; got != want {
+			t.Errorf("withPrelude(%q):\ngot  %q\nwant %q", tt.doc, got, want)
+		}
+	}
+}
+
+// FuzzWithPrelude: whatever the page, the prelude is inserted once, and
+// taking it out gives the page back byte for byte.
+func FuzzWithPrelude(f *testing.F) {
+	for _, s := range []string{"<!doctype html><p>x", "\xef\xbb\xbf<!-- c --><!DOCTYPE html>", "<script>x</script>", "<!doctype", "<!-- unterminated"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		out := withPrelude(doc)
+		at := bytes.Index(out, []byte(prelude))
+		if at < 0 || len(out) != len(doc)+len(prelude) {
+			t.Fatalf("withPrelude(%q) = %q", doc, out)
+		}
+		if back := append(append([]byte{}, out[:at]...), out[at+len(prelude):]...); !bytes.Equal(back, doc) {
+			t.Fatalf("withPrelude(%q) changed the page: %q", doc, out)
+		}
+	})
 }

@@ -44,9 +44,9 @@ func (e *testEnv) view(f fileframe.File, rev int) cacheView {
 		if err != nil {
 			e.t.Fatalf("Revision %d: %v", rev, err)
 		}
-		if !bytes.Equal(body, stored.HTML) || resp.Header.Get("ETag") != `"`+stored.SHA256+`"` {
-			e.t.Errorf("/p/%s/%d: ETag %s and %d bytes, want revision %d's ETag %q and HTML (%d bytes)",
-				f.Slug, rev, resp.Header.Get("ETag"), len(body), rev, stored.SHA256, len(stored.HTML))
+		if !bytes.Equal(body, withPrelude(stored.HTML)) || resp.Header.Get("ETag") != `"`+contentETagKey(stored.SHA256)+`"` {
+			e.t.Errorf("/p/%s/%d: ETag %s and %d bytes, want revision %d's ETag %q and HTML (%d bytes, with the prelude)",
+				f.Slug, rev, resp.Header.Get("ETag"), len(body), rev, contentETagKey(stored.SHA256), len(stored.HTML))
 		}
 	}
 	return v
