@@ -125,31 +125,18 @@ func (s *Server) apiUploadMethodNotAllowed(w http.ResponseWriter, r *http.Reques
 
 // uploadForm handles POST /files/upload, the upload panel's form for a
 // browser without JavaScript: multipart/form-data whose first part is the
-// session's CSRF token ("csrf") and whose "file" parts are the files. One
-// file leads to its page, several to the file list.
-func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request) {
-	si := s.currentSession(w, r)
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
-	body := s.uploadBody(w, r.Body)
-	checked := false
+// session's CSRF token ("csrf"; the route's guard has read and checked it,
+// streamedForm) and whose "file" parts are the files. One file leads to its
+// page, several to the file list.
+func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	mr := streamedForm(r)
 	var last fileframe.File
 	n := 0
-	err := s.eachFormPart(r, body, func(part *multipart.Part) error {
-		if part.FormName() == "csrf" {
-			token, _ := io.ReadAll(io.LimitReader(part, 128))
-			checked = verifyCSRF(s.csrfKey(), "session:"+si.session.Hash, string(token))
-			return nil
-		}
+	err := eachPart(mr, func(part *multipart.Part) error {
 		if part.FormName() != "file" || part.FileName() == "" {
 			return nil
 		}
-		if !checked {
-			return errCSRF
-		}
-		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: si.account, Name: part.FileName(), Size: -1, Body: part})
+		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: user.account, Name: part.FileName(), Size: -1, Body: part})
 		if err != nil {
 			return err
 		}
@@ -157,14 +144,12 @@ func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	switch {
-	case errors.Is(err, errCSRF) || (err == nil && !checked):
-		s.csrfFailed(w, r, si)
 	case err != nil && uploadStatus(fileframe.ErrorCode(err)) != http.StatusInternalServerError:
-		s.appError(w, r, si, uploadStatus(fileframe.ErrorCode(err)), "The upload did not work", fileframe.ErrorMessage(err))
+		s.appError(w, r, user, uploadStatus(fileframe.ErrorCode(err)), "The upload did not work", fileframe.ErrorMessage(err))
 	case err != nil:
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 	case n == 0:
-		s.appError(w, r, si, http.StatusBadRequest, "No file chosen", "Choose one or more files to upload, then press Upload.")
+		s.appError(w, r, user, http.StatusBadRequest, "No file chosen", "Choose one or more files to upload, then press Upload.")
 	case n == 1:
 		appRedirect(w, r, filePagePath(last.ID))
 	default:
@@ -172,15 +157,27 @@ func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-var errCSRF = errors.New("the CSRF token must come before the files")
-
 // eachFormPart calls fn for every part of a multipart/form-data body.
 func (s *Server) eachFormPart(r *http.Request, body io.Reader, fn func(*multipart.Part) error) error {
+	mr, err := multipartReader(r, body)
+	if err != nil {
+		return err
+	}
+	return eachPart(mr, fn)
+}
+
+// multipartReader returns a reader of the parts of r's multipart/form-data
+// body, read from body.
+func multipartReader(r *http.Request, body io.Reader) (*multipart.Reader, error) {
 	mediaType, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mediaType != "multipart/form-data" || params["boundary"] == "" {
-		return fileframe.Errorf(fileframe.CodeInvalidField, "The body is not multipart/form-data with a boundary.")
+		return nil, fileframe.Errorf(fileframe.CodeInvalidField, "The body is not multipart/form-data with a boundary.")
 	}
-	mr := multipart.NewReader(body, params["boundary"])
+	return multipart.NewReader(body, params["boundary"]), nil
+}
+
+// eachPart calls fn for every part that mr has left.
+func eachPart(mr *multipart.Reader, fn func(*multipart.Part) error) error {
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {

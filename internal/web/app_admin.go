@@ -62,40 +62,21 @@ var adminNotices = map[string]string{
 	"enabled":  "%s is enabled again: its links work.",
 }
 
-// adminAllowed reports whether si may use the admin page. When it may not,
-// it has answered: signed out goes to the login page, a non-admin gets the
-// ordinary 404.
-func (s *Server) adminAllowed(w http.ResponseWriter, r *http.Request, si *signedIn) bool {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return false
-	}
-	if !si.account.Admin {
-		s.renderError(w, r, http.StatusNotFound, "Not found",
-			"There is no file at this address. The link may be mistyped, or the file is no longer shared.")
-		return false
-	}
-	return true
-}
-
 // admin serves GET /admin.
-func (s *Server) admin(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if !s.adminAllowed(w, r, si) {
-		return
-	}
+func (s *Server) admin(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	q := r.URL.Query()
-	s.renderAdmin(w, r, si, http.StatusOK, "", q.Get("done"), fileframe.AccountID(q.Get("account")))
+	s.renderAdmin(w, r, user, http.StatusOK, "", q.Get("done"), fileframe.AccountID(q.Get("account")))
 }
 
 // renderAdmin renders the admin page with an error message (may be empty)
 // or the notice of outcome done about the account id.
-func (s *Server) renderAdmin(w http.ResponseWriter, r *http.Request, si *signedIn, status int, errMsg, done string, id fileframe.AccountID) {
+func (s *Server) renderAdmin(w http.ResponseWriter, r *http.Request, user *signedIn, status int, errMsg, done string, id fileframe.AccountID) {
 	list, err := s.store.ListAccounts(r.Context())
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
-	p := adminPage{appPage: s.newAppPage("Admin", si)}
+	p := adminPage{appPage: s.newAppPage("Admin", user)}
 	p.Admin = true
 	if errMsg != "" {
 		p.Errors[""] = errMsg
@@ -106,7 +87,7 @@ func (s *Server) renderAdmin(w http.ResponseWriter, r *http.Request, si *signedI
 	for _, a := range list {
 		row := adminRow{
 			ID: a.ID, Email: a.Email, Plan: a.Plan, PlanName: adminPlanName(a.Plan),
-			Admin: a.Admin, Disabled: a.Disabled, Self: a.ID == si.account.ID,
+			Admin: a.Admin, Disabled: a.Disabled, Self: a.ID == user.account.ID,
 			Files: a.Files, Size: humanSize(a.Bytes),
 			Created: a.CreatedAt.UTC().Format("2 Jan 2006"), Datetime: a.CreatedAt.UTC().Format("2006-01-02"),
 		}
@@ -135,24 +116,18 @@ func adminPlanName(p fileframe.Plan) string {
 	return string(p)
 }
 
-// adminTarget checks the admin, the CSRF token and the account of the path
-// of an admin action, answering when one fails.
-func (s *Server) adminTarget(w http.ResponseWriter, r *http.Request, si *signedIn) (fileframe.Account, bool) {
-	if !s.adminAllowed(w, r, si) {
-		return fileframe.Account{}, false
-	}
-	if !s.checkSessionCSRF(r, si) {
-		s.csrfFailed(w, r, si)
-		return fileframe.Account{}, false
-	}
+// adminTarget returns the account that an admin action's path names,
+// answering when there is none; the route's guard has checked the admin
+// and the CSRF token.
+func (s *Server) adminTarget(w http.ResponseWriter, r *http.Request, user *signedIn) (fileframe.Account, bool) {
 	acct, err := s.store.AccountByID(r.Context(), fileframe.AccountID(r.PathValue("id")))
 	if fileframe.IsNotFound(err) {
-		s.appError(w, r, si, http.StatusNotFound, "No such account",
+		s.appError(w, r, user, http.StatusNotFound, "No such account",
 			"There is no account with this ID. It may have been removed; go back to the admin page and reload it.")
 		return fileframe.Account{}, false
 	}
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return fileframe.Account{}, false
 	}
 	return acct, true
@@ -166,24 +141,24 @@ func adminDone(w http.ResponseWriter, r *http.Request, done string, id fileframe
 // adminSetPlan serves POST /admin/accounts/{id}/plan. A downgrade takes
 // effect on the next request: public pages re-read the owner's plan
 // (public_cache.go) and the API checks it on every call.
-func (s *Server) adminSetPlan(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	acct, ok := s.adminTarget(w, r, si)
+func (s *Server) adminSetPlan(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	acct, ok := s.adminTarget(w, r, user)
 	if !ok {
 		return
 	}
 	plan, err := fileframe.ParsePlan(r.PostFormValue("plan"))
 	if err != nil {
-		s.appError(w, r, si, http.StatusBadRequest, "Unknown plan",
+		s.appError(w, r, user, http.StatusBadRequest, "Unknown plan",
 			"Choose one of the plans Free, Pro or Agency, then set it again.")
 		return
 	}
-	if acct.ID == si.account.ID && planRank(plan) < planRank(acct.Plan) {
-		s.renderAdmin(w, r, si, http.StatusConflict,
+	if acct.ID == user.account.ID && planRank(plan) < planRank(acct.Plan) {
+		s.renderAdmin(w, r, user, http.StatusConflict,
 			"You cannot lower your own plan here. Another admin, or the admin command line, can.", "", "")
 		return
 	}
 	if err := s.store.SetAccountPlan(r.Context(), acct.ID, plan); err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	adminDone(w, r, "plan", acct.ID)
@@ -191,37 +166,37 @@ func (s *Server) adminSetPlan(w http.ResponseWriter, r *http.Request, si *signed
 
 // adminDisable serves POST /admin/accounts/{id}/disable: the account's
 // links stop working and its sessions end; nothing is deleted.
-func (s *Server) adminDisable(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	acct, ok := s.adminTarget(w, r, si)
+func (s *Server) adminDisable(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	acct, ok := s.adminTarget(w, r, user)
 	if !ok {
 		return
 	}
-	if acct.ID == si.account.ID {
+	if acct.ID == user.account.ID {
 		// An instance must never lock its operator out.
-		s.renderAdmin(w, r, si, http.StatusConflict,
+		s.renderAdmin(w, r, user, http.StatusConflict,
 			"You cannot disable your own account. Another admin, or the admin command line, can.", "", "")
 		return
 	}
 	ctx := r.Context()
 	if err := s.store.SetAccountDisabled(ctx, acct.ID, true); err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	if err := s.store.DeleteAccountSessions(ctx, acct.ID, ""); err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	adminDone(w, r, "disabled", acct.ID)
 }
 
 // adminEnable serves POST /admin/accounts/{id}/enable.
-func (s *Server) adminEnable(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	acct, ok := s.adminTarget(w, r, si)
+func (s *Server) adminEnable(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	acct, ok := s.adminTarget(w, r, user)
 	if !ok {
 		return
 	}
 	if err := s.store.SetAccountDisabled(r.Context(), acct.ID, false); err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	adminDone(w, r, "enabled", acct.ID)

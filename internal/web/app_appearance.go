@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -24,45 +23,6 @@ const (
 	// maxAppearanceForm caps an editor form: two images and the fields.
 	maxAppearanceForm = 2*maxImageBytes + maxFormBody
 )
-
-// appearanceRoutes registers the appearance editors (account branding and
-// per-file override), their live preview, and the images of appearances on
-// the public pages and in the editors.
-func (s *Server) appearanceRoutes(mux *http.ServeMux) {
-	for kind := range imageKinds {
-		mux.HandleFunc("GET /f/{slug}/"+kind, s.publicImage(kind))
-	}
-	mux.HandleFunc("GET /appearance", s.appHandler(s.appearance))
-	mux.Handle("POST /appearance", s.crossOrigin(s.imageForm(s.appearance)))
-	mux.HandleFunc("GET /files/{id}/appearance", s.appHandler(s.appearance))
-	mux.Handle("POST /files/{id}/appearance", s.crossOrigin(s.imageForm(s.appearance)))
-	mux.HandleFunc("GET /appearance/preview", s.appHandler(s.appearancePreview))
-	mux.HandleFunc("GET /appearance/image/{kind}", s.appHandler(s.appearanceImage))
-}
-
-// imageFormError is the request context key of a multipart form that
-// could not be read (imageForm).
-type imageFormError struct{}
-
-// imageForm wraps an editor's POST: appHandler caps every form at
-// maxFormBody, which an image does not fit in, so a multipart form is read
-// here first, with its own cap (appHandler's ParseForm then has nothing
-// left to do). An unreadable form reaches h as an error in the context, so
-// that it is reported on the page rather than as an expired form.
-func (s *Server) imageForm(h func(http.ResponseWriter, *http.Request, *signedIn)) http.Handler {
-	inner := s.appHandler(h)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-			r.Body = http.MaxBytesReader(w, r.Body, maxAppearanceForm)
-			if err := r.ParseMultipartForm(maxAppearanceForm); err != nil {
-				r = r.WithContext(context.WithValue(r.Context(), imageFormError{}, err))
-			} else {
-				defer r.MultipartForm.RemoveAll()
-			}
-		}
-		inner.ServeHTTP(w, r)
-	})
-}
 
 // appearanceScope is what an editor edits: the account's default
 // appearance, or one file's own.
@@ -169,36 +129,20 @@ func stateOf(p fileframe.Plan, sc appearanceScope, customPage bool) appearanceSt
 }
 
 // appearance serves GET and POST /appearance and /files/{id}/appearance.
-func (s *Server) appearance(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
+func (s *Server) appearance(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	post := r.Method == http.MethodPost
-	if post {
-		if err, ok := r.Context().Value(imageFormError{}).(error); ok {
-			s.logFor(r).Info("app: unreadable appearance form", "err", err)
-			s.appError(w, r, si, http.StatusRequestEntityTooLarge, "The form could not be read",
-				fmt.Sprintf("The form could not be read. Images can be at most %s each; go back, choose smaller ones and try again.", maxImageLabel))
-			return
-		}
-		if !s.checkSessionCSRF(r, si) {
-			s.csrfFailed(w, r, si)
-			return
-		}
-	}
-	sc, err := s.loadScope(r.Context(), si.account, fileframe.FileID(r.PathValue("id")))
-	if s.failed(w, r, si, err, fileGone) {
+	sc, err := s.loadScope(r.Context(), user.account, fileframe.FileID(r.PathValue("id")))
+	if s.failed(w, r, user, err, fileGone) {
 		return
 	}
-	if post && !si.account.Plan.Templates() {
-		s.appError(w, r, si, http.StatusForbidden, "Appearances need the Pro plan",
+	if post && !user.account.Plan.Templates() {
+		s.appError(w, r, user, http.StatusForbidden, "Appearances need the Pro plan",
 			"Your account is on the Free plan, so its download pages use the neutral default page. The person who runs this Fileframe sets plans.")
 		return
 	}
-	p, err := s.appearancePageFor(r.Context(), si, sc)
+	p, err := s.appearancePageFor(r.Context(), user, sc)
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	if !post {
@@ -213,7 +157,7 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, si *signedIn
 	}
 	switch r.PostFormValue("action") {
 	case "reset":
-		s.saveAppearance(w, r, si, sc, fileframe.Appearance{})
+		s.saveAppearance(w, r, user, sc, fileframe.Appearance{})
 		return
 	case "preview":
 		p.fill(r.PostForm)
@@ -225,7 +169,7 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, si *signedIn
 	for kind, keyOf := range imageKinds {
 		key, msg, err := s.formImage(r, kind, keyOf(sc.start()))
 		if err != nil {
-			s.appFailed(w, r, si, err)
+			s.appFailed(w, r, user, err)
 			return
 		}
 		if msg != "" {
@@ -249,21 +193,21 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, si *signedIn
 		s.renderAppearance(w, r, http.StatusUnprocessableEntity, sc, p)
 		return
 	}
-	s.saveAppearance(w, r, si, sc, a)
+	s.saveAppearance(w, r, user, sc, a)
 }
 
 // saveAppearance stores a as the scope's appearance, removes the images
 // it no longer uses, and sends the browser back to the editor.
-func (s *Server) saveAppearance(w http.ResponseWriter, r *http.Request, si *signedIn, sc appearanceScope, a fileframe.Appearance) {
+func (s *Server) saveAppearance(w http.ResponseWriter, r *http.Request, user *signedIn, sc appearanceScope, a fileframe.Appearance) {
 	ctx := r.Context()
 	var err error
 	if sc.file == nil {
-		err = s.store.SetAccountAppearance(ctx, si.account.ID, a)
+		err = s.store.SetAccountAppearance(ctx, user.account.ID, a)
 	} else {
 		err = s.store.SetFileAppearance(ctx, sc.file.ID, a)
 	}
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	var replaced []string
@@ -418,14 +362,14 @@ func (p *appearancePage) fill(form url.Values) {
 
 // appearancePageFor builds the editor of scope sc, its form filled with
 // what the scope shows now.
-func (s *Server) appearancePageFor(ctx context.Context, si *signedIn, sc appearanceScope) (appearancePage, error) {
+func (s *Server) appearancePageFor(ctx context.Context, user *signedIn, sc appearanceScope) (appearancePage, error) {
 	title := "Appearance"
 	if sc.file != nil {
 		title = "Appearance of " + sc.file.Name
 	}
 	p := appearancePage{
-		appPage:   s.newAppPage(title, si),
-		Pro:       si.account.Plan.Templates(),
+		appPage:   s.newAppPage(title, user),
+		Pro:       user.account.Plan.Templates(),
 		Stored:    !sc.own.IsZero(),
 		Action:    sc.path(),
 		File:      sc.file,
@@ -437,11 +381,11 @@ func (s *Server) appearancePageFor(ctx context.Context, si *signedIn, sc appeara
 	start := sc.start()
 	if sc.file != nil {
 		p.FileSize = humanSize(sc.file.Size)
-		custom, err := s.publishedCustomPage(ctx, si.account, *sc.file)
+		custom, err := s.publishedCustomPage(ctx, user.account, *sc.file)
 		if err != nil {
 			return p, err
 		}
-		p.State = stateOf(si.account.Plan, sc, custom)
+		p.State = stateOf(user.account.Plan, sc, custom)
 	}
 	if start.Template == "" {
 		start.Template = builtinTemplates[0].Name
@@ -532,19 +476,15 @@ var previewFile = fileView{Name: "Annual report 2026.pdf", Size: "2.4 MB", Downl
 // the editor's values make, for the signed-in owner only, framed by the
 // editor (frame-ancestors 'self', the one page of the app origin that may
 // be framed). Images are the scope's saved ones, unless removed.
-func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		s.appError(w, r, si, http.StatusNotFound, "Not found", "Sign in to preview an appearance.")
-		return
-	}
-	if !si.account.Plan.Templates() {
-		s.appError(w, r, si, http.StatusForbidden, "Appearances need the Pro plan",
+func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	if !user.account.Plan.Templates() {
+		s.appError(w, r, user, http.StatusForbidden, "Appearances need the Pro plan",
 			"Your account is on the Free plan, so its download pages use the neutral default page.")
 		return
 	}
 	q := r.URL.Query()
-	sc, err := s.loadScope(r.Context(), si.account, fileframe.FileID(q.Get("file")))
-	if s.failed(w, r, si, err, fileGone) {
+	sc, err := s.loadScope(r.Context(), user.account, fileframe.FileID(q.Get("file")))
+	if s.failed(w, r, user, err, fileGone) {
 		return
 	}
 	if r.Header.Get("Sec-Fetch-Dest") == "document" {
@@ -574,7 +514,7 @@ func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, si *s
 	}
 	body, csp, err := s.renderTemplatePage(l, fv, ownerImageURLs(sc, a), true, "'self'")
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	h := w.Header()
@@ -604,13 +544,13 @@ func truncateRunes(s string, n int) string {
 // that the signed-in account's editor (with ?file=, the file's editor)
 // starts from. Nobody else gets it here; visitors get the images of the
 // appearance a page shows at /f/{slug}/logo and /f/{slug}/background.
-func (s *Server) appearanceImage(w http.ResponseWriter, r *http.Request, si *signedIn) {
+func (s *Server) appearanceImage(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	keyOf, ok := imageKinds[r.PathValue("kind")]
-	if si == nil || !ok {
+	if !ok {
 		s.publicNotFound(w, r)
 		return
 	}
-	sc, err := s.loadScope(r.Context(), si.account, fileframe.FileID(r.URL.Query().Get("file")))
+	sc, err := s.loadScope(r.Context(), user.account, fileframe.FileID(r.URL.Query().Get("file")))
 	if fileframe.IsNotFound(err) {
 		s.publicNotFound(w, r)
 		return

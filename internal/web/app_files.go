@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -18,20 +17,6 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/htmlcheck"
 )
-
-// fileRoutes registers the file list, the file page, rename, delete and the custom page panel.
-func (s *Server) fileRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /files", s.appHandler(s.files))
-	mux.HandleFunc("GET /files/{id}", s.appHandler(s.file))
-	mux.Handle("POST /files/{id}/rename", s.crossOrigin(s.appHandler(s.renameFile)))
-	mux.Handle("POST /files/{id}/delete", s.crossOrigin(s.appHandler(s.deleteFile)))
-	// The custom page panel: Agency only.
-	mux.Handle("POST /files/{id}/page", s.crossOrigin(s.pageForm(s.appHandler(s.savePage))))
-	mux.Handle("POST /files/{id}/publish", s.crossOrigin(s.appHandler(s.publishPage)))
-	mux.Handle("POST /files/{id}/unpublish", s.crossOrigin(s.appHandler(s.unpublishPage)))
-	mux.Handle("POST /files/{id}/revisions/{rev}/restore", s.crossOrigin(s.appHandler(s.restoreRevision)))
-	mux.Handle("POST /files/{id}/keys", s.crossOrigin(s.appHandler(s.createPageKey)))
-}
 
 // filesPage is the data of app_files.html.
 type filesPage struct {
@@ -102,23 +87,19 @@ func look(acct fileframe.Account, f fileframe.FileListing, accountLook fileframe
 }
 
 // files serves GET /files: the signed-in account's files, newest first.
-func (s *Server) files(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
+func (s *Server) files(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	ctx := r.Context()
-	list, err := s.store.FilesByAccount(ctx, si.account.ID)
+	list, err := s.store.FilesByAccount(ctx, user.account.ID)
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
-	accountLook, err := s.store.AccountAppearance(ctx, si.account.ID)
+	accountLook, err := s.store.AccountAppearance(ctx, user.account.ID)
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
-	p := filesPage{appPage: s.newAppPage("Files", si), Upload: s.uploadPanel()}
+	p := filesPage{appPage: s.newAppPage("Files", user), Upload: s.uploadPanel()}
 	p.Styles = append(append(p.Styles, appAssetURL("app_files.css")), p.Upload.Styles...)
 	p.Scripts = append(append(p.Scripts, appAssetURL("app_files.js")), p.Upload.Scripts...)
 	if r.URL.Query().Get("done") == "deleted" {
@@ -126,7 +107,7 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	}
 	for _, f := range list {
 		row := s.newFileRow(f.File)
-		row.Look, row.LookClass = look(si.account, f, accountLook)
+		row.Look, row.LookClass = look(user.account, f, accountLook)
 		p.Files = append(p.Files, row)
 	}
 	s.renderApp(w, r, http.StatusOK, "app_files.html", p)
@@ -199,12 +180,12 @@ var fileNotices = map[string]string{
 // ownFile returns the signed-in account's file named by the path. Another
 // account's file and a missing one get the same 404 page, so that IDs of
 // other accounts' files cannot be told from unknown ones.
-func (s *Server) ownFile(w http.ResponseWriter, r *http.Request, si *signedIn) (fileframe.File, bool) {
+func (s *Server) ownFile(w http.ResponseWriter, r *http.Request, user *signedIn) (fileframe.File, bool) {
 	f, err := s.store.FileByID(r.Context(), fileframe.FileID(r.PathValue("id")))
-	if err == nil && f.AccountID != si.account.ID {
+	if err == nil && f.AccountID != user.account.ID {
 		err = fileframe.Errorf(fileframe.ENOTFOUND, "file of another account")
 	}
-	return f, !s.failed(w, r, si, err, fileGone)
+	return f, !s.failed(w, r, user, err, fileGone)
 }
 
 // notFound is the 404 page of something a file page's form names.
@@ -221,14 +202,14 @@ var (
 
 // failed answers a store error, ENOTFOUND with nf's 404 page and any
 // other with the 500 page, and reports whether there was one.
-func (s *Server) failed(w http.ResponseWriter, r *http.Request, si *signedIn, err error, nf notFound) bool {
+func (s *Server) failed(w http.ResponseWriter, r *http.Request, user *signedIn, err error, nf notFound) bool {
 	switch {
 	case err == nil:
 		return false
 	case fileframe.IsNotFound(err):
-		s.appError(w, r, si, http.StatusNotFound, nf.title, nf.msg)
+		s.appError(w, r, user, http.StatusNotFound, nf.title, nf.msg)
 	default:
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 	}
 	return true
 }
@@ -238,53 +219,31 @@ func fileURL(f fileframe.File, query string) string {
 	return "/files/" + url.PathEscape(string(f.ID)) + query
 }
 
-// fileForm starts every form of a file's page: signed in, a valid CSRF
-// token and one of the account's files. When it returns false it has
-// answered.
-func (s *Server) fileForm(w http.ResponseWriter, r *http.Request, si *signedIn) (fileframe.File, bool) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return fileframe.File{}, false
-	}
-	if !s.checkSessionCSRF(r, si) {
-		s.csrfFailed(w, r, si)
-		return fileframe.File{}, false
-	}
-	return s.ownFile(w, r, si)
-}
-
-// customPageForm is fileForm for the custom page panel's forms, which
-// also need the Agency plan.
-func (s *Server) customPageForm(w http.ResponseWriter, r *http.Request, si *signedIn) (fileframe.File, bool) {
-	f, ok := s.fileForm(w, r, si)
-	if !ok {
-		return f, false
-	}
-	if !si.account.Plan.CustomPages() {
-		s.appError(w, r, si, http.StatusForbidden, "Custom pages need the Agency plan",
-			"Your account is not on the Agency plan, so it cannot change custom pages or create API keys. The person who runs this Fileframe sets plans.")
-		return f, false
-	}
-	return f, true
+// fileForm starts every form of a file's page, behind its route's guard
+// (signed in, a valid CSRF token, and for the custom page panel the
+// Agency plan): the account's file that the path names. When it returns
+// false it has answered.
+func (s *Server) fileForm(w http.ResponseWriter, r *http.Request, user *signedIn) (fileframe.File, bool) {
+	return s.ownFile(w, r, user)
 }
 
 // fileDetailFor loads everything the file page shows about f.
-func (s *Server) fileDetailFor(r *http.Request, si *signedIn, f fileframe.File) (fileDetail, error) {
+func (s *Server) fileDetailFor(r *http.Request, user *signedIn, f fileframe.File) (fileDetail, error) {
 	ctx := r.Context()
 	p := fileDetail{
-		appPage: s.newAppPage(f.Name, si), File: s.newFileRow(f),
-		Agency: si.account.Plan.CustomPages(), MaxHTML: maxHTMLText,
+		appPage: s.newAppPage(f.Name, user), File: s.newFileRow(f),
+		Agency: user.account.Plan.CustomPages(), MaxHTML: maxHTMLText,
 	}
 	p.Styles = append(p.Styles, appAssetURL("app_files.css"))
 	p.Scripts = append(p.Scripts, appAssetURL("app_files.js"))
 	var err error
-	if p.Appearance, err = s.fileAppearanceSection(ctx, si.account, f, si.csrf); err != nil {
+	if p.Appearance, err = s.fileAppearanceSection(ctx, user.account, f, user.csrf); err != nil {
 		return p, err
 	}
-	if p.Page, err = s.customPageFor(ctx, si.account, f); err != nil {
+	if p.Page, err = s.customPageFor(ctx, user.account, f); err != nil {
 		return p, err
 	}
-	keys, err := s.store.KeysByAccount(ctx, si.account.ID)
+	keys, err := s.store.KeysByAccount(ctx, user.account.ID)
 	if err != nil {
 		return p, err
 	}
@@ -375,18 +334,14 @@ func (s *Server) checkPage(doc []byte) htmlcheck.Result {
 
 // file serves GET /files/{id}: the file page. ?done= names the notice of
 // the action just taken; ?edit=N loads revision N into the page editor.
-func (s *Server) file(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
-	f, ok := s.ownFile(w, r, si)
+func (s *Server) file(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	f, ok := s.ownFile(w, r, user)
 	if !ok {
 		return
 	}
-	p, err := s.fileDetailFor(r, si, f)
+	p, err := s.fileDetailFor(r, user, f)
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	q := r.URL.Query()
@@ -406,7 +361,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	if n, err := strconv.Atoi(q.Get("edit")); err == nil && p.Agency && p.Page != nil {
 		rev, err := s.store.Revision(r.Context(), f.ID, n)
 		if err != nil && !fileframe.IsNotFound(err) {
-			s.appFailed(w, r, si, err)
+			s.appFailed(w, r, user, err)
 			return
 		}
 		if err == nil {
@@ -417,10 +372,10 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request, si *signedIn) {
 }
 
 // renderFileError renders the file page with the errors set in p.Errors.
-func (s *Server) renderFileError(w http.ResponseWriter, r *http.Request, si *signedIn, f fileframe.File, status int, edit func(*fileDetail)) {
-	p, err := s.fileDetailFor(r, si, f)
+func (s *Server) renderFileError(w http.ResponseWriter, r *http.Request, user *signedIn, f fileframe.File, status int, edit func(*fileDetail)) {
+	p, err := s.fileDetailFor(r, user, f)
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	edit(&p)
@@ -428,8 +383,8 @@ func (s *Server) renderFileError(w http.ResponseWriter, r *http.Request, si *sig
 }
 
 // renameFile serves POST /files/{id}/rename.
-func (s *Server) renameFile(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	f, ok := s.fileForm(w, r, si)
+func (s *Server) renameFile(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	f, ok := s.fileForm(w, r, user)
 	if !ok {
 		return
 	}
@@ -441,10 +396,10 @@ func (s *Server) renameFile(w http.ResponseWriter, r *http.Request, si *signedIn
 	}
 	switch {
 	case fileframe.ErrorCode(err) == fileframe.EINVALID:
-		s.renderFileError(w, r, si, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
+		s.renderFileError(w, r, user, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
 			p.Form["name"], p.Errors["name"] = typed, fileframe.ErrorMessage(err)
 		})
-	case !s.failed(w, r, si, err, fileGone):
+	case !s.failed(w, r, user, err, fileGone):
 		appRedirect(w, r, fileURL(f, "?done=renamed"))
 	}
 }
@@ -453,23 +408,23 @@ func (s *Server) renameFile(w http.ResponseWriter, r *http.Request, si *signedIn
 // be ticked, so that deleting takes two steps without JavaScript. The blob
 // is removed unless another file has the same content or it was stored
 // within fileframe.BlobGrace (then the orphan collector removes it).
-func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	f, ok := s.fileForm(w, r, si)
+func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	f, ok := s.fileForm(w, r, user)
 	if !ok {
 		return
 	}
 	if r.PostFormValue("confirm") != "yes" {
-		s.renderFileError(w, r, si, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
+		s.renderFileError(w, r, user, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
 			p.Errors["confirm"] = "Tick the box to confirm that the link should stop working, then delete again."
 		})
 		return
 	}
 	ctx := r.Context()
 	deleted, err := s.store.DeleteFile(ctx, f.ID)
-	if s.failed(w, r, si, err, fileGone) {
+	if s.failed(w, r, user, err, fileGone) {
 		return
 	}
-	s.logFor(r).Info("app: file deleted", "file_id", f.ID, "account_id", si.account.ID)
+	s.logFor(r).Info("app: file deleted", "file_id", f.ID, "account_id", user.account.ID)
 	// The file is gone whatever happens to its bytes: a blob left behind
 	// (shared, younger than BlobGrace, or not removable now) is an orphan
 	// that the hourly collector removes, so failures are logged, not shown.
@@ -483,35 +438,6 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, si *signedIn
 // uploaded file (each at most htmlcheck.MaxSize, and a textarea's line
 // breaks grow to CRLF) with room for the form's other fields.
 const maxPageForm = 3*htmlcheck.MaxSize + 64<<10
-
-// pageForm reads the multipart body of the page form, within
-// maxPageForm, before h runs (appHandler's own cap is for small forms;
-// with the form parsed it reads nothing more). A body over the cap gets a
-// 413 page.
-func (s *Server) pageForm(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxPageForm)
-		err := r.ParseMultipartForm(maxPageForm)
-		if errors.Is(err, http.ErrNotMultipart) {
-			err = r.ParseForm()
-		}
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			s.appError(w, r, nil, http.StatusRequestEntityTooLarge, "The page is too large",
-				"A custom page can be at most "+maxHTMLText+". Make it smaller (shrink inlined images, drop unused CSS) and try again.")
-			return
-		}
-		if err != nil {
-			s.appError(w, r, nil, http.StatusBadRequest, "The form could not be read",
-				"The form could not be read. Reload the page and try again.")
-			return
-		}
-		if r.MultipartForm != nil {
-			defer r.MultipartForm.RemoveAll()
-		}
-		h.ServeHTTP(w, r)
-	})
-}
 
 // maxHTMLText is the limit on a page as people read it; MB would round
 // 1,048,577 bytes down to the limit itself.
@@ -569,8 +495,8 @@ func readPageFile(fh *multipart.FileHeader) ([]byte, string) {
 // becomes the page's next revision, as a draft or published (the
 // "publish" button), after the same rules as the API. When they refuse it,
 // the page shows why and keeps the text.
-func (s *Server) savePage(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	f, ok := s.customPageForm(w, r, si)
+func (s *Server) savePage(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	f, ok := s.fileForm(w, r, user)
 	if !ok {
 		return
 	}
@@ -587,7 +513,7 @@ func (s *Server) savePage(w http.ResponseWriter, r *http.Request, si *signedIn) 
 		}
 	}
 	if msg != "" {
-		s.renderFileError(w, r, si, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
+		s.renderFileError(w, r, user, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
 			p.Errors[field], p.Findings = msg, res.Errors
 			if utf8.Valid(doc) {
 				p.HTML = string(doc)
@@ -596,7 +522,7 @@ func (s *Server) savePage(w http.ResponseWriter, r *http.Request, si *signedIn) 
 		return
 	}
 	page, err := s.store.SavePage(r.Context(), fileframe.PageWrite{FileID: f.ID, HTML: doc, Publish: publish, At: s.now()})
-	if s.failed(w, r, si, err, fileGone) {
+	if s.failed(w, r, user, err, fileGone) {
 		return
 	}
 	s.logFor(r).Info("app: custom page stored", "file_id", f.ID, "revision", page.LatestRevision,
@@ -610,59 +536,59 @@ func (s *Server) savePage(w http.ResponseWriter, r *http.Request, si *signedIn) 
 
 // setLive makes revision rev of f's page live (0 unpublishes) and
 // redirects to the file page with the notice done.
-func (s *Server) setLive(w http.ResponseWriter, r *http.Request, si *signedIn, f fileframe.File, rev int, done string) {
+func (s *Server) setLive(w http.ResponseWriter, r *http.Request, user *signedIn, f fileframe.File, rev int, done string) {
 	_, err := s.store.SetLiveRevision(r.Context(), f.ID, rev, s.now())
-	if s.failed(w, r, si, err, revisionGone) {
+	if s.failed(w, r, user, err, revisionGone) {
 		return
 	}
 	appRedirect(w, r, fileURL(f, "?done="+done+"#page"))
 }
 
 // publishPage serves POST /files/{id}/publish: the latest revision goes live.
-func (s *Server) publishPage(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	f, ok := s.customPageForm(w, r, si)
+func (s *Server) publishPage(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	f, ok := s.fileForm(w, r, user)
 	if !ok {
 		return
 	}
 	page, err := s.store.PageByFile(r.Context(), f.ID)
-	if s.failed(w, r, si, err, pageGone) {
+	if s.failed(w, r, user, err, pageGone) {
 		return
 	}
-	s.setLive(w, r, si, f, page.LatestRevision, "published")
+	s.setLive(w, r, user, f, page.LatestRevision, "published")
 }
 
 // unpublishPage serves POST /files/{id}/unpublish: the page becomes a
 // draft; visitors see the template or default page.
-func (s *Server) unpublishPage(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	f, ok := s.customPageForm(w, r, si)
+func (s *Server) unpublishPage(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	f, ok := s.fileForm(w, r, user)
 	if !ok {
 		return
 	}
-	s.setLive(w, r, si, f, 0, "unpublished")
+	s.setLive(w, r, user, f, 0, "unpublished")
 }
 
 // restoreRevision serves POST /files/{id}/revisions/{rev}/restore: that
 // revision becomes the live page at once, without a new revision, so that
 // rolling back is one step and the history stays as it was. (To change an
 // old revision instead, the page loads it into the editor: ?edit=N.)
-func (s *Server) restoreRevision(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	f, ok := s.customPageForm(w, r, si)
+func (s *Server) restoreRevision(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	f, ok := s.fileForm(w, r, user)
 	if !ok {
 		return
 	}
 	rev, err := strconv.Atoi(r.PathValue("rev"))
 	if err != nil || rev < 1 {
-		s.appError(w, r, si, http.StatusNotFound, revisionGone.title, revisionGone.msg)
+		s.appError(w, r, user, http.StatusNotFound, revisionGone.title, revisionGone.msg)
 		return
 	}
-	s.setLive(w, r, si, f, rev, "restored")
+	s.setLive(w, r, user, f, rev, "restored")
 }
 
 // createPageKey serves POST /files/{id}/keys: a key bound to this file's
 // page, shown once on the page that answers the form (never in a URL,
 // never cached), as the keys page does for general keys.
-func (s *Server) createPageKey(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	f, ok := s.customPageForm(w, r, si)
+func (s *Server) createPageKey(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	f, ok := s.fileForm(w, r, user)
 	if !ok {
 		return
 	}
@@ -672,15 +598,15 @@ func (s *Server) createPageKey(w http.ResponseWriter, r *http.Request, si *signe
 	}
 	secret, hash, prefix := fileframe.NewKeySecret(fileframe.KeyPage)
 	_, err := s.store.CreateKey(r.Context(), fileframe.Key{
-		AccountID: si.account.ID, Kind: fileframe.KeyPage, FileID: f.ID, Name: name,
+		AccountID: user.account.ID, Kind: fileframe.KeyPage, FileID: f.ID, Name: name,
 		Prefix: prefix, Hash: hash, CreatedAt: s.now(),
 	})
-	if s.failed(w, r, si, err, fileGone) {
+	if s.failed(w, r, user, err, fileGone) {
 		return
 	}
-	p, err := s.fileDetailFor(r, si, f)
+	p, err := s.fileDetailFor(r, user, f)
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	p.NewKey, p.Curl = secret, s.customHTMLCurl(secret, "")

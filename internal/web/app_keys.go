@@ -84,9 +84,9 @@ func (s *Server) keyRows(r *http.Request, keys []fileframe.Key) ([]keyRow, error
 }
 
 // keysPageFor loads the account's keys into the page.
-func (s *Server) keysPageFor(r *http.Request, si *signedIn) (keysPage, error) {
-	p := keysPage{appPage: s.newAppPage("API keys", si), Agency: si.account.Plan.CustomPages(), Expiries: keyExpiryDays}
-	keys, err := s.store.KeysByAccount(r.Context(), si.account.ID)
+func (s *Server) keysPageFor(r *http.Request, user *signedIn) (keysPage, error) {
+	p := keysPage{appPage: s.newAppPage("API keys", user), Agency: user.account.Plan.CustomPages(), Expiries: keyExpiryDays}
+	keys, err := s.store.KeysByAccount(r.Context(), user.account.ID)
 	if err != nil {
 		return p, err
 	}
@@ -98,14 +98,10 @@ func (s *Server) keysPageFor(r *http.Request, si *signedIn) (keysPage, error) {
 }
 
 // keys serves GET /keys.
-func (s *Server) keys(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
-	p, err := s.keysPageFor(r, si)
+func (s *Server) keys(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	p, err := s.keysPageFor(r, user)
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	if r.URL.Query().Get("revoked") == "1" {
@@ -126,23 +122,10 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, status int, 
 
 // createKey serves POST /keys: a general key, shown once on the page that
 // answers the form (never in a URL, never cached).
-func (s *Server) createKey(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
-	if !s.checkSessionCSRF(r, si) {
-		s.csrfFailed(w, r, si)
-		return
-	}
-	if !si.account.Plan.CustomPages() {
-		s.appError(w, r, si, http.StatusForbidden, "API keys need the Agency plan",
-			"Your account is not on the Agency plan, so it cannot create API keys. The person who runs this Fileframe sets plans.")
-		return
-	}
-	p, err := s.keysPageFor(r, si)
+func (s *Server) createKey(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	p, err := s.keysPageFor(r, user)
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
@@ -175,15 +158,15 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, si *signedIn)
 	}
 	secret, hash, prefix := fileframe.NewKeySecret(fileframe.KeyGeneral)
 	_, err = s.store.CreateKey(r.Context(), fileframe.Key{
-		AccountID: si.account.ID, Kind: fileframe.KeyGeneral, Name: name,
+		AccountID: user.account.ID, Kind: fileframe.KeyGeneral, Name: name,
 		Prefix: prefix, Hash: hash, CreatedAt: now, ExpiresAt: expires,
 	})
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
-	if p, err = s.keysPageFor(r, si); err != nil {
-		s.appFailed(w, r, si, err)
+	if p, err = s.keysPageFor(r, user); err != nil {
+		s.appFailed(w, r, user, err)
 		return
 	}
 	p.NewKey, p.NewKeyName, p.Curl = secret, name, s.curlExample(secret)
@@ -209,23 +192,15 @@ func (s *Server) customHTMLCurl(secret, fields string) string {
 
 // revokeKey serves POST /keys/{id}/revoke. Another account's key and an
 // unknown ID are both not found.
-func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
-	if !s.checkSessionCSRF(r, si) {
-		s.csrfFailed(w, r, si)
-		return
-	}
-	err := s.store.RevokeKey(r.Context(), si.account.ID, fileframe.KeyID(r.PathValue("id")), s.now())
+func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	err := s.store.RevokeKey(r.Context(), user.account.ID, fileframe.KeyID(r.PathValue("id")), s.now())
 	if fileframe.IsNotFound(err) {
-		s.appError(w, r, si, http.StatusNotFound, "Key not found",
+		s.appError(w, r, user, http.StatusNotFound, "Key not found",
 			"There is no such key in your account. It may have been deleted.")
 		return
 	}
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	appRedirect(w, r, "/keys?revoked=1")

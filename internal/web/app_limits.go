@@ -118,10 +118,10 @@ func (s *Server) addressBucket(r *http.Request, kind string) limitedBucket {
 // then its session, so a stolen session guesses its account's password no
 // faster than an address guesses at the sign-in form, and never limits the
 // account's other sessions.
-func (s *Server) passwordChangeBuckets(r *http.Request, si *signedIn) []limitedBucket {
+func (s *Server) passwordChangeBuckets(r *http.Request, user *signedIn) []limitedBucket {
 	return []limitedBucket{
 		s.addressBucket(r, "app-password"),
-		{"app-password-session:" + si.session.Hash, s.cfg.Login.AddressAccount},
+		{"app-password-session:" + user.session.Hash, s.cfg.Login.AddressAccount},
 	}
 }
 

@@ -65,11 +65,11 @@ type appPage struct {
 	Message string
 }
 
-func (s *Server) newAppPage(title string, si *signedIn) appPage {
+func (s *Server) newAppPage(title string, user *signedIn) appPage {
 	p := appPage{CSS: appCSSURL(), Title: title, Signup: s.cfg.Signup, Form: map[string]string{}, Errors: map[string]string{}}
-	if si != nil {
-		p.Email, p.CSRF = si.account.Email, si.csrf
-		p.Admin = si.account.Admin // the header links to /admin
+	if user != nil {
+		p.Email, p.CSRF = user.account.Email, user.csrf
+		p.Admin = user.account.Admin // the header links to /admin
 	}
 	return p
 }
@@ -88,21 +88,21 @@ func (s *Server) renderApp(w http.ResponseWriter, r *http.Request, status int, n
 }
 
 // appError renders the application's error page.
-func (s *Server) appError(w http.ResponseWriter, r *http.Request, si *signedIn, status int, title, msg string) {
-	p := s.newAppPage(title, si)
+func (s *Server) appError(w http.ResponseWriter, r *http.Request, user *signedIn, status int, title, msg string) {
+	p := s.newAppPage(title, user)
 	p.Status, p.Message = status, msg
 	s.renderApp(w, r, status, "app_error.html", p)
 }
 
 // appFailed logs err and renders the 500 page.
-func (s *Server) appFailed(w http.ResponseWriter, r *http.Request, si *signedIn, err error) {
+func (s *Server) appFailed(w http.ResponseWriter, r *http.Request, user *signedIn, err error) {
 	s.logFor(r).Error("app: request failed", "path", r.URL.Path, "err", err)
-	s.appError(w, r, si, http.StatusInternalServerError, "Something went wrong",
+	s.appError(w, r, user, http.StatusInternalServerError, "Something went wrong",
 		"Your request could not be completed. Please try again in a moment.")
 }
 
-func (s *Server) csrfFailed(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	s.appError(w, r, si, http.StatusForbidden, "This form expired",
+func (s *Server) csrfFailed(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	s.appError(w, r, user, http.StatusForbidden, "This form expired",
 		"This form expired. Reload the page and try again.")
 }
 
@@ -125,35 +125,9 @@ func (s *Server) crossOrigin(h http.Handler) http.Handler {
 	return cop.Handler(h)
 }
 
-// appHandler wraps an application page: it sends everyone to /setup while
-// no account exists, reads the form of a POST (capped) and loads the
-// session.
-func (s *Server) appHandler(h func(http.ResponseWriter, *http.Request, *signedIn)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		n, err := s.store.CountAccounts(r.Context())
-		if err != nil {
-			s.appFailed(w, r, nil, err)
-			return
-		}
-		if n == 0 {
-			appRedirect(w, r, "/setup")
-			return
-		}
-		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
-			if err := r.ParseForm(); err != nil {
-				s.appError(w, r, nil, http.StatusBadRequest, "The form could not be read",
-					"The form could not be read. Reload the page and try again.")
-				return
-			}
-		}
-		h(w, r, s.currentSession(w, r))
-	}
-}
-
 // appHome serves GET /: the file list when signed in, else sign-in.
-func (s *Server) appHome(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si != nil {
+func (s *Server) appHome(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	if user != nil {
 		appRedirect(w, r, "/files")
 		return
 	}
@@ -161,28 +135,14 @@ func (s *Server) appHome(w http.ResponseWriter, r *http.Request, si *signedIn) {
 }
 
 // setup serves /setup: the one-time screen that creates the first account,
-// an admin on Agency. Once an account exists it is not found.
-func (s *Server) setup(w http.ResponseWriter, r *http.Request) {
+// an admin on Agency. Once an account exists it is not found (its guard,
+// setupScreen, says so).
+func (s *Server) setup(w http.ResponseWriter, r *http.Request, _ *signedIn) {
 	ctx := r.Context()
-	n, err := s.store.CountAccounts(ctx)
-	if err != nil {
-		s.appFailed(w, r, nil, err)
-		return
-	}
-	if n > 0 {
-		s.appError(w, r, nil, http.StatusNotFound, "Not found",
-			"Fileframe is already set up. Sign in instead.")
-		return
-	}
 	p := s.newAppPage("Set up Fileframe", nil)
 	if r.Method != http.MethodPost {
 		p.CSRF = s.anonCSRF(w, r)
 		s.renderApp(w, r, http.StatusOK, "app_setup.html", p)
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
-	if r.ParseForm() != nil || !s.checkAnonCSRF(r) {
-		s.csrfFailed(w, r, nil)
 		return
 	}
 	p.CSRF = s.anonCSRF(w, r)
@@ -250,8 +210,8 @@ func (s *Server) createAccount(r *http.Request, email, pw string, plan fileframe
 
 // signup serves /signup: open sign-up of Free accounts, when the operator
 // allows it.
-func (s *Server) signup(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si != nil {
+func (s *Server) signup(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	if user != nil {
 		appRedirect(w, r, "/files")
 		return
 	}
@@ -267,10 +227,6 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	if r.Method != http.MethodPost {
 		p.CSRF = s.anonCSRF(w, r)
 		s.renderApp(w, r, http.StatusOK, "app_signup.html", p)
-		return
-	}
-	if !s.checkAnonCSRF(r) {
-		s.csrfFailed(w, r, nil)
 		return
 	}
 	p.CSRF = s.anonCSRF(w, r)
@@ -308,8 +264,8 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request, si *signedIn) {
 const errBadLogin = "That email and password do not match an account."
 
 // login serves /login.
-func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si != nil {
+func (s *Server) login(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	if user != nil {
 		appRedirect(w, r, "/files")
 		return
 	}
@@ -317,10 +273,6 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
 	if r.Method != http.MethodPost {
 		p.CSRF = s.anonCSRF(w, r)
 		s.renderApp(w, r, http.StatusOK, "app_login.html", p)
-		return
-	}
-	if !s.checkAnonCSRF(r) {
-		s.csrfFailed(w, r, nil)
 		return
 	}
 	p.CSRF = s.anonCSRF(w, r)
@@ -379,17 +331,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, si *signedIn) {
 }
 
 // logout serves POST /logout.
-func (s *Server) logout(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
-	if !s.checkSessionCSRF(r, si) {
-		s.csrfFailed(w, r, si)
-		return
-	}
-	if err := s.store.DeleteSession(r.Context(), si.session.Hash); err != nil {
-		s.appFailed(w, r, si, err)
+func (s *Server) logout(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	if err := s.store.DeleteSession(r.Context(), user.session.Hash); err != nil {
+		s.appFailed(w, r, user, err)
 		return
 	}
 	s.setCookie(w, s.sessionCookieName(), "", -1)
@@ -413,55 +357,43 @@ var planNames = map[fileframe.Plan]string{
 }
 
 // account serves GET /account.
-func (s *Server) account(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
-	p := s.accountPage(si)
+func (s *Server) account(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	p := s.accountPage(user)
 	if r.URL.Query().Get("password") == "changed" {
 		p.Notice = "Your password was changed. Every other session of this account was signed out."
 	}
 	s.renderApp(w, r, http.StatusOK, "app_account.html", p)
 }
 
-func (s *Server) accountPage(si *signedIn) appPage {
-	p := s.newAppPage("Your account", si)
-	p.Plan = planNames[si.account.Plan]
+func (s *Server) accountPage(user *signedIn) appPage {
+	p := s.newAppPage("Your account", user)
+	p.Plan = planNames[user.account.Plan]
 	if p.Plan == "" {
-		p.Plan = string(si.account.Plan)
+		p.Plan = string(user.account.Plan)
 	}
-	p.Features = planFeatures(si.account.Plan)
-	p.Admin = si.account.Admin
+	p.Features = planFeatures(user.account.Plan)
+	p.Admin = user.account.Admin
 	return p
 }
 
 // changePassword serves POST /account/password: the current password and a
 // new one. It ends the account's other sessions and keeps this one.
-func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, si *signedIn) {
-	if si == nil {
-		appRedirect(w, r, "/login")
-		return
-	}
-	if !s.checkSessionCSRF(r, si) {
-		s.csrfFailed(w, r, si)
-		return
-	}
-	p := s.accountPage(si)
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	p := s.accountPage(user)
 	// Before the current password is hashed: a token per attempt.
-	if s.rateLimited(w, r, "app_account.html", p, s.passwordChangeBuckets(r, si)...) {
+	if s.rateLimited(w, r, "app_account.html", p, s.passwordChangeBuckets(r, user)...) {
 		return
 	}
 	cur, next := r.PostFormValue("current"), r.PostFormValue("new")
 	match := false
-	if cur != "" && len(cur) <= maxPasswordBytes && si.account.PasswordHash != "" {
+	if cur != "" && len(cur) <= maxPasswordBytes && user.account.PasswordHash != "" {
 		var err error
-		match, err = s.passwords.Verify(r.Context(), cur, si.account.PasswordHash)
-		if s.hashBusy(w, r, si, err) {
+		match, err = s.passwords.Verify(r.Context(), cur, user.account.PasswordHash)
+		if s.hashBusy(w, r, user, err) {
 			return
 		}
 		if err != nil && !errors.Is(err, password.ErrMalformed) {
-			s.appFailed(w, r, si, err)
+			s.appFailed(w, r, user, err)
 			return
 		}
 	}
@@ -476,20 +408,20 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, si *sign
 		return
 	}
 	hash, err := s.passwords.Hash(r.Context(), next)
-	if s.hashBusy(w, r, si, err) {
+	if s.hashBusy(w, r, user, err) {
 		return
 	}
 	if err != nil {
-		s.appFailed(w, r, si, err)
+		s.appFailed(w, r, user, err)
 		return
 	}
 	ctx := r.Context()
-	if err := s.store.SetAccountPassword(ctx, si.account.ID, hash); err != nil {
-		s.appFailed(w, r, si, err)
+	if err := s.store.SetAccountPassword(ctx, user.account.ID, hash); err != nil {
+		s.appFailed(w, r, user, err)
 		return
 	}
-	if err := s.store.DeleteAccountSessions(ctx, si.account.ID, si.session.Hash); err != nil {
-		s.appFailed(w, r, si, err)
+	if err := s.store.DeleteAccountSessions(ctx, user.account.ID, user.session.Hash); err != nil {
+		s.appFailed(w, r, user, err)
 		return
 	}
 	appRedirect(w, r, "/account?password=changed")

@@ -13,13 +13,13 @@ import (
 // when err says that a password could not be hashed or checked because the
 // hashing budget stayed full (password.ErrBusy) or the request ended while
 // it waited; it reports whether it answered.
-func (s *Server) hashBusy(w http.ResponseWriter, r *http.Request, si *signedIn, err error) bool {
+func (s *Server) hashBusy(w http.ResponseWriter, r *http.Request, user *signedIn, err error) bool {
 	if err == nil || !errors.Is(err, password.ErrBusy) && r.Context().Err() == nil {
 		return false
 	}
 	s.logFor(r).Warn("app: password hashing is saturated", "err", err)
 	w.Header().Set("Retry-After", strconv.FormatInt(retryAfterSeconds(s.passwords.Budget().MaxWait), 10))
-	s.appError(w, r, si, http.StatusServiceUnavailable, "Busy",
+	s.appError(w, r, user, http.StatusServiceUnavailable, "Busy",
 		"Too many sign-ins are being checked right now. Please try again in a few seconds.")
 	return true
 }

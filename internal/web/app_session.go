@@ -213,8 +213,8 @@ func (s *Server) checkAnonCSRF(r *http.Request) bool {
 }
 
 // checkSessionCSRF checks the token of a signed-in form.
-func (s *Server) checkSessionCSRF(r *http.Request, si *signedIn) bool {
-	return verifyCSRF(s.csrfKey(), "session:"+si.session.Hash, r.PostFormValue("csrf"))
+func (s *Server) checkSessionCSRF(r *http.Request, user *signedIn) bool {
+	return verifyCSRF(s.csrfKey(), "session:"+user.session.Hash, r.PostFormValue("csrf"))
 }
 
 // Password bounds.

@@ -8,18 +8,6 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
-// uploadRoutes registers the resumable (tus) and plain upload endpoints.
-func (s *Server) uploadRoutes(mux *http.ServeMux) {
-	// Resumable uploads of the browser (app_upload_tus.go): session, CSRF
-	// header and the cross-origin protection on every state change.
-	s.tusRoutes(mux)
-	// Plain uploads (api_upload.go): the API for curl and scripts, and the
-	// form of the browser without JavaScript.
-	mux.HandleFunc("POST /api/files", s.apiUploadFiles)
-	mux.HandleFunc("/api/files", s.apiUploadMethodNotAllowed)
-	mux.Handle("POST /files/upload", s.crossOrigin(http.HandlerFunc(s.uploadForm)))
-}
-
 // uploadPanel is the data of the "upload_panel" template
 // (templates/app_upload.html), which the file list shows. Styles and
 // Scripts are what the page must load for it (appPage.Styles, .Scripts).

@@ -99,20 +99,11 @@ func (s *Server) newTusUploads() (*tusUploads, error) {
 	return t, nil
 }
 
-// tusRoutes mounts the tus endpoint, when the server keeps unfinished
-// uploads.
-func (s *Server) tusRoutes(mux *http.ServeMux) {
-	t := s.tus
-	if t == nil {
-		return
-	}
-	route := func(h http.HandlerFunc) http.Handler {
-		return s.crossOrigin(s.tusSession(http.StripPrefix(strings.TrimSuffix(tusBasePath, "/"), t.h.Middleware(h))))
-	}
-	mux.Handle("POST "+tusBasePath+"{$}", route(t.h.PostFile))
-	mux.Handle("HEAD "+tusBasePath+"{id}", route(s.tusHead(t)))
-	mux.Handle("PATCH "+tusBasePath+"{id}", route(t.h.PatchFile))
-	mux.Handle("DELETE "+tusBasePath+"{id}", route(t.h.DelFile))
+// tusRoute is a route of the tus endpoint (routes.go): a session of the
+// upload's own account, the session's CSRF token on a state change
+// (tusSession), and the cross-origin protection, around tusd's handler h.
+func (s *Server) tusRoute(h http.HandlerFunc) http.Handler {
+	return s.crossOrigin(s.tusSession(http.StripPrefix(strings.TrimSuffix(tusBasePath, "/"), s.tus.h.Middleware(h))))
 }
 
 // interruptingLocker is tusd's locker with one addition: when another
@@ -200,12 +191,12 @@ type uploaderKey struct{}
 func (s *Server) tusSession(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		si := s.currentSession(w, r)
-		if si == nil {
+		user := s.currentSession(w, r)
+		if user == nil {
 			http.Error(w, "Sign in to upload files.", http.StatusUnauthorized)
 			return
 		}
-		if r.Method != http.MethodHead && !verifyCSRF(s.csrfKey(), "session:"+si.session.Hash, r.Header.Get(csrfHeader)) {
+		if r.Method != http.MethodHead && !verifyCSRF(s.csrfKey(), "session:"+user.session.Hash, r.Header.Get(csrfHeader)) {
 			http.Error(w, "This page expired. Reload it and upload again.", http.StatusForbidden)
 			return
 		}
@@ -214,12 +205,12 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 		// account, whole, so that no encoding can make them differ.
 		if id := r.PathValue("id"); id != "" {
 			owner, ok := tusUploadAccount(id)
-			if !ok || owner != si.account.ID || r.URL.Path != tusBasePath+id {
+			if !ok || owner != user.account.ID || r.URL.Path != tusBasePath+id {
 				http.Error(w, "There is no such upload.", http.StatusNotFound)
 				return
 			}
 		}
-		ctx := context.WithValue(r.Context(), uploaderKey{}, si)
+		ctx := context.WithValue(r.Context(), uploaderKey{}, user)
 		ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
 		ctx = context.WithValue(ctx, requestContextKey{}, ctx)
 		h.ServeHTTP(w, r.WithContext(ctx))
@@ -360,11 +351,11 @@ func (t detachedTermination) Terminate(ctx context.Context) error {
 
 // uploader returns the account of a tus hook's request.
 func uploader(ctx context.Context) (fileframe.Account, bool) {
-	si, ok := ctx.Value(uploaderKey{}).(*signedIn)
+	user, ok := ctx.Value(uploaderKey{}).(*signedIn)
 	if !ok {
 		return fileframe.Account{}, false
 	}
-	return si.account, true
+	return user.account, true
 }
 
 // tusName returns the file name in a tus upload's metadata (tus-js-client

@@ -2,80 +2,182 @@ package web
 
 import "net/http"
 
-// AppHandler returns the handler of the app origin: the API, the public
-// download pages and the operational endpoints. It never serves custom-page
-// bytes.
+// route is one route of an origin: its ServeMux pattern, the group that
+// says who may call it, and its handler with that group's guard around it.
+type route struct {
+	pattern string
+	group   group
+	handler http.Handler
+}
+
+// group names who may call a route. Every route of the app origin is in
+// exactly one; TestRouteGuards sends each route of every group but public
+// and ops a request that lacks what the group needs, and fails when the
+// route answers anything but the group's refusal.
+type group string
+
+const (
+	// groupPublic: anyone: the download links, their pages and images, the
+	// static files, and the answers to unknown addresses.
+	groupPublic group = "public"
+	// groupKey: an API key, checked by the handler in DESIGN.md's order
+	// of checks (401 before 403 before 429 …): api_auth.go.
+	groupKey group = "API key"
+	// groupVisitor: the pages and forms of someone signed out (sign-in,
+	// sign-up, the one-time setup); forms need the anonymous CSRF token.
+	groupVisitor group = "visitor"
+	// groupSession: a signed-in owner; state changes also need the
+	// cross-origin protection and the session's CSRF token (guard.go).
+	groupSession group = "session"
+	// groupAgency: a signed-in owner on the Agency plan, with the CSRF
+	// token.
+	groupAgency group = "agency"
+	// groupAdmin: a signed-in administrator (anyone else gets the
+	// ordinary 404), with the CSRF token for state changes.
+	groupAdmin group = "admin"
+	// groupTus: resumable uploads: a signed-in owner, the session's CSRF
+	// token in X-CSRF-Token on a state change, and an upload ID of the
+	// owner's own (tusSession).
+	groupTus group = "tus"
+	// groupOps: the operations endpoints; /readyz and /metrics need the
+	// operations token on the app origin (opsOnly).
+	groupOps group = "ops"
+)
+
+// appRoutes lists every route of the app origin, by group.
+func (s *Server) appRoutes() []route {
+	g := func(gd guard, h appFunc) http.Handler { return s.wrap(gd, h) }
+	rs := []route{
+		// Public: download links (public_*.go), appearance images on the
+		// public pages, static files.
+		{"GET /f/{slug}", groupPublic, http.HandlerFunc(s.publicFile)},
+		{"GET /f/{slug}/download", groupPublic, http.HandlerFunc(s.publicDownload)},
+		{"GET /f/{slug}/logo", groupPublic, s.publicImage("logo")},
+		{"GET /f/{slug}/background", groupPublic, s.publicImage("background")},
+		{"GET /static/", groupPublic, s.staticFiles()},
+
+		// API, by key (api_*.go).
+		{"POST /api/campaign/custom-html", groupKey, http.HandlerFunc(s.apiCustomHTML)},
+		{"/api/campaign/custom-html", groupPublic, http.HandlerFunc(s.apiMethodNotAllowed)},
+		{"POST /api/files", groupKey, http.HandlerFunc(s.apiUploadFiles)},
+		{"/api/files", groupPublic, http.HandlerFunc(s.apiUploadMethodNotAllowed)},
+		{"/api/", groupPublic, http.HandlerFunc(s.apiNotFound)},
+
+		// Visitors (app_pages.go).
+		{"GET /{$}", groupVisitor, g(visitor, s.appHome)},
+		{"GET /setup", groupVisitor, g(setupScreen, s.setup)},
+		{"POST /setup", groupVisitor, g(setupScreen, s.setup)},
+		{"GET /signup", groupVisitor, g(visitor, s.signup)},
+		{"POST /signup", groupVisitor, g(visitorForm, s.signup)},
+		{"GET /login", groupVisitor, g(visitor, s.login)},
+		{"POST /login", groupVisitor, g(visitorForm, s.login)},
+
+		// Signed-in owners: the account, files, uploads, appearances, keys.
+		{"POST /logout", groupSession, g(ownerForm, s.logout)},
+		{"GET /account", groupSession, g(ownerPage, s.account)},
+		{"POST /account/password", groupSession, g(ownerForm, s.changePassword)},
+		{"GET /files", groupSession, g(ownerPage, s.files)},
+		{"GET /files/{id}", groupSession, g(ownerPage, s.file)},
+		{"POST /files/{id}/rename", groupSession, g(ownerForm, s.renameFile)},
+		{"POST /files/{id}/delete", groupSession, g(ownerForm, s.deleteFile)},
+		{"POST /files/upload", groupSession, g(ownerUpload, s.uploadForm)},
+		{"GET /appearance", groupSession, g(ownerPage, s.appearance)},
+		{"POST /appearance", groupSession, g(ownerForm.with(imageBody), s.appearance)},
+		{"GET /files/{id}/appearance", groupSession, g(ownerPage, s.appearance)},
+		{"POST /files/{id}/appearance", groupSession, g(ownerForm.with(imageBody), s.appearance)},
+		{"GET /appearance/preview", groupSession, g(ownerHidden, s.appearancePreview)},
+		{"GET /appearance/image/{kind}", groupSession, g(ownerHidden, s.appearanceImage)},
+		{"GET /keys", groupSession, g(ownerPage, s.keys)},
+
+		// Agency: custom pages and API keys (app_files.go, app_keys.go).
+		{"POST /keys", groupAgency, g(agencyForm, s.createKey)},
+		{"POST /keys/{id}/revoke", groupAgency, g(agencyForm, s.revokeKey)},
+		{"POST /files/{id}/page", groupAgency, g(agencyForm.with(pageBody), s.savePage)},
+		{"POST /files/{id}/publish", groupAgency, g(agencyForm, s.publishPage)},
+		{"POST /files/{id}/unpublish", groupAgency, g(agencyForm, s.unpublishPage)},
+		{"POST /files/{id}/revisions/{rev}/restore", groupAgency, g(agencyForm, s.restoreRevision)},
+		{"POST /files/{id}/keys", groupAgency, g(agencyForm, s.createPageKey)},
+
+		// Administrators (app_admin.go).
+		{"GET /admin", groupAdmin, g(adminOnly, s.admin)},
+		{"POST /admin/accounts/{id}/plan", groupAdmin, g(adminOnlyForm, s.adminSetPlan)},
+		{"POST /admin/accounts/{id}/disable", groupAdmin, g(adminOnlyForm, s.adminDisable)},
+		{"POST /admin/accounts/{id}/enable", groupAdmin, g(adminOnlyForm, s.adminEnable)},
+
+		// Operations (ops.go): /healthz for anyone (load balancers);
+		// /readyz and /metrics only with the operations token, else on
+		// OpsHandler's listener.
+		{"GET /healthz", groupOps, http.HandlerFunc(s.healthz)},
+		{"GET /readyz", groupOps, s.opsOnly(http.HandlerFunc(s.readyz))},
+		{"GET /metrics", groupOps, s.opsOnly(s.metricsHandler())},
+
+		// Everything else: the public 404 (405 for a method other than
+		// GET and HEAD).
+		{"/", groupPublic, http.HandlerFunc(s.publicNotFound)},
+	}
+	// Resumable uploads (app_upload_tus.go), when the server keeps
+	// unfinished uploads.
+	if t := s.tus; t != nil {
+		rs = append(rs,
+			route{"POST " + tusBasePath + "{$}", groupTus, s.tusRoute(t.h.PostFile)},
+			route{"HEAD " + tusBasePath + "{id}", groupTus, s.tusRoute(s.tusHead(t))},
+			route{"PATCH " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.PatchFile)},
+			route{"DELETE " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.DelFile)},
+		)
+	}
+	return rs
+}
+
+// AppHandler returns the handler of the app origin: the API, the web
+// application, the public download pages and the operational endpoints
+// (appRoutes). It never serves custom-page bytes.
 func (s *Server) AppHandler() http.Handler {
 	mux := http.NewServeMux()
-
-	// API, authenticated by key (api_*.go).
-	mux.HandleFunc("POST /api/campaign/custom-html", s.apiCustomHTML)
-	mux.HandleFunc("/api/campaign/custom-html", s.apiMethodNotAllowed)
-	mux.HandleFunc("/api/", s.apiNotFound)
-
-	// Public pages (public_*.go).
-	mux.HandleFunc("GET /f/{slug}", s.publicFile)
-	mux.HandleFunc("GET /f/{slug}/download", s.publicDownload)
-	mux.Handle("GET /static/", s.staticFiles())
-
-	// App, session (app_*.go). Every state-changing form also passes the
-	// standard cross-origin protection before its CSRF token is checked.
-	mux.HandleFunc("GET /{$}", s.appHandler(s.appHome))
-	mux.Handle("GET /setup", http.HandlerFunc(s.setup))
-	mux.Handle("POST /setup", s.crossOrigin(http.HandlerFunc(s.setup)))
-	mux.HandleFunc("GET /signup", s.appHandler(s.signup))
-	mux.Handle("POST /signup", s.crossOrigin(s.appHandler(s.signup)))
-	mux.HandleFunc("GET /login", s.appHandler(s.login))
-	mux.Handle("POST /login", s.crossOrigin(s.appHandler(s.login)))
-	mux.Handle("POST /logout", s.crossOrigin(s.appHandler(s.logout)))
-	mux.HandleFunc("GET /account", s.appHandler(s.account))
-	mux.Handle("POST /account/password", s.crossOrigin(s.appHandler(s.changePassword)))
-	// API keys (app_keys.go).
-	mux.HandleFunc("GET /keys", s.appHandler(s.keys))
-	mux.Handle("POST /keys", s.crossOrigin(s.appHandler(s.createKey)))
-	mux.Handle("POST /keys/{id}/revoke", s.crossOrigin(s.appHandler(s.revokeKey)))
-	// Files (app_files.go), uploads (app_upload.go) and appearances
-	// (app_appearance.go) register their own routes.
-	s.fileRoutes(mux)
-	s.uploadRoutes(mux)
-	s.appearanceRoutes(mux)
-	// Admin (app_admin.go): admins only; anyone else gets a 404.
-	mux.HandleFunc("GET /admin", s.appHandler(s.admin))
-	mux.Handle("POST /admin/accounts/{id}/plan", s.crossOrigin(s.appHandler(s.adminSetPlan)))
-	mux.Handle("POST /admin/accounts/{id}/disable", s.crossOrigin(s.appHandler(s.adminDisable)))
-	mux.Handle("POST /admin/accounts/{id}/enable", s.crossOrigin(s.appHandler(s.adminEnable)))
-
-	// Operations (ops.go): /healthz for anyone (load balancers); /readyz
-	// and /metrics only with the operations token, else on OpsHandler.
-	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.Handle("GET /readyz", s.opsOnly(http.HandlerFunc(s.readyz)))
-	mux.Handle("GET /metrics", s.opsOnly(s.metricsHandler()))
-
-	mux.HandleFunc("/", s.publicNotFound)
+	for _, r := range s.appRoutes() {
+		mux.Handle(r.pattern, r.handler)
+	}
 	return s.observe("app", mux)
 }
 
-// ContentHandler returns the handler of the content origin, which serves the
+// contentRoutes lists every route of the content origin, which serves the
 // bytes of custom pages and nothing else (content_*.go). Every response it
-// makes, errors included, carries the sandbox CSP and nosniff.
+// makes, errors included, carries the sandbox's headers (sandboxHeaders).
+func (s *Server) contentRoutes() []route {
+	return []route{
+		{"GET /p/{slug}/{revision}", groupPublic, http.HandlerFunc(s.contentPage)},
+		{"/", groupPublic, http.HandlerFunc(s.contentNotFound)},
+	}
+}
+
+// ContentHandler returns the handler of the content origin (contentRoutes).
 func (s *Server) ContentHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /p/{slug}/{revision}", s.contentPage)
-	mux.HandleFunc("/", s.contentNotFound)
+	for _, r := range s.contentRoutes() {
+		mux.Handle(r.pattern, r.handler)
+	}
 	return s.observe("content", s.sandboxHeaders(mux))
 }
 
-// OpsHandler returns the handler of the operations listener (serve's
-// --ops-addr), meant for a private network: /healthz, /readyz and /metrics,
-// without a token, and nothing else.
+// opsRoutes lists the routes of the operations listener (serve's
+// --ops-addr), meant for a private network: /healthz, /readyz and
+// /metrics, without a token, and nothing else.
+func (s *Server) opsRoutes() []route {
+	return []route{
+		{"GET /healthz", groupOps, http.HandlerFunc(s.healthz)},
+		{"GET /readyz", groupOps, http.HandlerFunc(s.readyz)},
+		{"GET /metrics", groupOps, s.metricsHandler()},
+		{"/", groupOps, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "Not found: this listener serves /healthz, /readyz and /metrics.", http.StatusNotFound)
+		})},
+	}
+}
+
+// OpsHandler returns the handler of the operations listener (opsRoutes).
 func (s *Server) OpsHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", s.metricsHandler())
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "Not found: this listener serves /healthz, /readyz and /metrics.", http.StatusNotFound)
-	})
+	for _, r := range s.opsRoutes() {
+		mux.Handle(r.pattern, r.handler)
+	}
 	return s.observe("ops", mux)
 }
 
