@@ -209,6 +209,9 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		CreatedAt:   s.now(),
 	}, r.id, q.Storage, s.now())
 	added = err == nil
+	if added {
+		s.changed() // the file's link works from now
+	}
 	if fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded {
 		return fileframe.File{}, fileframe.Errorf(fileframe.CodeQuotaExceeded,
 			"This file needs %s, but less than that of the %s plan's %s of storage is left now that other files were added. Delete files you no longer share, or ask for a bigger plan.",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/htmlcheck"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // customHTMLPath is the API's one endpoint.
@@ -97,11 +98,10 @@ func (s *Server) customHTML(w http.ResponseWriter, r *http.Request) (customHTMLR
 		return customHTMLResponse{}, err
 	}
 
-	// 404
-	file, err := s.store.FileByID(r.Context(), fileID)
-	if fileframe.IsNotFound(err) || (err == nil && file.AccountID != key.AccountID) {
-		// Another account's file is "not found" too, so that a key cannot
-		// tell which file IDs exist.
+	// 404: another account's file is "not found" too, so that a key
+	// cannot tell which file IDs exist.
+	file, err := s.svc.OwnFile(r.Context(), caller.account, fileID)
+	if fileframe.IsNotFound(err) {
 		return customHTMLResponse{}, fileNotFound(fileID)
 	} else if err != nil {
 		return customHTMLResponse{}, fmt.Errorf("looking up file %s: %w", fileID, err)
@@ -113,24 +113,17 @@ func (s *Server) customHTML(w http.ResponseWriter, r *http.Request) (customHTMLR
 			"The body has no html, or html is empty. Put the whole page, one complete HTML document as a JSON string, in the html field.")
 	}
 
-	// 413 html_too_large, then 422. For a document over the limit Check
-	// returns at once with only the html.size finding.
+	// 413 html_too_large, then 422, then stored: the same use case as
+	// the app's page form.
 	doc := []byte(req.HTML)
-	check := htmlcheck.Check(doc, htmlcheck.Options{
-		ServiceHosts: []string{s.cfg.BaseURL.Host, s.cfg.ContentOrigin.Host},
-	})
-	if len(doc) > htmlcheck.MaxSize {
-		return customHTMLResponse{}, htmlTooLarge(len(doc), check.Errors)
-	}
-	if !check.OK() {
-		return customHTMLResponse{}, htmlInvalid(check)
-	}
-
-	page, err := s.store.SavePage(r.Context(), fileframe.PageWrite{
-		FileID: file.ID, HTML: doc, Publish: req.Publish, At: s.now(),
-	})
-	if fileframe.IsNotFound(err) {
+	page, check, err := s.svc.SavePage(r.Context(), caller.account, file, doc, req.Publish)
+	if rej, ok := service.IsPageRejected(err); ok {
+		return customHTMLResponse{}, pageRejection(rej)
+	} else if fileframe.IsNotFound(err) {
 		return customHTMLResponse{}, fileNotFound(fileID) // deleted meanwhile
+	} else if fileframe.ErrorCode(err) == fileframe.CodeBusy {
+		w.Header().Set("Retry-After", "5")
+		return customHTMLResponse{}, err
 	} else if err != nil {
 		return customHTMLResponse{}, fmt.Errorf("saving the page of file %s: %w", file.ID, err)
 	}
@@ -254,24 +247,10 @@ func fileNotFound(id fileframe.FileID) error {
 		truncate(string(id), 100))
 }
 
-func htmlTooLarge(n int, findings []htmlcheck.Finding) error {
-	return &findingsError{
-		err: fileframe.Errorf(fileframe.CodeHTMLTooLarge,
-			"The html field is %d bytes; the limit is %d bytes (1 MiB) of UTF-8. Make the page smaller (shrink or recompress inlined data: images, or link them by absolute https:// URL; drop unused CSS and JavaScript) and send it again.",
-			n, htmlcheck.MaxSize),
-		errors: findings,
-	}
-}
-
-func htmlInvalid(res htmlcheck.Result) error {
-	first := res.Errors[0]
-	return &findingsError{
-		err: fileframe.Errorf(fileframe.CodeHTMLInvalid,
-			"The HTML breaks %d page rule(s), so it was not stored; the first is %s at line %d: %s Each element of errors gives the rule, where it is and a hint; fix them all and send the whole document again.",
-			len(res.Errors), first.Rule, first.Line, first.Message),
-		errors:   res.Errors,
-		warnings: res.Warnings,
-	}
+// pageRejection is the API's error for HTML the rules refuse: the
+// rejection's code and message, with its findings.
+func pageRejection(rej *service.PageRejected) error {
+	return &findingsError{err: rej.Err, errors: rej.Result.Errors, warnings: rej.Result.Warnings}
 }
 
 // customHTMLRequest is the body of POST /api/campaign/custom-html, parsed.

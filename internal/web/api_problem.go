@@ -55,6 +55,8 @@ func apiProblem(code string) (status int, title string, known bool) {
 		return http.StatusBadRequest, "Upload incomplete", true
 	case fileframe.CodeRequestTimeout:
 		return http.StatusRequestTimeout, "Upload stalled", true
+	case fileframe.CodeBusy:
+		return http.StatusServiceUnavailable, "Busy, try again shortly", true
 	case fileframe.ENOTFOUND:
 		return http.StatusNotFound, "Not found", true
 	case fileframe.EINTERNAL:

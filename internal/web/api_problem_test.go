@@ -13,6 +13,7 @@ import (
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/htmlcheck"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // TestAPIProblemStatuses checks the one mapping from codes to statuses
@@ -81,6 +82,8 @@ func TestAPIProblemStatuses(t *testing.T) {
 func TestAPIProblemFindings(t *testing.T) {
 	s := &Server{log: slog.New(slog.DiscardHandler)}
 	f := htmlcheck.Finding{Rule: "inline.script", Message: "m", Line: 3, Column: 5, Excerpt: `<script src="x">`, Hint: "h"}
+	invalid := fileframe.Errorf(fileframe.CodeHTMLInvalid, "m")
+	tooLarge := fileframe.Errorf(fileframe.CodeHTMLTooLarge, "m")
 	for _, tt := range []struct {
 		name         string
 		err          error
@@ -88,9 +91,9 @@ func TestAPIProblemFindings(t *testing.T) {
 		warningsJSON string // "" when the member must be absent
 	}{
 		{"plain error", fileframe.Errorf(fileframe.CodeFileIDRequired, "m"), 0, ""},
-		{"html_invalid without warnings", htmlInvalid(htmlcheck.Result{Errors: []htmlcheck.Finding{f}}), 1, "[]"},
-		{"html_invalid with warnings", htmlInvalid(htmlcheck.Result{Errors: []htmlcheck.Finding{f, f}, Warnings: []htmlcheck.Finding{f}}), 2, "[{"},
-		{"html_too_large", htmlTooLarge(htmlcheck.MaxSize+1, []htmlcheck.Finding{f}), 1, ""},
+		{"html_invalid without warnings", pageRejection(&service.PageRejected{Err: invalid, Result: htmlcheck.Result{Errors: []htmlcheck.Finding{f}}}), 1, "[]"},
+		{"html_invalid with warnings", pageRejection(&service.PageRejected{Err: invalid, Result: htmlcheck.Result{Errors: []htmlcheck.Finding{f, f}, Warnings: []htmlcheck.Finding{f}}}), 2, "[{"},
+		{"html_too_large", pageRejection(&service.PageRejected{Err: tooLarge, Result: htmlcheck.Result{Errors: []htmlcheck.Finding{f}}}), 1, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := httptest.NewRecorder()

@@ -157,7 +157,7 @@ func (s *Server) adminSetPlan(w http.ResponseWriter, r *http.Request, user *sign
 			"You cannot lower your own plan here. Another admin, or the admin command line, can.", "", "")
 		return
 	}
-	if err := s.store.SetAccountPlan(r.Context(), acct.ID, plan); err != nil {
+	if _, err := s.svc.SetPlan(r.Context(), acct.ID, plan); err != nil {
 		s.appFailed(w, r, user, err)
 		return
 	}
@@ -177,12 +177,7 @@ func (s *Server) adminDisable(w http.ResponseWriter, r *http.Request, user *sign
 			"You cannot disable your own account. Another admin, or the admin command line, can.", "", "")
 		return
 	}
-	ctx := r.Context()
-	if err := s.store.SetAccountDisabled(ctx, acct.ID, true); err != nil {
-		s.appFailed(w, r, user, err)
-		return
-	}
-	if err := s.store.DeleteAccountSessions(ctx, acct.ID, ""); err != nil {
+	if err := s.svc.SetDisabled(r.Context(), acct.ID, true); err != nil {
 		s.appFailed(w, r, user, err)
 		return
 	}
@@ -195,7 +190,7 @@ func (s *Server) adminEnable(w http.ResponseWriter, r *http.Request, user *signe
 	if !ok {
 		return
 	}
-	if err := s.store.SetAccountDisabled(r.Context(), acct.ID, false); err != nil {
+	if err := s.svc.SetDisabled(r.Context(), acct.ID, false); err != nil {
 		s.appFailed(w, r, user, err)
 		return
 	}

@@ -202,9 +202,9 @@ func (s *Server) saveAppearance(w http.ResponseWriter, r *http.Request, user *si
 	ctx := r.Context()
 	var err error
 	if sc.file == nil {
-		err = s.store.SetAccountAppearance(ctx, user.account.ID, a)
+		err = s.svc.SetAccountAppearance(ctx, user.account, a)
 	} else {
-		err = s.store.SetFileAppearance(ctx, sc.file.ID, a)
+		err = s.svc.SetFileAppearance(ctx, user.account, *sc.file, a)
 	}
 	if err != nil {
 		s.appFailed(w, r, user, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/htmlcheck"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // filesPage is the data of app_files.html.
@@ -181,10 +182,7 @@ var fileNotices = map[string]string{
 // account's file and a missing one get the same 404 page, so that IDs of
 // other accounts' files cannot be told from unknown ones.
 func (s *Server) ownFile(w http.ResponseWriter, r *http.Request, user *signedIn) (fileframe.File, bool) {
-	f, err := s.store.FileByID(r.Context(), fileframe.FileID(r.PathValue("id")))
-	if err == nil && f.AccountID != user.account.ID {
-		err = fileframe.Errorf(fileframe.ENOTFOUND, "file of another account")
-	}
+	f, err := s.svc.OwnFile(r.Context(), user.account, fileframe.FileID(r.PathValue("id")))
 	return f, !s.failed(w, r, user, err, fileGone)
 }
 
@@ -300,7 +298,11 @@ func (s *Server) customPageFor(ctx context.Context, acct fileframe.Account, f fi
 	if err != nil {
 		return nil, err
 	}
-	c.Warnings = s.checkPage(latest.HTML).Warnings
+	res, err := s.svc.CheckPage(ctx, latest.HTML)
+	if err != nil && fileframe.ErrorCode(err) != fileframe.CodeHTMLInvalid && fileframe.ErrorCode(err) != fileframe.CodeHTMLTooLarge {
+		return nil, err
+	}
+	c.Warnings = res.Warnings
 	return c, nil
 }
 
@@ -323,13 +325,6 @@ func previewFor(ttl time.Duration) string {
 		return "1 minute"
 	}
 	return strconv.Itoa(int(ttl/time.Minute)) + " minutes"
-}
-
-// checkPage runs the API's HTML rules on doc.
-func (s *Server) checkPage(doc []byte) htmlcheck.Result {
-	return htmlcheck.Check(doc, htmlcheck.Options{
-		ServiceHosts: []string{s.cfg.BaseURL.Host, s.cfg.ContentOrigin.Host},
-	})
 }
 
 // file serves GET /files/{id}: the file page. ?done= names the notice of
@@ -389,13 +384,9 @@ func (s *Server) renameFile(w http.ResponseWriter, r *http.Request, user *signed
 		return
 	}
 	typed := r.PostFormValue("name")
-	name := strings.TrimSpace(typed)
-	err := fileframe.CheckFileName(name)
-	if err == nil {
-		err = s.store.RenameFile(r.Context(), f.ID, name)
-	}
+	err := s.svc.RenameFile(r.Context(), user.account, f.ID, typed)
 	switch {
-	case fileframe.ErrorCode(err) == fileframe.EINVALID:
+	case fileframe.ErrorCode(err) == fileframe.CodeInvalidField:
 		s.renderFileError(w, r, user, f, http.StatusUnprocessableEntity, func(p *fileDetail) {
 			p.Form["name"], p.Errors["name"] = typed, fileframe.ErrorMessage(err)
 		})
@@ -419,17 +410,16 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, user *signed
 		})
 		return
 	}
-	ctx := r.Context()
-	deleted, err := s.store.DeleteFile(ctx, f.ID)
+	_, blobErr, err := s.svc.DeleteFile(r.Context(), user.account, f.ID)
 	if s.failed(w, r, user, err, fileGone) {
 		return
 	}
 	s.logFor(r).Info("app: file deleted", "file_id", f.ID, "account_id", user.account.ID)
 	// The file is gone whatever happens to its bytes: a blob left behind
-	// (shared, younger than BlobGrace, or not removable now) is an orphan
-	// that the hourly collector removes, so failures are logged, not shown.
-	if _, err := fileframe.RemoveBlobIfUnused(ctx, s.store, s.blobs, deleted.BlobKey, s.now()); err != nil {
-		s.logFor(r).Error("app: removing a deleted file's blob", "file_id", f.ID, "err", err)
+	// is an orphan that the hourly collector removes, so a failure is
+	// logged, not shown.
+	if blobErr != nil {
+		s.logFor(r).Error("app: removing a deleted file's blob", "file_id", f.ID, "err", blobErr)
 	}
 	appRedirect(w, r, "/files?done=deleted")
 }
@@ -503,13 +493,18 @@ func (s *Server) savePage(w http.ResponseWriter, r *http.Request, user *signedIn
 	publish := r.PostFormValue("action") == "publish"
 	doc, field, msg := pageHTML(r)
 	var res htmlcheck.Result
+	var page fileframe.Page
 	if msg == "" {
-		if res = s.checkPage(doc); !res.OK() {
+		var err error
+		page, res, err = s.svc.SavePage(r.Context(), user.account, f, doc, publish)
+		if _, rejected := service.IsPageRejected(err); rejected {
 			msg = "The page was not saved: fix the problem listed below and save again."
 			if n := len(res.Errors); n > 1 {
 				msg = fmt.Sprintf("The page was not saved: fix the %d problems listed below and save again.", n)
 			}
 			field = "page"
+		} else if s.failed(w, r, user, err, fileGone) {
+			return
 		}
 	}
 	if msg != "" {
@@ -519,10 +514,6 @@ func (s *Server) savePage(w http.ResponseWriter, r *http.Request, user *signedIn
 				p.HTML = string(doc)
 			}
 		})
-		return
-	}
-	page, err := s.store.SavePage(r.Context(), fileframe.PageWrite{FileID: f.ID, HTML: doc, Publish: publish, At: s.now()})
-	if s.failed(w, r, user, err, fileGone) {
 		return
 	}
 	s.logFor(r).Info("app: custom page stored", "file_id", f.ID, "revision", page.LatestRevision,
@@ -537,7 +528,7 @@ func (s *Server) savePage(w http.ResponseWriter, r *http.Request, user *signedIn
 // setLive makes revision rev of f's page live (0 unpublishes) and
 // redirects to the file page with the notice done.
 func (s *Server) setLive(w http.ResponseWriter, r *http.Request, user *signedIn, f fileframe.File, rev int, done string) {
-	_, err := s.store.SetLiveRevision(r.Context(), f.ID, rev, s.now())
+	_, err := s.svc.PublishRevision(r.Context(), user.account, f, rev)
 	if s.failed(w, r, user, err, revisionGone) {
 		return
 	}
@@ -550,11 +541,11 @@ func (s *Server) publishPage(w http.ResponseWriter, r *http.Request, user *signe
 	if !ok {
 		return
 	}
-	page, err := s.store.PageByFile(r.Context(), f.ID)
+	_, err := s.svc.PublishLatest(r.Context(), user.account, f)
 	if s.failed(w, r, user, err, pageGone) {
 		return
 	}
-	s.setLive(w, r, user, f, page.LatestRevision, "published")
+	appRedirect(w, r, fileURL(f, "?done=published#page"))
 }
 
 // unpublishPage serves POST /files/{id}/unpublish: the page becomes a
@@ -592,15 +583,7 @@ func (s *Server) createPageKey(w http.ResponseWriter, r *http.Request, user *sig
 	if !ok {
 		return
 	}
-	name := "Page of " + f.Name
-	if utf8.RuneCountInString(name) > maxKeyNameChars {
-		name = string([]rune(name)[:maxKeyNameChars-1]) + "…"
-	}
-	secret, hash, prefix := fileframe.NewKeySecret(fileframe.KeyPage)
-	_, err := s.store.CreateKey(r.Context(), fileframe.Key{
-		AccountID: user.account.ID, Kind: fileframe.KeyPage, FileID: f.ID, Name: name,
-		Prefix: prefix, Hash: hash, CreatedAt: s.now(),
-	})
+	secret, _, err := s.svc.CreateKey(r.Context(), service.NewKey{Account: user.account, File: f.ID})
 	if s.failed(w, r, user, err, fileGone) {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // maxKeyNameChars caps the name of a key made in the application.
@@ -151,16 +152,11 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, user *signedI
 	if name == "" {
 		name = p.DefaultName
 	}
-	now := s.now()
 	var expires time.Time
 	if days > 0 {
-		expires = now.Add(time.Duration(days) * 24 * time.Hour)
+		expires = s.now().Add(time.Duration(days) * 24 * time.Hour)
 	}
-	secret, hash, prefix := fileframe.NewKeySecret(fileframe.KeyGeneral)
-	_, err = s.store.CreateKey(r.Context(), fileframe.Key{
-		AccountID: user.account.ID, Kind: fileframe.KeyGeneral, Name: name,
-		Prefix: prefix, Hash: hash, CreatedAt: now, ExpiresAt: expires,
-	})
+	secret, _, err := s.svc.CreateKey(r.Context(), service.NewKey{Account: user.account, Name: name, Expires: expires})
 	if err != nil {
 		s.appFailed(w, r, user, err)
 		return
@@ -193,7 +189,7 @@ func (s *Server) customHTMLCurl(secret, fields string) string {
 // revokeKey serves POST /keys/{id}/revoke. Another account's key and an
 // unknown ID are both not found.
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, user *signedIn) {
-	err := s.store.RevokeKey(r.Context(), user.account.ID, fileframe.KeyID(r.PathValue("id")), s.now())
+	err := s.svc.RevokeKey(r.Context(), user.account, fileframe.KeyID(r.PathValue("id")))
 	if fileframe.IsNotFound(err) {
 		s.appError(w, r, user, http.StatusNotFound, "Key not found",
 			"There is no such key in your account. It may have been deleted.")

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -23,7 +22,8 @@ import (
 // by the admin CLI or by another instance, changes the generation, and the
 // whole cache is dropped at the next fill: writes are rare next to reads,
 // so per-record invalidation would buy little. This process's own writes
-// also bump a counter of its own (ownWriteStore) added to the generation,
+// also bump a counter of its own (Server.ownWrites, which the use cases of
+// internal/service bump through service.Config.Changed) added to the generation,
 // so they never wait for the store to notice them.
 //
 // A store that cannot watch for changes gets no cache: every request reads
@@ -236,67 +236,4 @@ func (s *Server) publicPage(e *publicEntry) (*renderedPage, error) {
 	p := &renderedPage{body: body, csp: csp, contentLength: []string{strconv.Itoa(len(body))}}
 	e.rendered.Store(p)
 	return p, nil
-}
-
-// ownWriteStore is the server's Store, counting the writes of this process
-// that can change what visitors see, after they return. A new such write
-// method of fileframe.Store needs its override here.
-type ownWriteStore struct {
-	fileframe.Store
-	n *atomic.Uint64
-}
-
-func (o ownWriteStore) SetAccountPlan(ctx context.Context, id fileframe.AccountID, p fileframe.Plan) error {
-	defer o.n.Add(1)
-	return o.Store.SetAccountPlan(ctx, id, p)
-}
-
-func (o ownWriteStore) CreateFile(ctx context.Context, f fileframe.File) (fileframe.File, error) {
-	defer o.n.Add(1)
-	return o.Store.CreateFile(ctx, f)
-}
-
-func (o ownWriteStore) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, limit int64, at time.Time) (fileframe.File, error) {
-	defer o.n.Add(1)
-	return o.Store.CreateFileReserved(ctx, f, reservation, limit, at)
-}
-
-func (o ownWriteStore) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.Page, error) {
-	defer o.n.Add(1)
-	return o.Store.SavePage(ctx, w)
-}
-
-func (o ownWriteStore) RevokeKey(ctx context.Context, account fileframe.AccountID, id fileframe.KeyID, at time.Time) error {
-	defer o.n.Add(1)
-	return o.Store.RevokeKey(ctx, account, id, at)
-}
-
-func (o ownWriteStore) SetAccountDisabled(ctx context.Context, id fileframe.AccountID, disabled bool) error {
-	defer o.n.Add(1)
-	return o.Store.SetAccountDisabled(ctx, id, disabled)
-}
-
-func (o ownWriteStore) SetAccountAppearance(ctx context.Context, id fileframe.AccountID, a fileframe.Appearance) error {
-	defer o.n.Add(1)
-	return o.Store.SetAccountAppearance(ctx, id, a)
-}
-
-func (o ownWriteStore) RenameFile(ctx context.Context, id fileframe.FileID, name string) error {
-	defer o.n.Add(1)
-	return o.Store.RenameFile(ctx, id, name)
-}
-
-func (o ownWriteStore) DeleteFile(ctx context.Context, id fileframe.FileID) (fileframe.File, error) {
-	defer o.n.Add(1)
-	return o.Store.DeleteFile(ctx, id)
-}
-
-func (o ownWriteStore) SetFileAppearance(ctx context.Context, id fileframe.FileID, a fileframe.Appearance) error {
-	defer o.n.Add(1)
-	return o.Store.SetFileAppearance(ctx, id, a)
-}
-
-func (o ownWriteStore) SetLiveRevision(ctx context.Context, id fileframe.FileID, number int, at time.Time) (fileframe.Page, error) {
-	defer o.n.Add(1)
-	return o.Store.SetLiveRevision(ctx, id, number, at)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 	"github.com/fileframe/fileframe/internal/sqlite"
 )
 
@@ -265,7 +266,7 @@ func TestPublicCacheBounded(t *testing.T) {
 	}
 }
 
-// TestOwnWritesCounted: each write through the server's store that can
+// TestOwnWritesCounted: each use case (internal/service) that can
 // change what visitors see bumps its own-write counter, so that it shows at
 // once even on a store whose watcher learns of it later (PostgreSQL).
 func TestOwnWritesCounted(t *testing.T) {
@@ -274,31 +275,33 @@ func TestOwnWritesCounted(t *testing.T) {
 	a := e.account(fileframe.PlanAgency)
 	f := e.file(a, "a.txt", []byte("a"))
 	_, k := e.key(a, "")
-	s := e.srv.store
+	// Every write that visitors can see goes through the use cases of
+	// internal/service, which tell this process's cache.
+	svc := e.srv.svc
 	writes := []struct {
 		name string
 		do   func() error
 	}{
-		{"SetAccountPlan", func() error { return s.SetAccountPlan(ctx, a.ID, fileframe.PlanPro) }},
 		{"SavePage", func() error {
-			_, err := s.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: []byte(customHTML("x")), Publish: true})
+			_, _, err := svc.SavePage(ctx, a, f, []byte(customHTML("x")), true)
 			return err
 		}},
-		{"SetLiveRevision", func() error { _, err := s.SetLiveRevision(ctx, f.ID, 0, time.Now()); return err }},
-		{"RevokeKey", func() error { return s.RevokeKey(ctx, a.ID, k.ID, time.Now()) }},
-		{"SetAccountDisabled", func() error { return s.SetAccountDisabled(ctx, a.ID, true) }},
+		{"PublishRevision", func() error { _, err := svc.PublishRevision(ctx, a, f, 0); return err }},
+		{"RevokeKey", func() error { return svc.RevokeKey(ctx, a, k.ID) }},
+		{"SetPlan", func() error { var err error; a, err = svc.SetPlan(ctx, a.ID, fileframe.PlanPro); return err }},
 		{"SetAccountAppearance", func() error {
-			return s.SetAccountAppearance(ctx, a.ID, fileframe.Appearance{Template: "clean", Headline: "Hi"})
+			return svc.SetAccountAppearance(ctx, a, fileframe.Appearance{Template: "clean", Headline: "Hi"})
 		}},
 		{"SetFileAppearance", func() error {
-			return s.SetFileAppearance(ctx, f.ID, fileframe.Appearance{Template: "clean", Headline: "Hi"})
+			return svc.SetFileAppearance(ctx, a, f, fileframe.Appearance{Template: "clean", Headline: "Hi"})
 		}},
-		{"RenameFile", func() error { return s.RenameFile(ctx, f.ID, "b.txt") }},
-		{"CreateFile", func() error {
-			_, err := s.CreateFile(ctx, fileframe.File{AccountID: a.ID, Name: "c.txt", BlobKey: f.BlobKey})
+		{"RenameFile", func() error { return svc.RenameFile(ctx, a, f.ID, "b.txt") }},
+		{"AddFile", func() error {
+			_, err := svc.AddFile(ctx, service.NewFile{Account: a, Name: "c.txt", Size: 1, Body: strings.NewReader("c")})
 			return err
 		}},
-		{"DeleteFile", func() error { _, err := s.DeleteFile(ctx, f.ID); return err }},
+		{"DeleteFile", func() error { _, _, err := svc.DeleteFile(ctx, a, f.ID); return err }},
+		{"SetDisabled", func() error { return svc.SetDisabled(ctx, a.ID, true) }},
 	}
 	for _, w := range writes {
 		before := e.srv.ownWrites.Load()

@@ -118,9 +118,9 @@ type Config struct {
 // Server serves the app origin and the content origin.
 type Server struct {
 	cfg Config
-	// store is cfg.Store counting this process's writes that can change
-	// what visitors see (ownWriteStore, public_cache.go). It hides
-	// cfg.Store's optional interfaces: assert those on cfg.Store.
+	// store is cfg.Store, for reads and for the writes no visitor sees
+	// (sessions, key use). Every write that changes what visitors see goes
+	// through svc, which tells the public cache (ownWrites).
 	store   fileframe.Store
 	blobs   fileframe.Blobs
 	log     *slog.Logger
@@ -147,7 +147,8 @@ type Server struct {
 
 	// changes watches the store for commits of any process; nil when the
 	// store cannot, and then nothing is cached. ownWrites counts this
-	// process's writes (ownWriteStore). See public_cache.go.
+	// process's writes that visitors can see (service.Config.Changed). See
+	// public_cache.go.
 	changes   fileframe.ChangeWatcher
 	ownWrites atomic.Uint64
 	cache     *publicCache
@@ -216,12 +217,19 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, now: cfg.Now, pages: pages}
 	s.passwords, s.decoy = cfg.Passwords, cfg.Passwords.Decoy()
-	s.store = ownWriteStore{Store: cfg.Store, n: &s.ownWrites}
+	s.store = cfg.Store
 	s.cache = newPublicCache(publicCacheSize)
 	s.blobCache = newBlobCache(blobCacheMax)
 	s.pageHTML = newBlobCache(pageHTMLCacheMax)
 	s.hdr = newHeaderValues(s.ContentOrigin())
-	if s.svc, err = service.New(service.Config{Store: s.store, Blobs: cfg.Blobs, Quotas: cfg.Quotas, Now: cfg.Now}); err != nil {
+	s.svc, err = service.New(service.Config{
+		Store: cfg.Store, Blobs: cfg.Blobs, Quotas: cfg.Quotas, Now: cfg.Now,
+		// The writes that change what visitors see tell this process's
+		// public cache at once (public_cache.go).
+		Changed:      func() { s.ownWrites.Add(1) },
+		ServiceHosts: []string{cfg.BaseURL.Host, cfg.ContentOrigin.Host},
+	})
+	if err != nil {
 		return nil, err
 	}
 	if s.tus, err = s.newTusUploads(); err != nil {
