@@ -151,7 +151,7 @@ func (s *Server) writeAPIJSON(w http.ResponseWriter, contentType string, status 
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	setDataHeaders(h)
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())

@@ -518,8 +518,7 @@ func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, user 
 		return
 	}
 	h := w.Header()
-	s.setPageHeaders(h, []string{csp})
-	h.Set("X-Frame-Options", "SAMEORIGIN")
+	s.setPreviewFrameHeaders(h, csp)
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", fmt.Sprint(len(body)))

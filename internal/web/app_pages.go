@@ -9,16 +9,6 @@ import (
 	"github.com/fileframe/fileframe/internal/password"
 )
 
-// appCSP returns the Content-Security-Policy of the application's pages:
-// scripts, styles, images and requests from the app origin only (no inline
-// script or style), frames of the app origin (live previews) and of the
-// content origin (draft previews in the visitors' sandbox), forms posting
-// only to the app origin.
-func appCSP(contentOrigin string) string {
-	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
-		"frame-src 'self' " + contentOrigin + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-}
-
 // appCSSURL is the address of static/app.css with its content hash.
 var appCSSURL = sync.OnceValue(func() string {
 	u, err := assetURL("app.css")

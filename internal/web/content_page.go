@@ -11,58 +11,6 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
-// sandboxHeaders sets the content origin's headers on every response before
-// anything else runs, so that errors (404, 405, 500, …) carry them too. The
-// CSP sandbox gives the page an opaque origin: it can run its inline scripts
-// but reaches no cookies, storage, network or other window.
-//
-// CSP does not govern every connection a page can open. The other headers
-// close what they can of the rest:
-//
-//   - Connection-Allowlist (https://wicg.github.io/connection-allowlists/,
-//     Chromium 152 and later) lets the page's document connect to nothing
-//     but https URLs, which the images, fonts and media that CSP allows
-//     need (redirects=allow: image URLs that redirect keep working), and
-//     blocks WebRTC altogether (webrtc=block; also its default). WebRTC's
-//     STUN and TURN servers and ICE candidates, and <link rel=preconnect>
-//     and dns-prefetch to http: hosts, are out of CSP's reach; the
-//     allowlist stops them in the browser, for the page and any frame it
-//     makes, however the page spells the constructor's name.
-//   - X-DNS-Prefetch-Control: off asks Chromium and Firefox not to
-//     prefetch DNS for the document; by both engines' rules a later <meta>
-//     cannot turn it back on. (Chromium prefetched nothing from the
-//     sandboxed page even without it; the suite cannot watch Firefox's DNS.)
-//
-// What remains (docs/security.md, "Residual risks"): connections to any
-// https host in Chromium, as CSP's img-src https: already allows; and in
-// Firefox, which implements neither Connection-Allowlist nor CSP's webrtc
-// directive, WebRTC and preconnects to any host.
-func (s *Server) sandboxHeaders(next http.Handler) http.Handler {
-	csp := "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
-		"img-src data: https:; font-src data: https:; media-src data: https:; connect-src 'none'; " +
-		"form-action 'none'; base-uri 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; " +
-		"object-src 'none'; manifest-src 'none'; frame-ancestors " + s.AppOrigin()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Content-Security-Policy", csp)
-		h.Set("Connection-Allowlist", connectionAllowlist)
-		h.Set("X-DNS-Prefetch-Control", "off")
-		h.Set("Permissions-Policy", permissionsPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Vary", "Sec-Fetch-Dest")
-		next.ServeHTTP(w, r)
-	})
-}
-
-// connectionAllowlist is the content origin's Connection-Allowlist: https
-// URLs on any host and port (images may be on any, as CSP's img-src https:
-// allows; port 443 alone would close no channel, the data goes there just
-// as well), redirects among them, no WebRTC. It names no response-origin: a
-// custom page loads nothing from its own origin, and in Chromium it can then
-// not navigate its frame to another page of the content origin either.
-const connectionAllowlist = `("https://*:*");redirects=allow;webrtc=block`
-
 // contentPage serves /p/{slug}/{revision} on the content origin: the HTML of
 // the live revision of a published page of an Agency account, or of any
 // stored revision with a valid preview token for it. The outer page on the

@@ -24,7 +24,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	setDataHeaders(h)
 	io.WriteString(w, "ok")
 }
 
@@ -73,7 +73,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	setDataHeaders(h)
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(body)
 }
@@ -187,13 +187,8 @@ func validRequestID(id string) bool {
 func (s *Server) observe(originLabel string, h http.Handler) http.Handler {
 	ids := newRequestIDs()
 	metrics := &routeMetrics{m: s.metrics, origin: originLabel}
-	// Over https, browsers are told to keep to https (RFC 6797). Without
-	// includeSubDomains: other hosts of the operator's domain are not ours
-	// to decide for. A reverse proxy that terminates TLS may set its own.
-	var hsts []string
-	if s.cfg.BaseURL.Scheme == "https" && originLabel != "ops" {
-		hsts = []string{"max-age=31536000"}
-	}
+	// Over https, browsers are told to keep to https (policy.go).
+	https := s.cfg.BaseURL.Scheme == "https" && originLabel != "ops"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		// The header's canonical key, spelled out: Get and Set would
@@ -206,7 +201,7 @@ func (s *Server) observe(originLabel string, h http.Handler) http.Handler {
 			id = ids.id()
 		}
 		w.Header()[requestIDHeader] = []string{id}
-		if hsts != nil {
+		if https {
 			w.Header()["Strict-Transport-Security"] = hsts
 		}
 		s.clientAddr(r)

@@ -82,7 +82,7 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	// (headerValues): Set would canonicalise each key and allocate each
 	// value.
 	h["Content-Type"] = []string{ctype}
-	h["X-Content-Type-Options"] = s.hdr.nosniff
+	s.setDownloadHeaders(h)
 	if cached != nil {
 		h["Content-Disposition"] = cached.dispositionFor(f.Name)
 		h["Etag"] = cached.etag
@@ -92,7 +92,6 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	}
 	// Revalidate every time: a disabled account's links must stop working.
 	h["Cache-Control"] = s.hdr.noCache
-	h["Referrer-Policy"] = s.hdr.noReferrer
 
 	if r.Method == http.MethodHead {
 		// A HEAD is never a download.
@@ -187,8 +186,7 @@ func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, f file
 	h := w.Header()
 	// The URL expires within minutes, so no cache may keep the redirect.
 	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Content-Type-Options", "nosniff")
+	s.setDownloadHeaders(h)
 	h.Set("Location", u)
 	w.WriteHeader(http.StatusFound)
 }

@@ -14,18 +14,6 @@ import (
 //go:embed static
 var staticFS embed.FS
 
-// permissionsPolicy turns every powerful feature off, on the app origin's
-// pages and on the content origin alike. Browsers ignore (and log) features
-// they do not know, so the list errs on the long side.
-const permissionsPolicy = "accelerometer=(), ambient-light-sensor=(), autoplay=(), bluetooth=(), " +
-	"browsing-topics=(), camera=(), clipboard-read=(), clipboard-write=(), display-capture=(), " +
-	"encrypted-media=(), fullscreen=(), gamepad=(), geolocation=(), gyroscope=(), hid=(), " +
-	"identity-credentials-get=(), idle-detection=(), local-fonts=(), magnetometer=(), " +
-	"microphone=(), midi=(), otp-credentials=(), payment=(), picture-in-picture=(), " +
-	"publickey-credentials-create=(), publickey-credentials-get=(), screen-wake-lock=(), " +
-	"serial=(), storage-access=(), usb=(), web-share=(), window-management=(), " +
-	"xr-spatial-tracking=()"
-
 // filePage is the data of the outer page and of the default page.
 type filePage struct {
 	Assets   assetURLs
@@ -161,50 +149,6 @@ func newFileView(f fileframe.File) fileView {
 	}
 }
 
-// pageCSP returns the CSP of the app origin's HTML pages; frameSrc is the
-// frame-src value ('none' or the content origin).
-func pageCSP(frameSrc string) string {
-	return "default-src 'none'; frame-src " + frameSrc +
-		"; frame-ancestors 'none'; form-action 'none'; base-uri 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:"
-}
-
-// headerValues are the values of the public pages' headers, built once in
-// New, so that setting one costs a map assignment. They are shared between
-// responses: net/http and the middleware only read or replace header
-// values, never change them in place.
-type headerValues struct {
-	cspNone, cspContent                   []string // pageCSP of 'none' and of the content origin
-	deny, sameOrigin, noReferrer, nosniff []string
-	permissions, noCache, html            []string
-	appCSP                                []string // the application's pages (appCSP)
-}
-
-func newHeaderValues(contentOrigin string) headerValues {
-	return headerValues{
-		cspNone:     []string{pageCSP("'none'")},
-		cspContent:  []string{pageCSP(contentOrigin)},
-		deny:        []string{"DENY"},
-		sameOrigin:  []string{"same-origin"},
-		noReferrer:  []string{"no-referrer"},
-		nosniff:     []string{"nosniff"},
-		permissions: []string{permissionsPolicy},
-		noCache:     []string{"no-cache"},
-		html:        []string{"text/html; charset=utf-8"},
-		appCSP:      []string{appCSP(contentOrigin)},
-	}
-}
-
-// setPageHeaders sets the security headers of the app origin's HTML pages;
-// csp is s.hdr.cspNone or s.hdr.cspContent.
-func (s *Server) setPageHeaders(h http.Header, csp []string) {
-	h["Content-Security-Policy"] = csp
-	h["X-Frame-Options"] = s.hdr.deny
-	h["Cross-Origin-Opener-Policy"] = s.hdr.sameOrigin
-	h["Referrer-Policy"] = s.hdr.noReferrer
-	h["X-Content-Type-Options"] = s.hdr.nosniff
-	h["Permissions-Policy"] = s.hdr.permissions
-}
-
 // publicNotFound answers the app origin's unknown paths, unknown slugs and
 // files that cannot be shown with the 404 page; methods other than GET and
 // HEAD get 405.
@@ -252,8 +196,7 @@ func (s *Server) staticFiles() http.Handler {
 		}
 		h := w.Header()
 		h.Set("Content-Type", a.contentType)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		setSubresourceHeaders(h)
 		h.Set("ETag", `"`+a.version+`"`)
 		if r.URL.Query().Get("v") == a.version {
 			h.Set("Cache-Control", "public, max-age=31536000, immutable")

@@ -79,10 +79,7 @@ func (s *Server) serveImage(w http.ResponseWriter, r *http.Request, key, cacheCo
 	}
 	h := w.Header()
 	h.Set("Content-Type", ctype)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	h.Set("Cross-Origin-Resource-Policy", "same-origin")
-	h.Set("Referrer-Policy", "no-referrer")
+	setImageHeaders(h)
 	h.Set("ETag", `"`+key+`"`)
 	h.Set("Cache-Control", cacheControl)
 	http.ServeContent(w, r, "", blob.ModTime, blob.Body)

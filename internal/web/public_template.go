@@ -90,14 +90,6 @@ func lookStyle(a string) (css string, source string) {
 	return css, "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
 
-// templateCSP is pageCSP of a template page whose inline style is allowed
-// by styleSource; frameAncestors is 'none' for visitors and 'self' for the
-// editor's live preview.
-func templateCSP(styleSource, frameAncestors string) string {
-	return "default-src 'none'; frame-src 'none'; frame-ancestors " + frameAncestors +
-		"; form-action 'none'; base-uri 'none'; script-src 'self'; style-src 'self' " + styleSource + "; img-src 'self' data:"
-}
-
 // parseAccent returns s as a lower-case #rrggbb colour, or false.
 func parseAccent(s string) (string, bool) {
 	if len(s) != 7 || s[0] != '#' {

@@ -40,7 +40,7 @@ const maxPooledBuffer = 64 << 10
 
 // newPageRenderer parses the embedded templates.
 func newPageRenderer() (*pageRenderer, error) {
-	tmpl, err := template.New("").ParseFS(templateFS, "templates/*.html")
+	tmpl, err := template.New("").Funcs(policyFuncs).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: parsing templates: %w", err)
 	}

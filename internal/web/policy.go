@@ -1,0 +1,216 @@
+package web
+
+import (
+	"html/template"
+	"net/http"
+)
+
+// This file owns every security header and sandbox attribute of both
+// origins: the CSPs, Permissions-Policy, Connection-Allowlist, the
+// custom page frame's sandbox, referrerpolicy and allow attributes (which
+// the templates write with frameAttrs), and the headers set on the
+// app origin's pages. DESIGN.md, "Public pages and the sandbox", and
+// docs/security.md say why each is what it is; a change here is a change
+// to the sandbox, and the browser suite is what proves it.
+
+// permissionsPolicy turns every powerful feature off, on the app origin's
+// pages and on the content origin alike. Browsers ignore (and log) features
+// they do not know, so the list errs on the long side.
+const permissionsPolicy = "accelerometer=(), ambient-light-sensor=(), autoplay=(), bluetooth=(), " +
+	"browsing-topics=(), camera=(), clipboard-read=(), clipboard-write=(), display-capture=(), " +
+	"encrypted-media=(), fullscreen=(), gamepad=(), geolocation=(), gyroscope=(), hid=(), " +
+	"identity-credentials-get=(), idle-detection=(), local-fonts=(), magnetometer=(), " +
+	"microphone=(), midi=(), otp-credentials=(), payment=(), picture-in-picture=(), " +
+	"publickey-credentials-create=(), publickey-credentials-get=(), screen-wake-lock=(), " +
+	"serial=(), storage-access=(), usb=(), web-share=(), window-management=(), " +
+	"xr-spatial-tracking=()"
+
+// frameSandbox is the sandbox attribute of the iframe that shows a custom
+// page (the outer page, the file page's preview): scripts, and nothing
+// else (no same-origin, forms, popups, top navigation, downloads, modals).
+const frameSandbox = "allow-scripts"
+
+// frameAllow is that iframe's allow attribute: it denies the features a
+// page could otherwise ask the visitor for, on top of Permissions-Policy.
+const frameAllow = "fullscreen 'none'; picture-in-picture 'none'; clipboard-read 'none'; clipboard-write 'none'; " +
+	"payment 'none'; camera 'none'; microphone 'none'; geolocation 'none'; display-capture 'none'"
+
+// policyFuncs give the templates the frame's attributes (frameAttrs:
+// sandbox, referrerpolicy and allow), so that they are written in this
+// file alone.
+var policyFuncs = template.FuncMap{
+	"frameAttrs": func() template.HTMLAttr {
+		return template.HTMLAttr(`sandbox="` + frameSandbox + `" referrerpolicy="no-referrer" allow="` + frameAllow + `"`)
+	},
+}
+
+// contentCSP is the Content-Security-Policy of every answer of the content
+// origin, framed only by appOrigin. Its sandbox gives the page an opaque
+// origin: it can run its inline scripts but reaches no cookies, storage,
+// network or other window.
+func contentCSP(appOrigin string) string {
+	return "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
+		"img-src data: https:; font-src data: https:; media-src data: https:; connect-src 'none'; " +
+		"form-action 'none'; base-uri 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; " +
+		"object-src 'none'; manifest-src 'none'; frame-ancestors " + appOrigin
+}
+
+// connectionAllowlist is the content origin's Connection-Allowlist
+// (https://wicg.github.io/connection-allowlists/, Chromium 152 and later):
+// https URLs on any host and port (images may be on any, as the CSP's
+// img-src https: allows; port 443 alone would close no channel, the data
+// goes there just as well), redirects among them, no WebRTC. It names no
+// response-origin: a custom page loads nothing from its own origin, and in
+// Chromium it can then not navigate its frame to another page of the
+// content origin either.
+const connectionAllowlist = `("https://*:*");redirects=allow;webrtc=block`
+
+// sandboxHeaders sets the content origin's headers on every response before
+// anything else runs, so that errors (404, 405, 500, …) carry them too.
+//
+// CSP does not govern every connection a page can open. The other headers
+// close what they can of the rest:
+//
+//   - Connection-Allowlist lets the page's document connect to nothing but
+//     https URLs, which the images, fonts and media that CSP allows need
+//     (redirects=allow: image URLs that redirect keep working), and blocks
+//     WebRTC altogether (webrtc=block; also its default). WebRTC's STUN
+//     and TURN servers and ICE candidates, and <link rel=preconnect> and
+//     dns-prefetch to http: hosts, are out of CSP's reach; the allowlist
+//     stops them in Chromium, for the page and any frame it makes, however
+//     the page spells the constructor's name. Firefox implements neither
+//     it nor CSP's webrtc directive: there the prelude the content origin
+//     serves before the page's scripts removes WebRTC (content_prelude.go).
+//   - X-DNS-Prefetch-Control: off asks Chromium and Firefox not to
+//     prefetch DNS for the document; by both engines' rules a later <meta>
+//     cannot turn it back on.
+//
+// What remains (docs/security.md, "Residual risks"): connections to any
+// https host, as CSP's img-src https: already allows; and in Firefox,
+// preconnects to any host.
+func (s *Server) sandboxHeaders(next http.Handler) http.Handler {
+	csp := contentCSP(s.AppOrigin())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("Connection-Allowlist", connectionAllowlist)
+		h.Set("X-DNS-Prefetch-Control", "off")
+		h.Set("Permissions-Policy", permissionsPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Vary", "Sec-Fetch-Dest")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// pageCSP returns the CSP of the app origin's public HTML pages (the outer,
+// default and error pages); frameSrc is the frame-src value ('none' or the
+// content origin).
+func pageCSP(frameSrc string) string {
+	return "default-src 'none'; frame-src " + frameSrc +
+		"; frame-ancestors 'none'; form-action 'none'; base-uri 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:"
+}
+
+// templateCSP is pageCSP of a template page whose inline style is allowed
+// by styleSource; frameAncestors is 'none' for visitors and 'self' for the
+// editor's live preview.
+func templateCSP(styleSource, frameAncestors string) string {
+	return "default-src 'none'; frame-src 'none'; frame-ancestors " + frameAncestors +
+		"; form-action 'none'; base-uri 'none'; script-src 'self'; style-src 'self' " + styleSource + "; img-src 'self' data:"
+}
+
+// appCSP returns the Content-Security-Policy of the application's pages:
+// scripts, styles, images and requests from the app origin only (no inline
+// script or style), frames of the app origin (live previews) and of the
+// content origin (draft previews in the visitors' sandbox), forms posting
+// only to the app origin.
+func appCSP(contentOrigin string) string {
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
+		"frame-src 'self' " + contentOrigin + "; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+}
+
+// imageCSP is the CSP of an uploaded image served from the app origin (an
+// appearance's logo or background): opened on its own, nothing in it runs.
+const imageCSP = "default-src 'none'; sandbox"
+
+// headerValues are the values of the public pages' headers, built once in
+// New, so that setting one costs a map assignment. They are shared between
+// responses: net/http and the middleware only read or replace header
+// values, never change them in place.
+type headerValues struct {
+	cspNone, cspContent                   []string // pageCSP of 'none' and of the content origin
+	deny, sameOrigin, noReferrer, nosniff []string
+	permissions, noCache, html            []string
+	appCSP                                []string // the application's pages (appCSP)
+}
+
+func newHeaderValues(contentOrigin string) headerValues {
+	return headerValues{
+		cspNone:     []string{pageCSP("'none'")},
+		cspContent:  []string{pageCSP(contentOrigin)},
+		deny:        []string{"DENY"},
+		sameOrigin:  []string{"same-origin"},
+		noReferrer:  []string{"no-referrer"},
+		nosniff:     []string{"nosniff"},
+		permissions: []string{permissionsPolicy},
+		noCache:     []string{"no-cache"},
+		html:        []string{"text/html; charset=utf-8"},
+		appCSP:      []string{appCSP(contentOrigin)},
+	}
+}
+
+// setPageHeaders sets the security headers of the app origin's HTML pages;
+// csp is s.hdr.cspNone or s.hdr.cspContent.
+func (s *Server) setPageHeaders(h http.Header, csp []string) {
+	h["Content-Security-Policy"] = csp
+	h["X-Frame-Options"] = s.hdr.deny
+	h["Cross-Origin-Opener-Policy"] = s.hdr.sameOrigin
+	h["Referrer-Policy"] = s.hdr.noReferrer
+	h["X-Content-Type-Options"] = s.hdr.nosniff
+	h["Permissions-Policy"] = s.hdr.permissions
+}
+
+// hsts is the Strict-Transport-Security of both origins over https (RFC
+// 6797): a year, without includeSubDomains, since other hosts of the
+// operator's domain are not ours to decide for. A reverse proxy that
+// terminates TLS may set its own.
+var hsts = []string{"max-age=31536000"}
+
+// setSubresourceHeaders sets the headers of what the app origin's pages
+// load (static files, appearance images): nothing sniffed, nothing loaded
+// by another site.
+func setSubresourceHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+}
+
+// setImageHeaders sets the headers of an uploaded image served from the
+// app origin: a subresource whose own address, opened on its own, runs
+// nothing.
+func setImageHeaders(h http.Header) {
+	setSubresourceHeaders(h)
+	h.Set("Content-Security-Policy", imageCSP)
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// setDownloadHeaders sets the security headers of a download (the file, or
+// the redirect to it): its type is never sniffed, and nothing of the link
+// leaks in a Referer.
+func (s *Server) setDownloadHeaders(h http.Header) {
+	h["X-Content-Type-Options"] = s.hdr.nosniff
+	h["Referrer-Policy"] = s.hdr.noReferrer
+}
+
+// setPreviewFrameHeaders sets the headers of the appearance editor's live
+// preview, the one page of the app origin that may be framed, by the
+// editor alone; csp is its templateCSP.
+func (s *Server) setPreviewFrameHeaders(h http.Header, csp string) {
+	s.setPageHeaders(h, []string{csp})
+	h.Set("X-Frame-Options", "SAMEORIGIN")
+}
+
+// setDataHeaders sets the headers of an answer of data (JSON, plain
+// text): nothing sniffed.
+func setDataHeaders(h http.Header) {
+	h.Set("X-Content-Type-Options", "nosniff")
+}
