@@ -43,6 +43,9 @@ const (
 	// much of it at once as it allows (checking pages, hashing passwords):
 	// 503 with Retry-After, worth trying again in a few seconds.
 	CodeBusy = "busy"
+	// CodeFormExpired is the code of a form whose CSRF token is missing or
+	// not the session's (or that came from another site).
+	CodeFormExpired = "form_expired"
 )
 
 // Error is the one error type of the service: a stable code and a message
@@ -51,6 +54,15 @@ const (
 type Error struct {
 	Code    string
 	Message string
+	// Title is a short heading for Message where a page shows the error
+	// (e.g. "File not found"); empty for the code's own.
+	Title string
+}
+
+// WithTitle returns e with a heading for the page that shows it.
+func (e *Error) WithTitle(title string) *Error {
+	e.Title = title
+	return e
 }
 
 // Error implements the error interface.
@@ -89,3 +101,12 @@ func ErrorMessage(err error) string {
 
 // IsNotFound reports whether err carries the ENOTFOUND code.
 func IsNotFound(err error) bool { return ErrorCode(err) == ENOTFOUND }
+
+// ErrorTitle returns the Title of the first *Error in err's chain, or "".
+func ErrorTitle(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Title
+	}
+	return ""
+}

@@ -15,56 +15,6 @@ import (
 // names the kind of problem and stays stable; docs/api.md lists every code.
 const problemTypeBase = "https://fileframe.dev/problems/"
 
-// apiProblem returns the HTTP status and title of an API error code; known
-// is false for a code the API does not answer with.
-func apiProblem(code string) (status int, title string, known bool) {
-	switch code {
-	case fileframe.CodeUnauthorized:
-		return http.StatusUnauthorized, "Missing or invalid API key", true
-	case fileframe.CodePlanRequired:
-		return http.StatusForbidden, "Agency plan required", true
-	case fileframe.CodeRateLimited:
-		return http.StatusTooManyRequests, "Too many requests", true
-	case fileframe.CodeUnsupportedMediaType:
-		return http.StatusUnsupportedMediaType, "Content-Type must be application/json", true
-	case fileframe.CodeBodyTooLarge:
-		return http.StatusRequestEntityTooLarge, "Request body too large", true
-	case fileframe.CodeInvalidJSON:
-		return http.StatusBadRequest, "Malformed JSON", true
-	case fileframe.CodeInvalidField:
-		return http.StatusBadRequest, "Field of the wrong type", true
-	case fileframe.CodeFileIDRequired:
-		return http.StatusBadRequest, "fileId required", true
-	case fileframe.CodeFileIDNotAllowed:
-		return http.StatusBadRequest, "fileId not allowed with this key", true
-	case fileframe.CodeFileNotFound:
-		return http.StatusNotFound, "File not found", true
-	case fileframe.CodeHTMLRequired:
-		return http.StatusBadRequest, "html required", true
-	case fileframe.CodeHTMLTooLarge:
-		return http.StatusRequestEntityTooLarge, "html too large", true
-	case fileframe.CodeHTMLInvalid:
-		return http.StatusUnprocessableEntity, "HTML breaks the page rules", true
-	case fileframe.CodeMethodNotAllowed:
-		return http.StatusMethodNotAllowed, "Method not allowed", true
-	case fileframe.CodeFileTooLarge:
-		return http.StatusRequestEntityTooLarge, "File larger than the plan allows", true
-	case fileframe.CodeQuotaExceeded:
-		return http.StatusRequestEntityTooLarge, "Storage quota exceeded", true
-	case fileframe.CodeUploadIncomplete:
-		return http.StatusBadRequest, "Upload incomplete", true
-	case fileframe.CodeRequestTimeout:
-		return http.StatusRequestTimeout, "Upload stalled", true
-	case fileframe.CodeBusy:
-		return http.StatusServiceUnavailable, "Busy, try again shortly", true
-	case fileframe.ENOTFOUND:
-		return http.StatusNotFound, "Not found", true
-	case fileframe.EINTERNAL:
-		return http.StatusInternalServerError, "Internal error", true
-	}
-	return 0, "", false
-}
-
 // internalDetail is the only detail a 500 ever carries.
 const internalDetail = "The server failed to handle the request. Nothing about it was your fault; retry later, and if it keeps failing give the operator the requestId."
 
@@ -94,18 +44,16 @@ type findingsError struct {
 func (e *findingsError) Error() string { return e.err.Error() }
 func (e *findingsError) Unwrap() error { return e.err }
 
-// apiError writes err as a problem+json response. The status comes from the
-// code of the first *fileframe.Error in err's chain; any other error, or a
-// code the API does not answer with, is a 500 whose body says nothing of the
+// apiError writes err as a problem+json response. The status and title
+// come from the code of the first *fileframe.Error in err's chain
+// (errorKinds); any other error is a 500 whose body says nothing of the
 // cause, which is logged instead.
 func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
-	code := fileframe.ErrorCode(err)
-	status, title, known := apiProblem(code)
-	detail := fileframe.ErrorMessage(err)
-	if !known || code == fileframe.EINTERNAL {
+	code, k := kindOf(err)
+	status, title, detail := k.status, k.title, fileframe.ErrorMessage(err)
+	if code == fileframe.EINTERNAL {
 		s.logFor(r).Error("api: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
-		code, detail = fileframe.EINTERNAL, internalDetail
-		status, title, _ = apiProblem(code)
+		detail = internalDetail
 	}
 	body := problem{
 		Type:      problemTypeBase + code,

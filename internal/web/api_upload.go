@@ -144,12 +144,15 @@ func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request, user *signed
 		return nil
 	})
 	switch {
-	case err != nil && uploadStatus(fileframe.ErrorCode(err)) != http.StatusInternalServerError:
-		s.appError(w, r, user, uploadStatus(fileframe.ErrorCode(err)), "The upload did not work", fileframe.ErrorMessage(err))
 	case err != nil:
-		s.appFailed(w, r, user, err)
+		// A refusal (quota, name, a cut body) under the heading of the
+		// upload form; a server fault as such.
+		if code, _ := kindOf(err); code != fileframe.EINTERNAL {
+			err = fileframe.Errorf(code, "%s", fileframe.ErrorMessage(err)).WithTitle("The upload did not work")
+		}
+		s.appError(w, r, user, err)
 	case n == 0:
-		s.appError(w, r, user, http.StatusBadRequest, "No file chosen", "Choose one or more files to upload, then press Upload.")
+		s.appError(w, r, user, failure(fileframe.CodeInvalidField, "No file chosen", "Choose one or more files to upload, then press Upload."))
 	case n == 1:
 		appRedirect(w, r, filePagePath(last.ID))
 	default:

@@ -73,7 +73,7 @@ func (s *Server) admin(w http.ResponseWriter, r *http.Request, user *signedIn) {
 func (s *Server) renderAdmin(w http.ResponseWriter, r *http.Request, user *signedIn, status int, errMsg, done string, id fileframe.AccountID) {
 	list, err := s.store.ListAccounts(r.Context())
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	p := adminPage{appPage: s.newAppPage("Admin", user)}
@@ -122,12 +122,12 @@ func adminPlanName(p fileframe.Plan) string {
 func (s *Server) adminTarget(w http.ResponseWriter, r *http.Request, user *signedIn) (fileframe.Account, bool) {
 	acct, err := s.store.AccountByID(r.Context(), fileframe.AccountID(r.PathValue("id")))
 	if fileframe.IsNotFound(err) {
-		s.appError(w, r, user, http.StatusNotFound, "No such account",
-			"There is no account with this ID. It may have been removed; go back to the admin page and reload it.")
+		s.appError(w, r, user, failure(fileframe.ENOTFOUND, "No such account",
+			"There is no account with this ID. It may have been removed; go back to the admin page and reload it."))
 		return fileframe.Account{}, false
 	}
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return fileframe.Account{}, false
 	}
 	return acct, true
@@ -148,8 +148,8 @@ func (s *Server) adminSetPlan(w http.ResponseWriter, r *http.Request, user *sign
 	}
 	plan, err := fileframe.ParsePlan(r.PostFormValue("plan"))
 	if err != nil {
-		s.appError(w, r, user, http.StatusBadRequest, "Unknown plan",
-			"Choose one of the plans Free, Pro or Agency, then set it again.")
+		s.appError(w, r, user, failure(fileframe.CodeInvalidField, "Unknown plan",
+			"Choose one of the plans Free, Pro or Agency, then set it again."))
 		return
 	}
 	if acct.ID == user.account.ID && planRank(plan) < planRank(acct.Plan) {
@@ -158,7 +158,7 @@ func (s *Server) adminSetPlan(w http.ResponseWriter, r *http.Request, user *sign
 		return
 	}
 	if _, err := s.svc.SetPlan(r.Context(), acct.ID, plan); err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	adminDone(w, r, "plan", acct.ID)
@@ -178,7 +178,7 @@ func (s *Server) adminDisable(w http.ResponseWriter, r *http.Request, user *sign
 		return
 	}
 	if err := s.svc.SetDisabled(r.Context(), acct.ID, true); err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	adminDone(w, r, "disabled", acct.ID)
@@ -191,7 +191,7 @@ func (s *Server) adminEnable(w http.ResponseWriter, r *http.Request, user *signe
 		return
 	}
 	if err := s.svc.SetDisabled(r.Context(), acct.ID, false); err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	adminDone(w, r, "enabled", acct.ID)

@@ -136,13 +136,13 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, user *signed
 		return
 	}
 	if post && !user.account.Plan.Templates() {
-		s.appError(w, r, user, http.StatusForbidden, "Appearances need the Pro plan",
-			"Your account is on the Free plan, so its download pages use the neutral default page. The person who runs this Fileframe sets plans.")
+		s.appError(w, r, user, failure(fileframe.CodePlanRequired, "Appearances need the Pro plan",
+			"Your account is on the Free plan, so its download pages use the neutral default page. The person who runs this Fileframe sets plans."))
 		return
 	}
 	p, err := s.appearancePageFor(r.Context(), user, sc)
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	if !post {
@@ -169,7 +169,7 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, user *signed
 	for kind, keyOf := range imageKinds {
 		key, msg, err := s.formImage(r, kind, keyOf(sc.start()))
 		if err != nil {
-			s.appFailed(w, r, user, err)
+			s.appError(w, r, user, err)
 			return
 		}
 		if msg != "" {
@@ -207,7 +207,7 @@ func (s *Server) saveAppearance(w http.ResponseWriter, r *http.Request, user *si
 		err = s.svc.SetFileAppearance(ctx, user.account, *sc.file, a)
 	}
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	var replaced []string
@@ -478,8 +478,8 @@ var previewFile = fileView{Name: "Annual report 2026.pdf", Size: "2.4 MB", Downl
 // be framed). Images are the scope's saved ones, unless removed.
 func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	if !user.account.Plan.Templates() {
-		s.appError(w, r, user, http.StatusForbidden, "Appearances need the Pro plan",
-			"Your account is on the Free plan, so its download pages use the neutral default page.")
+		s.appError(w, r, user, failure(fileframe.CodePlanRequired, "Appearances need the Pro plan",
+			"Your account is on the Free plan, so its download pages use the neutral default page."))
 		return
 	}
 	q := r.URL.Query()
@@ -514,7 +514,7 @@ func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, user 
 	}
 	body, csp, err := s.renderTemplatePage(l, fv, ownerImageURLs(sc, a), true, "'self'")
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	h := w.Header()

@@ -92,12 +92,12 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	ctx := r.Context()
 	list, err := s.store.FilesByAccount(ctx, user.account.ID)
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	accountLook, err := s.store.AccountAppearance(ctx, user.account.ID)
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	p := filesPage{appPage: s.newAppPage("Files", user), Upload: s.uploadPanel()}
@@ -187,30 +187,14 @@ func (s *Server) ownFile(w http.ResponseWriter, r *http.Request, user *signedIn)
 }
 
 // notFound is the 404 page of something a file page's form names.
-type notFound struct{ title, msg string }
-
 var (
-	fileGone = notFound{"File not found",
-		"There is no such file in your account. It may have been deleted."}
-	revisionGone = notFound{"Revision not found",
-		"This file has no such revision of its custom page. Drafts are removed once 50 newer revisions exist, unless they were ever published."}
-	pageGone = notFound{"No custom page",
-		"This file has no custom page to publish yet. Save one first."}
+	fileGone = failure(fileframe.ENOTFOUND, "File not found",
+		"There is no such file in your account. It may have been deleted.")
+	revisionGone = failure(fileframe.ENOTFOUND, "Revision not found",
+		"This file has no such revision of its custom page. Drafts are removed once 50 newer revisions exist, unless they were ever published.")
+	pageGone = failure(fileframe.ENOTFOUND, "No custom page",
+		"This file has no custom page to publish yet. Save one first.")
 )
-
-// failed answers a store error, ENOTFOUND with nf's 404 page and any
-// other with the 500 page, and reports whether there was one.
-func (s *Server) failed(w http.ResponseWriter, r *http.Request, user *signedIn, err error, nf notFound) bool {
-	switch {
-	case err == nil:
-		return false
-	case fileframe.IsNotFound(err):
-		s.appError(w, r, user, http.StatusNotFound, nf.title, nf.msg)
-	default:
-		s.appFailed(w, r, user, err)
-	}
-	return true
-}
 
 // fileURL is the address of f's page with a query (and fragment).
 func fileURL(f fileframe.File, query string) string {
@@ -336,7 +320,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	}
 	p, err := s.fileDetailFor(r, user, f)
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	q := r.URL.Query()
@@ -356,7 +340,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	if n, err := strconv.Atoi(q.Get("edit")); err == nil && p.Agency && p.Page != nil {
 		rev, err := s.store.Revision(r.Context(), f.ID, n)
 		if err != nil && !fileframe.IsNotFound(err) {
-			s.appFailed(w, r, user, err)
+			s.appError(w, r, user, err)
 			return
 		}
 		if err == nil {
@@ -370,7 +354,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request, user *signedIn) {
 func (s *Server) renderFileError(w http.ResponseWriter, r *http.Request, user *signedIn, f fileframe.File, status int, edit func(*fileDetail)) {
 	p, err := s.fileDetailFor(r, user, f)
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	edit(&p)
@@ -569,7 +553,7 @@ func (s *Server) restoreRevision(w http.ResponseWriter, r *http.Request, user *s
 	}
 	rev, err := strconv.Atoi(r.PathValue("rev"))
 	if err != nil || rev < 1 {
-		s.appError(w, r, user, http.StatusNotFound, revisionGone.title, revisionGone.msg)
+		s.appError(w, r, user, revisionGone)
 		return
 	}
 	s.setLive(w, r, user, f, rev, "restored")
@@ -589,7 +573,7 @@ func (s *Server) createPageKey(w http.ResponseWriter, r *http.Request, user *sig
 	}
 	p, err := s.fileDetailFor(r, user, f)
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	p.NewKey, p.Curl = secret, s.customHTMLCurl(secret, "")

@@ -102,7 +102,7 @@ func (s *Server) keysPageFor(r *http.Request, user *signedIn) (keysPage, error) 
 func (s *Server) keys(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	p, err := s.keysPageFor(r, user)
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	if r.URL.Query().Get("revoked") == "1" {
@@ -126,7 +126,7 @@ func (s *Server) renderKeys(w http.ResponseWriter, r *http.Request, status int, 
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	p, err := s.keysPageFor(r, user)
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
@@ -158,11 +158,11 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, user *signedI
 	}
 	secret, _, err := s.svc.CreateKey(r.Context(), service.NewKey{Account: user.account, Name: name, Expires: expires})
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	if p, err = s.keysPageFor(r, user); err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	p.NewKey, p.NewKeyName, p.Curl = secret, name, s.curlExample(secret)
@@ -191,12 +191,12 @@ func (s *Server) customHTMLCurl(secret, fields string) string {
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	err := s.svc.RevokeKey(r.Context(), user.account, fileframe.KeyID(r.PathValue("id")))
 	if fileframe.IsNotFound(err) {
-		s.appError(w, r, user, http.StatusNotFound, "Key not found",
-			"There is no such key in your account. It may have been deleted.")
+		s.appError(w, r, user, failure(fileframe.ENOTFOUND, "Key not found",
+			"There is no such key in your account. It may have been deleted."))
 		return
 	}
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	appRedirect(w, r, "/keys?revoked=1")

@@ -77,25 +77,6 @@ func (s *Server) renderApp(w http.ResponseWriter, r *http.Request, status int, n
 	}
 }
 
-// appError renders the application's error page.
-func (s *Server) appError(w http.ResponseWriter, r *http.Request, user *signedIn, status int, title, msg string) {
-	p := s.newAppPage(title, user)
-	p.Status, p.Message = status, msg
-	s.renderApp(w, r, status, "app_error.html", p)
-}
-
-// appFailed logs err and renders the 500 page.
-func (s *Server) appFailed(w http.ResponseWriter, r *http.Request, user *signedIn, err error) {
-	s.logFor(r).Error("app: request failed", "path", r.URL.Path, "err", err)
-	s.appError(w, r, user, http.StatusInternalServerError, "Something went wrong",
-		"Your request could not be completed. Please try again in a moment.")
-}
-
-func (s *Server) csrfFailed(w http.ResponseWriter, r *http.Request, user *signedIn) {
-	s.appError(w, r, user, http.StatusForbidden, "This form expired",
-		"This form expired. Reload the page and try again.")
-}
-
 // appRedirect answers with 303 See Other to a path of the app origin.
 func appRedirect(w http.ResponseWriter, r *http.Request, path string) {
 	w.Header().Set("Cache-Control", "no-store")
@@ -110,7 +91,7 @@ func (s *Server) crossOrigin(h http.Handler) http.Handler {
 	// same-origin. AppOrigin is scheme://host[:port], which cannot fail.
 	_ = cop.AddTrustedOrigin(s.AppOrigin())
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.csrfFailed(w, r, nil)
+		s.appError(w, r, nil, errFormExpired)
 	}))
 	return cop.Handler(h)
 }
@@ -149,19 +130,19 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request, _ *signedIn) {
 	// another instance: CreateFirstAccount decides atomically.
 	acct, err := s.createAccount(r, email, pw, fileframe.PlanAgency, true)
 	if fileframe.ErrorCode(err) == fileframe.ECONFLICT {
-		s.appError(w, r, nil, http.StatusNotFound, "Not found",
-			"Fileframe is already set up. Sign in instead.")
+		s.appError(w, r, nil, failure(fileframe.ENOTFOUND, "Not found",
+			"Fileframe is already set up. Sign in instead."))
 		return
 	}
 	if s.hashBusy(w, r, nil, err) {
 		return
 	}
 	if err != nil {
-		s.appFailed(w, r, nil, err)
+		s.appError(w, r, nil, err)
 		return
 	}
 	if err := s.startSession(ctx, w, acct); err != nil {
-		s.appFailed(w, r, nil, err)
+		s.appError(w, r, nil, err)
 		return
 	}
 	appRedirect(w, r, "/files")
@@ -239,11 +220,11 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request, user *signedIn) 
 		return
 	}
 	if err != nil {
-		s.appFailed(w, r, nil, err)
+		s.appError(w, r, nil, err)
 		return
 	}
 	if err := s.startSession(r.Context(), w, acct); err != nil {
-		s.appFailed(w, r, nil, err)
+		s.appError(w, r, nil, err)
 		return
 	}
 	appRedirect(w, r, "/files")
@@ -286,7 +267,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	}
 	acct, err := s.store.AccountByEmail(r.Context(), email)
 	if err != nil && !fileframe.IsNotFound(err) {
-		s.appFailed(w, r, nil, err)
+		s.appError(w, r, nil, err)
 		return
 	}
 	hash := acct.PasswordHash
@@ -314,7 +295,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, user *signedIn) {
 		return
 	}
 	if err := s.startSession(r.Context(), w, acct); err != nil {
-		s.appFailed(w, r, nil, err)
+		s.appError(w, r, nil, err)
 		return
 	}
 	appRedirect(w, r, "/files")
@@ -323,7 +304,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, user *signedIn) {
 // logout serves POST /logout.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	if err := s.store.DeleteSession(r.Context(), user.session.Hash); err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	s.setCookie(w, s.sessionCookieName(), "", -1)
@@ -383,7 +364,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, user *si
 			return
 		}
 		if err != nil && !errors.Is(err, password.ErrMalformed) {
-			s.appFailed(w, r, user, err)
+			s.appError(w, r, user, err)
 			return
 		}
 	}
@@ -402,16 +383,16 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, user *si
 		return
 	}
 	if err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	ctx := r.Context()
 	if err := s.store.SetAccountPassword(ctx, user.account.ID, hash); err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	if err := s.store.DeleteAccountSessions(ctx, user.account.ID, user.session.Hash); err != nil {
-		s.appFailed(w, r, user, err)
+		s.appError(w, r, user, err)
 		return
 	}
 	appRedirect(w, r, "/account?password=changed")

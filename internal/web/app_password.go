@@ -1,28 +1,9 @@
 package web
 
 import (
-	"errors"
-	"net/http"
-	"strconv"
-
 	"github.com/fileframe/fileframe/internal/password"
 	"github.com/prometheus/client_golang/prometheus"
 )
-
-// hashBusy answers 503 with Retry-After, on the application's error page,
-// when err says that a password could not be hashed or checked because the
-// hashing budget stayed full (password.ErrBusy) or the request ended while
-// it waited; it reports whether it answered.
-func (s *Server) hashBusy(w http.ResponseWriter, r *http.Request, user *signedIn, err error) bool {
-	if err == nil || !errors.Is(err, password.ErrBusy) && r.Context().Err() == nil {
-		return false
-	}
-	s.logFor(r).Warn("app: password hashing is saturated", "err", err)
-	w.Header().Set("Retry-After", strconv.FormatInt(retryAfterSeconds(s.passwords.Budget().MaxWait), 10))
-	s.appError(w, r, user, http.StatusServiceUnavailable, "Busy",
-		"Too many sign-ins are being checked right now. Please try again in a few seconds.")
-	return true
-}
 
 // hasherCollector exposes a password.Hasher's Stats to Prometheus, all read
 // from one snapshot per scrape.

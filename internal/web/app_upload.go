@@ -4,8 +4,6 @@ import (
 	"io"
 	"net/http"
 	"time"
-
-	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
 // uploadPanel is the data of the "upload_panel" template
@@ -40,19 +38,6 @@ func (s *Server) uploadPanel() uploadPanel {
 
 // uploadFormPath is where the upload panel's plain form posts.
 const uploadFormPath = "/files/upload"
-
-// uploadStatus returns the HTTP status of an upload failure's code.
-func uploadStatus(code string) int {
-	switch code {
-	case fileframe.CodeFileTooLarge, fileframe.CodeQuotaExceeded:
-		return http.StatusRequestEntityTooLarge
-	case fileframe.CodeInvalidField, fileframe.CodeUploadIncomplete:
-		return http.StatusBadRequest
-	case fileframe.CodeRequestTimeout:
-		return http.StatusRequestTimeout
-	}
-	return http.StatusInternalServerError
-}
 
 // readDeadlineReader extends the connection's read and write deadlines
 // before each read of an upload, so that a large upload is not cut by the

@@ -518,9 +518,9 @@ func filePagePath(id fileframe.FileID) string { return "/files/" + string(id) }
 // tusError turns err into a tus error response: an upload error's message
 // with its status, or a 500 that says nothing of the cause, which is logged.
 func tusError(s *Server, ev tusd.HookEvent, err error) error {
-	code := fileframe.ErrorCode(err)
-	status := uploadStatus(code)
-	if status == http.StatusInternalServerError {
+	code, k := kindOf(err)
+	status := k.status
+	if code == fileframe.EINTERNAL {
 		s.log.Error("upload: tus upload failed", "upload", ev.Upload.ID, "err", err)
 		return tusd.NewError("ERR_INTERNAL", "The upload could not be stored. Please try again in a moment.", status)
 	}

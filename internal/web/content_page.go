@@ -169,23 +169,3 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 	e.liveSHA256.Store(&revision.SHA256)
 	return s.pageHTML.put(key, withPrelude(revision.HTML)), true
 }
-
-// contentNotFound answers every other request to the content origin: 404 in
-// plain text, or 405 for a method other than GET and HEAD (the origin serves
-// nothing else).
-func (s *Server) contentNotFound(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-store")
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "Method not allowed.", http.StatusMethodNotAllowed)
-		return
-	}
-	http.Error(w, "Not found.", http.StatusNotFound)
-}
-
-// contentError logs err and answers 500 without its text.
-func (s *Server) contentError(w http.ResponseWriter, r *http.Request, err error) {
-	s.logFor(r).Error("content page failed", "path", r.URL.Path, "err", err)
-	w.Header().Set("Cache-Control", "no-store")
-	http.Error(w, "Internal error.", http.StatusInternalServerError)
-}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
 // appFunc is a handler of the web application. It runs with the request's
@@ -118,10 +120,10 @@ func (s *Server) wrap(g guard, h appFunc) http.Handler {
 		n, err := s.store.CountAccounts(r.Context())
 		switch {
 		case err != nil:
-			s.appFailed(w, r, nil, err)
+			s.appError(w, r, nil, err)
 			return
 		case g.setup && n > 0:
-			s.appError(w, r, nil, http.StatusNotFound, "Not found", "Fileframe is already set up. Sign in instead.")
+			s.appError(w, r, nil, failure(fileframe.ENOTFOUND, "Not found", "Fileframe is already set up. Sign in instead."))
 			return
 		case !g.setup && n == 0:
 			appRedirect(w, r, "/setup")
@@ -143,19 +145,19 @@ func (s *Server) wrap(g guard, h appFunc) http.Handler {
 				appRedirect(w, r, "/login")
 				return
 			case hidden:
-				s.notFoundPage(w, r)
+				s.publicError(w, r, errPageNotFound)
 				return
 			}
 		}
 		if g.admin && !user.account.Admin {
-			s.notFoundPage(w, r)
+			s.publicError(w, r, errPageNotFound)
 			return
 		}
 		if g.form && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			if g.body == streamed {
 				var ok bool
 				if r, ok = s.streamedCSRF(w, r, user); !ok {
-					s.csrfFailed(w, r, user)
+					s.appError(w, r, user, errFormExpired)
 					return
 				}
 			} else {
@@ -163,14 +165,14 @@ func (s *Server) wrap(g guard, h appFunc) http.Handler {
 					return
 				}
 				if !s.checkCSRF(r, user) {
-					s.csrfFailed(w, r, user)
+					s.appError(w, r, user, errFormExpired)
 					return
 				}
 			}
 		}
 		if g.agency && !user.account.Plan.CustomPages() {
-			s.appError(w, r, user, http.StatusForbidden, "Custom pages need the Agency plan",
-				"Your account is not on the Agency plan, so it cannot change custom pages or create API keys. The person who runs this Fileframe sets plans.")
+			s.appError(w, r, user, failure(fileframe.CodePlanRequired, "Custom pages need the Agency plan",
+				"Your account is not on the Agency plan, so it cannot change custom pages or create API keys. The person who runs this Fileframe sets plans."))
 			return
 		}
 		h(w, r, user)
@@ -218,24 +220,17 @@ func (s *Server) readForm(w http.ResponseWriter, r *http.Request, user *signedIn
 	case err == nil:
 		return true
 	case errors.As(err, &tooBig) && body == pageBody:
-		s.appError(w, r, user, http.StatusRequestEntityTooLarge, "The page is too large",
-			"A custom page can be at most "+maxHTMLText+". Make it smaller (shrink inlined images, drop unused CSS) and try again.")
+		s.appError(w, r, user, failure(fileframe.CodeBodyTooLarge, "The page is too large",
+			"A custom page can be at most "+maxHTMLText+". Make it smaller (shrink inlined images, drop unused CSS) and try again."))
 	case body == imageBody:
 		s.logFor(r).Info("app: unreadable appearance form", "err", err)
-		s.appError(w, r, user, http.StatusRequestEntityTooLarge, "The form could not be read",
-			"The form could not be read. Images can be at most "+maxImageLabel+" each; go back, choose smaller ones and try again.")
+		s.appError(w, r, user, failure(fileframe.CodeBodyTooLarge, "The form could not be read",
+			"The form could not be read. Images can be at most "+maxImageLabel+" each; go back, choose smaller ones and try again."))
 	default:
-		s.appError(w, r, user, http.StatusBadRequest, "The form could not be read",
-			"The form could not be read. Reload the page and try again.")
+		s.appError(w, r, user, failure(fileframe.CodeInvalidField, "The form could not be read",
+			"The form could not be read. Reload the page and try again."))
 	}
 	return false
-}
-
-// notFoundPage answers with the public 404 page, whatever the method: what
-// a guard answers where a page must not be told from a missing one.
-func (s *Server) notFoundPage(w http.ResponseWriter, r *http.Request) {
-	s.renderError(w, r, http.StatusNotFound, "Not found",
-		"There is no file at this address. The link may be mistyped, or the file is no longer shared.")
 }
 
 // streamedFormKey is the context key of a streamed form's parts after its

@@ -49,7 +49,7 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 			// A file row without its bytes breaks an invariant (blobs are
 			// durable before their row commits), so it is an internal error,
 			// not a 404.
-			s.publicError(w, r, err)
+			s.publicError(w, r, fault(err))
 			return
 		}
 		defer blob.Body.Close()

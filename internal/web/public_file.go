@@ -149,40 +149,6 @@ func newFileView(f fileframe.File) fileView {
 	}
 }
 
-// publicNotFound answers the app origin's unknown paths, unknown slugs and
-// files that cannot be shown with the 404 page; methods other than GET and
-// HEAD get 405.
-func (s *Server) publicNotFound(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		s.renderError(w, r, http.StatusMethodNotAllowed, "Method not allowed",
-			"This address can only be read.")
-		return
-	}
-	s.renderError(w, r, http.StatusNotFound, "Not found",
-		"There is no file at this address. The link may be mistyped, or the file is no longer shared.")
-}
-
-// publicError logs err and answers with the generic 500 page.
-func (s *Server) publicError(w http.ResponseWriter, r *http.Request, err error) {
-	s.logFor(r).Error("public page failed", "path", r.URL.Path, "err", err)
-	s.renderError(w, r, http.StatusInternalServerError, "Something went wrong",
-		"The file could not be shown right now. Please try again in a moment.")
-}
-
-func (s *Server) renderError(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
-	h := w.Header()
-	s.setPageHeaders(h, s.hdr.cspNone)
-	h.Set("Cache-Control", "no-cache")
-	err := s.pages.render(w, r, status, "error.html", errorPage{
-		Assets: s.pages.assets, Status: status, Title: title, Message: msg,
-	})
-	if err != nil {
-		s.logFor(r).Error("rendering error page", "err", err)
-		http.Error(w, http.StatusText(status), status)
-	}
-}
-
 // staticFiles serves the embedded static/ files (the pages' CSS and script)
 // with an ETag; addresses that carry the content hash (?v=, see assetURL)
 // may be cached for a year.

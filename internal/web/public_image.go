@@ -56,7 +56,7 @@ func (s *Server) publicImage(kind string) http.HandlerFunc {
 func (s *Server) serveImage(w http.ResponseWriter, r *http.Request, key, cacheControl string) {
 	blob, err := s.blobs.Open(r.Context(), key)
 	if err != nil {
-		s.publicError(w, r, err)
+		s.publicError(w, r, fault(err))
 		return
 	}
 	defer blob.Body.Close()

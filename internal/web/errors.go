@@ -1,0 +1,197 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/password"
+)
+
+// errorKind is what a code means to HTTP: its status, and the title of its
+// problem (the API's problem+json "title", and the heading of an error page
+// whose error has no Title of its own).
+type errorKind struct {
+	status int
+	title  string
+}
+
+// errorKinds is the one mapping of error codes to answers, for every
+// surface: the API (apiError), the application's pages (appError), the
+// public pages (publicError), the content origin (contentError) and tus
+// (tusError). A code not listed is a server fault: 500, its cause logged
+// and never shown. The stores' ECONFLICT and EINVALID are not listed: a
+// handler that expects one answers it in its own words (a taken email is
+// "already exists"), and one it did not expect is a fault.
+var errorKinds = map[string]errorKind{
+	fileframe.CodeUnauthorized:         {http.StatusUnauthorized, "Missing or invalid API key"},
+	fileframe.CodePlanRequired:         {http.StatusForbidden, "Agency plan required"},
+	fileframe.CodeRateLimited:          {http.StatusTooManyRequests, "Too many requests"},
+	fileframe.CodeUnsupportedMediaType: {http.StatusUnsupportedMediaType, "Content-Type must be application/json"},
+	fileframe.CodeBodyTooLarge:         {http.StatusRequestEntityTooLarge, "Request body too large"},
+	fileframe.CodeInvalidJSON:          {http.StatusBadRequest, "Malformed JSON"},
+	fileframe.CodeInvalidField:         {http.StatusBadRequest, "Field of the wrong type"},
+	fileframe.CodeFileIDRequired:       {http.StatusBadRequest, "fileId required"},
+	fileframe.CodeFileIDNotAllowed:     {http.StatusBadRequest, "fileId not allowed with this key"},
+	fileframe.CodeFileNotFound:         {http.StatusNotFound, "File not found"},
+	fileframe.CodeHTMLRequired:         {http.StatusBadRequest, "html required"},
+	fileframe.CodeHTMLTooLarge:         {http.StatusRequestEntityTooLarge, "html too large"},
+	fileframe.CodeHTMLInvalid:          {http.StatusUnprocessableEntity, "HTML breaks the page rules"},
+	fileframe.CodeMethodNotAllowed:     {http.StatusMethodNotAllowed, "Method not allowed"},
+	fileframe.CodeFileTooLarge:         {http.StatusRequestEntityTooLarge, "File larger than the plan allows"},
+	fileframe.CodeQuotaExceeded:        {http.StatusRequestEntityTooLarge, "Storage quota exceeded"},
+	fileframe.CodeUploadIncomplete:     {http.StatusBadRequest, "Upload incomplete"},
+	fileframe.CodeRequestTimeout:       {http.StatusRequestTimeout, "Upload stalled"},
+	fileframe.CodeBusy:                 {http.StatusServiceUnavailable, "Busy, try again shortly"},
+	fileframe.CodeFormExpired:          {http.StatusForbidden, "This form expired"},
+	fileframe.ENOTFOUND:                {http.StatusNotFound, "Not found"},
+}
+
+// internalKind is the answer to every error without a listed code.
+var internalKind = errorKind{http.StatusInternalServerError, "Internal error"}
+
+// kindOf returns err's code and what it means; a server fault is
+// EINTERNAL and internalKind.
+func kindOf(err error) (string, errorKind) {
+	code := fileframe.ErrorCode(err)
+	if k, ok := errorKinds[code]; ok {
+		return code, k
+	}
+	return fileframe.EINTERNAL, internalKind
+}
+
+// fault marks err as the server's fault whatever its code says (a blob
+// that a file's row names but the blob store lacks is not a 404): it is
+// answered 500, and logged with its cause.
+func fault(err error) error { return faultError{err} }
+
+// faultError hides the code of the error it holds (it has no Unwrap).
+type faultError struct{ err error }
+
+func (f faultError) Error() string { return f.err.Error() }
+
+// failure is an error of code with a page heading and a message, both
+// shown to the user.
+func failure(code, title, msg string) error {
+	return fileframe.Errorf(code, "%s", msg).WithTitle(title)
+}
+
+// errFormExpired is what a form without its CSRF token gets.
+var errFormExpired = failure(fileframe.CodeFormExpired, "This form expired", "This form expired. Reload the page and try again.")
+
+// errPageNotFound is the public 404.
+var errPageNotFound = failure(fileframe.ENOTFOUND, "Not found",
+	"There is no file at this address. The link may be mistyped, or the file is no longer shared.")
+
+// appError answers an application page's request with the application's
+// error page for err: its status, heading and message from err's code
+// (errorKinds), its Title and its message. A server fault is logged with
+// its cause and shown as a generic 500 page.
+func (s *Server) appError(w http.ResponseWriter, r *http.Request, user *signedIn, err error) {
+	code, k := kindOf(err)
+	title, msg := fileframe.ErrorTitle(err), fileframe.ErrorMessage(err)
+	switch code {
+	case fileframe.EINTERNAL:
+		s.logFor(r).Error("app: request failed", "path", r.URL.Path, "err", err)
+		title, msg = "Something went wrong", "Your request could not be completed. Please try again in a moment."
+	case fileframe.CodeBusy:
+		w.Header().Set("Retry-After", strconv.FormatInt(retryAfterSeconds(s.passwords.Budget().MaxWait), 10))
+	}
+	if title == "" {
+		title = k.title
+	}
+	p := s.newAppPage(title, user)
+	p.Status, p.Message = k.status, msg
+	s.renderApp(w, r, k.status, "app_error.html", p)
+}
+
+// failed answers a store or use case error with appError, a missing thing
+// (ENOTFOUND) as gone says, and reports whether there was one.
+func (s *Server) failed(w http.ResponseWriter, r *http.Request, user *signedIn, err, gone error) bool {
+	switch {
+	case err == nil:
+		return false
+	case fileframe.IsNotFound(err):
+		s.appError(w, r, user, gone)
+	default:
+		s.appError(w, r, user, err)
+	}
+	return true
+}
+
+// hashBusy answers 503 with Retry-After, on the application's error page,
+// when err says that a password could not be hashed or checked because the
+// hashing budget stayed full (password.ErrBusy) or the request ended while
+// it waited; it reports whether it answered.
+func (s *Server) hashBusy(w http.ResponseWriter, r *http.Request, user *signedIn, err error) bool {
+	if err == nil || !errors.Is(err, password.ErrBusy) && r.Context().Err() == nil {
+		return false
+	}
+	s.logFor(r).Warn("app: password hashing is saturated", "err", err)
+	s.appError(w, r, user, failure(fileframe.CodeBusy, "Busy",
+		"Too many sign-ins are being checked right now. Please try again in a few seconds."))
+	return true
+}
+
+// publicError answers a public page's request (a download link, its page
+// or image, an unknown address) with the public error page for err; a
+// server fault is logged and shown as a generic 500 page.
+func (s *Server) publicError(w http.ResponseWriter, r *http.Request, err error) {
+	code, k := kindOf(err)
+	title, msg := fileframe.ErrorTitle(err), fileframe.ErrorMessage(err)
+	if code == fileframe.EINTERNAL {
+		s.logFor(r).Error("public page failed", "path", r.URL.Path, "err", err)
+		title, msg = "Something went wrong", "The file could not be shown right now. Please try again in a moment."
+	}
+	if title == "" {
+		title = k.title
+	}
+	h := w.Header()
+	s.setPageHeaders(h, s.hdr.cspNone)
+	h.Set("Cache-Control", "no-cache")
+	if rerr := s.pages.render(w, r, k.status, "error.html", errorPage{
+		Assets: s.pages.assets, Status: k.status, Title: title, Message: msg,
+	}); rerr != nil {
+		s.logFor(r).Error("rendering error page", "err", rerr)
+		http.Error(w, http.StatusText(k.status), k.status)
+	}
+}
+
+// publicNotFound answers the app origin's unknown paths, unknown slugs and
+// files that cannot be shown with the 404 page; methods other than GET and
+// HEAD get 405.
+func (s *Server) publicNotFound(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.publicError(w, r, failure(fileframe.CodeMethodNotAllowed, "Method not allowed", "This address can only be read."))
+		return
+	}
+	s.publicError(w, r, errPageNotFound)
+}
+
+// contentError answers a request of the content origin with err in plain
+// text, never cached (the origin's headers are already set); a server fault
+// is logged and says nothing of its cause.
+func (s *Server) contentError(w http.ResponseWriter, r *http.Request, err error) {
+	code, k := kindOf(err)
+	msg := fileframe.ErrorMessage(err)
+	if code == fileframe.EINTERNAL {
+		s.logFor(r).Error("content page failed", "path", r.URL.Path, "err", err)
+		msg = "Internal error."
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Error(w, msg, k.status)
+}
+
+// contentNotFound answers every other request to the content origin: 404 in
+// plain text, or 405 for a method other than GET and HEAD (the origin serves
+// nothing else).
+func (s *Server) contentNotFound(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.contentError(w, r, fileframe.Errorf(fileframe.CodeMethodNotAllowed, "Method not allowed."))
+		return
+	}
+	s.contentError(w, r, fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
+}
