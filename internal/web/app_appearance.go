@@ -120,9 +120,9 @@ func stateOf(p fileframe.Plan, sc appearanceScope, customPage bool) appearanceSt
 	if !p.Templates() {
 		return st
 	}
-	if l, ok := resolveLook(sc.own); ok {
+	if l, ok := resolveTemplate(sc.own); ok {
 		st.Kind, st.Label = "custom", "Custom for this file ("+l.tmpl.Label+")"
-	} else if l, ok := resolveLook(sc.account); ok && sc.own.IsZero() {
+	} else if l, ok := resolveTemplate(sc.account); ok && sc.own.IsZero() {
 		st.Kind, st.Label = "account", "Account default ("+l.tmpl.Label+")"
 	}
 	return st
@@ -507,7 +507,7 @@ func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, user 
 			setImageKey(&a, kind, keyOf(start))
 		}
 	}
-	l, _ := resolveLook(a)
+	l, _ := resolveTemplate(a)
 	fv := previewFile
 	if sc.file != nil {
 		fv = newFileView(*sc.file)

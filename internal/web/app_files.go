@@ -56,11 +56,11 @@ func (s *Server) newFileRow(f fileframe.File) fileRow {
 	}
 }
 
-// look says what visitors of a file's link see, in the order of DESIGN.md:
+// linkShows says what visitors of a file's link see, in the order of DESIGN.md:
 // a published custom page, else a template appearance (the file's own,
-// else the account's), else the default page. accountLook is the
+// else the account's), else the default page. accountAppearance is the
 // account's appearance; the file's own comes with the listing.
-func look(acct fileframe.Account, f fileframe.FileListing, accountLook fileframe.Appearance) (text, class string) {
+func linkShows(acct fileframe.Account, f fileframe.FileListing, accountAppearance fileframe.Appearance) (text, class string) {
 	if f.LatestRevision > 0 {
 		switch {
 		case !acct.Plan.CustomPages():
@@ -78,10 +78,10 @@ func look(acct fileframe.Account, f fileframe.FileListing, accountLook fileframe
 	// As the public page decides (stateOf): the file's own template, else,
 	// when the file has no appearance of its own, the account's; a file set
 	// to the neutral default, or an unknown template, shows the default.
-	if l, ok := resolveLook(own); ok {
+	if l, ok := resolveTemplate(own); ok {
 		return text + "Template: " + l.tmpl.Label, "look-template"
 	}
-	if l, ok := resolveLook(accountLook); ok && own.IsZero() {
+	if l, ok := resolveTemplate(accountAppearance); ok && own.IsZero() {
 		return text + "Template: " + l.tmpl.Label + " (account)", "look-template"
 	}
 	return text + "Default page", "look-default"
@@ -95,7 +95,7 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request, user *signedIn) {
 		s.appError(w, r, user, err)
 		return
 	}
-	accountLook, err := s.store.AccountAppearance(ctx, user.account.ID)
+	accountAppearance, err := s.store.AccountAppearance(ctx, user.account.ID)
 	if err != nil {
 		s.appError(w, r, user, err)
 		return
@@ -108,7 +108,7 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request, user *signedIn) {
 	}
 	for _, f := range list {
 		row := s.newFileRow(f.File)
-		row.Look, row.LookClass = look(user.account, f, accountLook)
+		row.Look, row.LookClass = linkShows(user.account, f, accountAppearance)
 		p.Files = append(p.Files, row)
 	}
 	s.renderApp(w, r, http.StatusOK, "app_files.html", p)

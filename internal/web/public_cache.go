@@ -45,11 +45,11 @@ type publicEntry struct {
 	// shows custom pages; hasPage is false otherwise.
 	page    fileframe.Page
 	hasPage bool
-	// look is the file's template appearance (its own, else its account's
-	// default) when its owner's plan shows templates; hasLook is false
-	// otherwise.
-	look    templateLook
-	hasLook bool
+	// template is the file's template page (its own appearance, else its
+	// account's default) when its owner's plan shows templates;
+	// hasTemplate is false otherwise.
+	template    resolvedTemplate
+	hasTemplate bool
 
 	rendered atomic.Pointer[renderedPage] // the public /f/{slug} page
 	// liveSHA256 is the SHA-256 of the live revision's HTML, known once
@@ -188,7 +188,7 @@ func (s *Server) publicRecord(ctx context.Context, slug string) (*publicEntry, e
 		if err != nil {
 			return nil, err
 		}
-		e.look, e.hasLook = resolveLook(a)
+		e.template, e.hasTemplate = resolveTemplate(a)
 	}
 	if cacheable {
 		s.cache.put(e)
@@ -223,9 +223,9 @@ func (s *Server) publicPage(e *publicEntry) (*renderedPage, error) {
 		csp = s.hdr.cspContent
 		data.FrameURL = s.contentPageURL(e.file.Slug, e.page.LiveRevision, "")
 		body, err = s.pages.renderBytes("outer.html", data)
-	case e.hasLook:
+	case e.hasTemplate:
 		var policy string
-		body, policy, err = s.renderTemplatePage(e.look, data.File, publicImageURLs(e.file.Slug, e.look.appearance), false, "'none'")
+		body, policy, err = s.renderTemplatePage(e.template, data.File, publicImageURLs(e.file.Slug, e.template.appearance), false, "'none'")
 		csp = []string{policy}
 	default:
 		body, err = s.pages.renderBytes("default.html", data)

@@ -34,8 +34,8 @@ func (s *Server) publicImage(kind string) http.HandlerFunc {
 			return
 		}
 		key := ""
-		if e.hasLook {
-			key = keyOf(e.look.appearance)
+		if e.hasTemplate {
+			key = keyOf(e.template.appearance)
 		}
 		if key == "" {
 			s.publicNotFound(w, r)

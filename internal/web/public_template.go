@@ -58,7 +58,7 @@ type templatePage struct {
 	LogoURL     string // empty when there is no logo
 	BackURL     string // the background image; empty when there is none
 	// Style is the page's one inline <style> element's content: the accent
-	// colours as CSS custom properties (see lookStyle).
+	// colours as CSS custom properties (see accentStyle).
 	Style template.CSS
 }
 
@@ -81,9 +81,9 @@ type accentColors struct {
 	Ink      string // the accent darkened until it is AA text on white
 }
 
-// lookStyle returns the inline style of a page with accent a (#rrggbb,
+// accentStyle returns the inline style of a page with accent a (#rrggbb,
 // already valid) and the CSP style-src source that allows it.
-func lookStyle(a string) (css string, source string) {
+func accentStyle(a string) (css string, source string) {
 	c := deriveAccent(a)
 	css = ":root{--tpl-accent:" + c.Accent + ";--tpl-on-accent:" + c.OnAccent + ";--tpl-ink:" + c.Ink + "}"
 	sum := sha256.Sum256([]byte(css))
@@ -177,22 +177,22 @@ func deriveAccent(a string) accentColors {
 	return accentColors{Accent: a, OnAccent: on.hex(), Ink: ink.hex()}
 }
 
-// templateLook is an appearance with its built-in template found (a type of
+// resolvedTemplate is an appearance with its built-in template found (a type of
 // its own, so that nothing renders an appearance whose template is
-// unknown). Server.look, in app_files.go, is the file list's summary.
-type templateLook struct {
+// unknown). linkShows, in app_files.go, is the file list's summary.
+type resolvedTemplate struct {
 	tmpl       builtinTemplate
 	appearance fileframe.Appearance
 }
 
-// resolveLook returns the look of appearance a, and false when a shows no
+// resolveTemplate returns the template page of appearance a, and false when a shows no
 // template page (none set, or a template this build does not have).
-func resolveLook(a fileframe.Appearance) (templateLook, bool) {
+func resolveTemplate(a fileframe.Appearance) (resolvedTemplate, bool) {
 	t, ok := templateByName(a.Template)
 	if !ok {
-		return templateLook{}, false
+		return resolvedTemplate{}, false
 	}
-	return templateLook{tmpl: t, appearance: a}, true
+	return resolvedTemplate{tmpl: t, appearance: a}, true
 }
 
 // imageURLs are where a template page loads its images from.
@@ -215,14 +215,14 @@ func publicImageURLs(slug string, a fileframe.Appearance) imageURLs {
 // imageVersion is the part of a blob key that image addresses carry.
 func imageVersion(key string) string { return key[:min(len(key), 16)] }
 
-// renderTemplatePage renders the page of look l for file view fv, and
+// renderTemplatePage renders the template page l for file view fv, and
 // returns the page and the CSP it needs; frameAncestors as in templateCSP.
-func (s *Server) renderTemplatePage(l templateLook, fv fileView, img imageURLs, preview bool, frameAncestors string) ([]byte, string, error) {
+func (s *Server) renderTemplatePage(l resolvedTemplate, fv fileView, img imageURLs, preview bool, frameAncestors string) ([]byte, string, error) {
 	accent := l.tmpl.Accent
 	if a, ok := parseAccent(l.appearance.Accent); ok {
 		accent = a
 	}
-	css, source := lookStyle(accent)
+	css, source := accentStyle(accent)
 	data := templatePage{
 		filePage:    filePage{Assets: s.pages.assets, File: fv, Preview: preview},
 		TemplateCSS: templatesCSSURL(),

@@ -351,7 +351,7 @@ func TestTemplateCacheNeverStale(t *testing.T) {
 	headline()
 	gen, _ := e.srv.generation(ctx)
 	entry := e.srv.cache.get(f.Slug, gen)
-	if entry == nil || entry.rendered.Load() == nil || !entry.hasLook {
+	if entry == nil || entry.rendered.Load() == nil || !entry.hasTemplate {
 		t.Fatalf("the template page is not in the cache")
 	}
 	_, body := e.appGet("/f/" + f.Slug)
