@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // parseEmail checks a bare email address (no display name) and lower-cases
@@ -79,18 +80,18 @@ func runAccountCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []stri
 	}
 	pwSet := false
 	fs.Visit(func(f *flag.Flag) { pwSet = pwSet || f.Name == "password" })
-	var hash string
 	if pwSet {
 		if *pw == "" {
 			return usagef("--password must not be empty (omit it for an account without a password)")
 		}
-		hasher, err := c.passwords()
-		if err != nil {
-			return err
+		// The same rules as the setup screen's and sign-up's.
+		if err := service.CheckPassword(*pw); err != nil {
+			return usagef("--password: %s", fileframe.ErrorMessage(err))
 		}
-		if hash, err = hasher.Hash(ctx, *pw); err != nil {
-			return fmt.Errorf("hashing the password: %w", err)
-		}
+	}
+	hasher, err := c.passwords()
+	if err != nil {
+		return err
 	}
 
 	store, err := data.openStore(ctx, true)
@@ -98,7 +99,12 @@ func runAccountCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []stri
 		return err
 	}
 	defer store.Close()
-	a, err := store.CreateAccount(ctx, fileframe.Account{Email: email, PasswordHash: hash, Plan: plan, Admin: *admin})
+	svc, err := service.New(service.Config{Store: store, Passwords: hasher})
+	if err != nil {
+		return err
+	}
+	// The same use case as the setup screen and sign-up.
+	a, err := svc.CreateAccount(ctx, service.NewAccount{Email: email, Password: *pw, Plan: plan, Admin: *admin})
 	if fileframe.ErrorCode(err) == fileframe.ECONFLICT {
 		return fileframe.Errorf(fileframe.ECONFLICT, "an account with email %s already exists", email)
 	} else if err != nil {
@@ -112,7 +118,7 @@ func runAccountCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []stri
 		role = ", administrator"
 	}
 	fmt.Fprintf(c.Stdout, "Created account %s for %s (plan %s%s).\n", a.ID, a.Email, a.Plan, role)
-	if hash == "" {
+	if a.PasswordHash == "" {
 		fmt.Fprintln(c.Stdout, "It has no password.")
 	}
 	return nil

@@ -38,7 +38,7 @@ func TestCLIContract(t *testing.T) {
 	cli := func(args ...string) []string { return append(args, data...) }
 
 	// account create
-	acct := cliJSON(t, cli("account", "create", "--email", "Ada@Example.com", "--password", "s3cret pw")...)
+	acct := cliJSON(t, cli("account", "create", "--email", "Ada@Example.com", "--password", "s3cret password")...)
 	if id, _ := acct["accountId"].(string); !strings.HasPrefix(id, "a_") {
 		t.Errorf("accountId = %v, want a_...", acct["accountId"])
 	}
@@ -57,7 +57,7 @@ func TestCLIContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := hasher.Verify(ctx, "s3cret pw", a.PasswordHash); !ok || err != nil {
+	if ok, err := hasher.Verify(ctx, "s3cret password", a.PasswordHash); !ok || err != nil {
 		t.Errorf("stored password hash %q does not verify: %v, %v", a.PasswordHash, ok, err)
 	}
 	admin := cliJSON(t, cli("account", "create", "--email", "root@example.com", "--plan", "pro", "--admin")...)
@@ -239,6 +239,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"bad email", []string{"account", "create", "--email", "not-an-email"}, "not an email address"},
 		{"bad plan", []string{"account", "create", "--email", "a@example.com", "--plan", "gold"}, `--plan "gold"`},
 		{"empty password", []string{"account", "create", "--email", "a@example.com", "--password", ""}, "--password must not be empty"},
+		{"short password", []string{"account", "create", "--email", "a@example.com", "--password", "short"}, "--password: Passwords must be at least 10 characters."},
 		{"set-plan without plan", []string{"account", "set-plan", "--email", "a@example.com"}, "--plan is required"},
 		{"file add without path", []string{"file", "add", "--email", "a@example.com"}, "want exactly one PATH"},
 		{"file add two paths", []string{"file", "add", "--email", "a@example.com", src, src}, "want exactly one PATH"},

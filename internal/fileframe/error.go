@@ -46,6 +46,9 @@ const (
 	// CodeFormExpired is the code of a form whose CSRF token is missing or
 	// not the session's (or that came from another site).
 	CodeFormExpired = "form_expired"
+	// CodeForbidden is the code of a request that may not be answered as
+	// asked (a custom page asked for as anything but a frame).
+	CodeForbidden = "forbidden"
 )
 
 // Error is the one error type of the service: a stable code and a message

@@ -7,9 +7,11 @@ package service
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/password"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -32,6 +34,9 @@ type Config struct {
 	// ServiceHosts are the hosts of the app and content origins: a page
 	// may not link to them as a download (htmlcheck.Options).
 	ServiceHosts []string
+	// Passwords hashes and checks passwords under a memory budget; nil
+	// means one with password's defaults.
+	Passwords *password.Hasher
 }
 
 // Service runs the use cases.
@@ -44,6 +49,9 @@ type Service struct {
 	serviceHosts []string
 	// checks bounds the HTML checks running at once (CheckPage).
 	checks *semaphore.Weighted
+	// passwords is Config.Passwords (hasher).
+	passwords     *password.Hasher
+	passwordsOnce sync.Once
 }
 
 // New returns a Service of cfg.
@@ -59,6 +67,6 @@ func New(cfg Config) (*Service, error) {
 	}
 	return &Service{
 		store: cfg.Store, blobs: cfg.Blobs, quotas: cfg.Quotas, now: cfg.Now, changed: cfg.Changed,
-		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(),
+		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(), passwords: cfg.Passwords,
 	}, nil
 }

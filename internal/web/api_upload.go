@@ -123,43 +123,6 @@ func (s *Server) apiUploadMethodNotAllowed(w http.ResponseWriter, r *http.Reques
 		"%s is not allowed here: upload files with POST /api/files.", r.Method))
 }
 
-// uploadForm handles POST /files/upload, the upload panel's form for a
-// browser without JavaScript: multipart/form-data whose first part is the
-// session's CSRF token ("csrf"; the route's guard has read and checked it,
-// streamedForm) and whose "file" parts are the files. One file leads to its
-// page, several to the file list.
-func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request, user *signedIn) {
-	mr := streamedForm(r)
-	var last fileframe.File
-	n := 0
-	err := eachPart(mr, func(part *multipart.Part) error {
-		if part.FormName() != "file" || part.FileName() == "" {
-			return nil
-		}
-		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: user.account, Name: part.FileName(), Size: -1, Body: part})
-		if err != nil {
-			return err
-		}
-		last, n = f, n+1
-		return nil
-	})
-	switch {
-	case err != nil:
-		// A refusal (quota, name, a cut body) under the heading of the
-		// upload form; a server fault as such.
-		if code, _ := kindOf(err); code != fileframe.EINTERNAL {
-			err = fileframe.Errorf(code, "%s", fileframe.ErrorMessage(err)).WithTitle("The upload did not work")
-		}
-		s.appError(w, r, user, err)
-	case n == 0:
-		s.appError(w, r, user, failure(fileframe.CodeInvalidField, "No file chosen", "Choose one or more files to upload, then press Upload."))
-	case n == 1:
-		appRedirect(w, r, filePagePath(last.ID))
-	default:
-		appRedirect(w, r, "/files")
-	}
-}
-
 // eachFormPart calls fn for every part of a multipart/form-data body.
 func (s *Server) eachFormPart(r *http.Request, body io.Reader, fn func(*multipart.Part) error) error {
 	mr, err := multipartReader(r, body)

@@ -135,11 +135,6 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, user *signed
 	if s.failed(w, r, user, err, fileGone) {
 		return
 	}
-	if post && !user.account.Plan.Templates() {
-		s.appError(w, r, user, failure(fileframe.CodePlanRequired, "Appearances need the Pro plan",
-			"Your account is on the Free plan, so its download pages use the neutral default page. The person who runs this Fileframe sets plans."))
-		return
-	}
 	p, err := s.appearancePageFor(r.Context(), user, sc)
 	if err != nil {
 		s.appError(w, r, user, err)
@@ -477,11 +472,6 @@ var previewFile = fileView{Name: "Annual report 2026.pdf", Size: "2.4 MB", Downl
 // editor (frame-ancestors 'self', the one page of the app origin that may
 // be framed). Images are the scope's saved ones, unless removed.
 func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, user *signedIn) {
-	if !user.account.Plan.Templates() {
-		s.appError(w, r, user, failure(fileframe.CodePlanRequired, "Appearances need the Pro plan",
-			"Your account is on the Free plan, so its download pages use the neutral default page."))
-		return
-	}
 	q := r.URL.Query()
 	sc, err := s.loadScope(r.Context(), user.account, fileframe.FileID(q.Get("file")))
 	if s.failed(w, r, user, err, fileGone) {

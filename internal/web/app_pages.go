@@ -1,12 +1,11 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"sync"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
-	"github.com/fileframe/fileframe/internal/password"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // appCSSURL is the address of static/app.css with its content hash.
@@ -128,7 +127,7 @@ func (s *Server) setup(w http.ResponseWriter, r *http.Request, _ *signedIn) {
 	}
 	// Another setup form may have won since the count above, here or on
 	// another instance: CreateFirstAccount decides atomically.
-	acct, err := s.createAccount(r, email, pw, fileframe.PlanAgency, true)
+	acct, err := s.svc.CreateAccount(r.Context(), service.NewAccount{Email: email, Password: pw, Plan: fileframe.PlanAgency, Admin: true, First: true})
 	if fileframe.ErrorCode(err) == fileframe.ECONFLICT {
 		s.appError(w, r, nil, failure(fileframe.ENOTFOUND, "Not found",
 			"Fileframe is already set up. Sign in instead."))
@@ -157,26 +156,10 @@ func (s *Server) newCredentials(r *http.Request, p *appPage) (email, pw string, 
 		p.Errors["email"] = msg
 	}
 	pw = r.PostFormValue("password")
-	if msg := checkNewPassword(pw); msg != "" {
-		p.Errors["password"] = msg
+	if err := service.CheckPassword(pw); err != nil {
+		p.Errors["password"] = fileframe.ErrorMessage(err)
 	}
 	return email, pw, len(p.Errors) == 0
-}
-
-// createAccount creates an account with the password's hash. The admin
-// account is the first one, made by the setup screen, and only while no
-// account exists (else ECONFLICT). The hash waits for room in the hashing
-// budget (else password.ErrBusy).
-func (s *Server) createAccount(r *http.Request, email, pw string, plan fileframe.Plan, admin bool) (fileframe.Account, error) {
-	hash, err := s.passwords.Hash(r.Context(), pw)
-	if err != nil {
-		return fileframe.Account{}, err
-	}
-	a := fileframe.Account{Email: email, PasswordHash: hash, Plan: plan, Admin: admin, CreatedAt: s.now()}
-	if admin {
-		return s.store.CreateFirstAccount(r.Context(), a)
-	}
-	return s.store.CreateAccount(r.Context(), a)
 }
 
 // signup serves /signup: open sign-up of Free accounts, when the operator
@@ -210,7 +193,7 @@ func (s *Server) signup(w http.ResponseWriter, r *http.Request, user *signedIn) 
 		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_signup.html", p)
 		return
 	}
-	acct, err := s.createAccount(r, email, pw, fileframe.PlanFree, false)
+	acct, err := s.svc.CreateAccount(r.Context(), service.NewAccount{Email: email, Password: pw, Plan: fileframe.PlanFree})
 	if fileframe.ErrorCode(err) == fileframe.ECONFLICT {
 		p.Errors["email"] = "An account with this email already exists. Sign in instead."
 		s.renderApp(w, r, http.StatusConflict, "app_signup.html", p)
@@ -253,13 +236,13 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, user *signedIn) {
 		return
 	}
 	pw := r.PostFormValue("password")
-	if msg != "" || pw == "" || len(pw) > maxPasswordBytes {
+	if msg != "" || pw == "" || len(pw) > service.MaxPasswordBytes {
 		if msg != "" {
 			p.Errors["email"] = msg
 		}
 		if pw == "" {
 			p.Errors["password"] = "Enter your password."
-		} else if len(pw) > maxPasswordBytes {
+		} else if len(pw) > service.MaxPasswordBytes {
 			p.Errors[""] = errBadLogin
 		}
 		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_login.html", p)
@@ -355,30 +338,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, user *si
 	if s.rateLimited(w, r, "app_account.html", p, s.passwordChangeBuckets(r, user)...) {
 		return
 	}
-	cur, next := r.PostFormValue("current"), r.PostFormValue("new")
-	match := false
-	if cur != "" && len(cur) <= maxPasswordBytes && user.account.PasswordHash != "" {
-		var err error
-		match, err = s.passwords.Verify(r.Context(), cur, user.account.PasswordHash)
-		if s.hashBusy(w, r, user, err) {
-			return
-		}
-		if err != nil && !errors.Is(err, password.ErrMalformed) {
-			s.appError(w, r, user, err)
-			return
-		}
-	}
-	if !match {
-		p.Errors["current"] = "Your current password is not right."
-	}
-	if msg := checkNewPassword(next); msg != "" {
-		p.Errors["new"] = msg
-	}
-	if len(p.Errors) > 0 {
-		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_account.html", p)
-		return
-	}
-	hash, err := s.passwords.Hash(r.Context(), next)
+	fields, err := s.svc.ChangePassword(r.Context(), user.account, r.PostFormValue("current"), r.PostFormValue("new"), user.session.Hash)
 	if s.hashBusy(w, r, user, err) {
 		return
 	}
@@ -386,13 +346,9 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, user *si
 		s.appError(w, r, user, err)
 		return
 	}
-	ctx := r.Context()
-	if err := s.store.SetAccountPassword(ctx, user.account.ID, hash); err != nil {
-		s.appError(w, r, user, err)
-		return
-	}
-	if err := s.store.DeleteAccountSessions(ctx, user.account.ID, user.session.Hash); err != nil {
-		s.appError(w, r, user, err)
+	if len(fields) > 0 {
+		p.Errors = fields
+		s.renderApp(w, r, http.StatusUnprocessableEntity, "app_account.html", p)
 		return
 	}
 	appRedirect(w, r, "/account?password=changed")

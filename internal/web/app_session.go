@@ -217,24 +217,9 @@ func (s *Server) checkSessionCSRF(r *http.Request, user *signedIn) bool {
 	return verifyCSRF(s.csrfKey(), "session:"+user.session.Hash, r.PostFormValue("csrf"))
 }
 
-// Password bounds.
-const (
-	minPasswordChars = 10
-	maxPasswordBytes = 1024
-	maxEmailBytes    = 254
-)
-
-// checkNewPassword returns the message for a password that cannot be set,
-// or "".
-func checkNewPassword(pw string) string {
-	switch {
-	case len(pw) > maxPasswordBytes:
-		return "Passwords can be at most 1024 bytes long."
-	case len([]rune(pw)) < minPasswordChars:
-		return "Passwords must be at least 10 characters."
-	}
-	return ""
-}
+// maxEmailBytes is the longest email address a form takes (RFC 5321's
+// limit on a path).
+const maxEmailBytes = 254
 
 // parseEmail normalises an email address typed into a form and returns the
 // message for one that cannot be an address, or "".

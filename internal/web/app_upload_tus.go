@@ -193,11 +193,11 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		user := s.currentSession(w, r)
 		if user == nil {
-			http.Error(w, "Sign in to upload files.", http.StatusUnauthorized)
+			s.textError(w, r, errTusSignIn)
 			return
 		}
 		if r.Method != http.MethodHead && !verifyCSRF(s.csrfKey(), "session:"+user.session.Hash, r.Header.Get(csrfHeader)) {
-			http.Error(w, "This page expired. Reload it and upload again.", http.StatusForbidden)
+			s.textError(w, r, fileframe.Errorf(fileframe.CodeFormExpired, "This page expired. Reload it and upload again."))
 			return
 		}
 		// The ID as the route decoded it, and as tusd will read it (the
@@ -206,7 +206,7 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 		if id := r.PathValue("id"); id != "" {
 			owner, ok := tusUploadAccount(id)
 			if !ok || owner != user.account.ID || r.URL.Path != tusBasePath+id {
-				http.Error(w, "There is no such upload.", http.StatusNotFound)
+				s.textError(w, r, fileframe.Errorf(fileframe.ENOTFOUND, "There is no such upload."))
 				return
 			}
 		}
@@ -216,6 +216,10 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// errTusSignIn is the tus endpoint's answer to a request without a
+// session.
+var errTusSignIn = fileframe.Errorf(fileframe.CodeUnauthorized, "Sign in to upload files.")
 
 // responseKey is the context key of a tus request's ResponseController,
 // with which tusFinish keeps the connection's deadlines away while it
@@ -423,7 +427,7 @@ func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoC
 	ctx := detach(ev.Context)
 	a, ok := uploader(ctx)
 	if !ok {
-		return tusd.HTTPResponse{}, none, tusd.NewError("ERR_UNAUTHORIZED", "Sign in to upload files.", http.StatusUnauthorized)
+		return tusd.HTTPResponse{}, none, tusError(s, ev, errTusSignIn)
 	}
 	name := tusName(ev.Upload.MetaData)
 	id := newTusUploadID(a.ID)
@@ -448,7 +452,7 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 	ctx := detach(ev.Context)
 	a, ok := uploader(ctx)
 	if !ok {
-		return tusd.HTTPResponse{}, tusd.NewError("ERR_UNAUTHORIZED", "Sign in to upload files.", http.StatusUnauthorized)
+		return tusd.HTTPResponse{}, tusError(s, ev, errTusSignIn)
 	}
 	upload, err := t.composer.Core.GetUpload(ctx, ev.Upload.ID)
 	if err != nil {

@@ -53,7 +53,7 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		w.Header().Set("Cache-Control", "no-store")
-		http.Error(w, "Forbidden: this page can only be shown in its frame.", http.StatusForbidden)
+		s.textError(w, r, fileframe.Errorf(fileframe.CodeForbidden, "Forbidden: this page can only be shown in its frame."))
 		return
 	}
 
@@ -102,7 +102,7 @@ var frameOnlyPage = template.Must(template.New("frame-only").Parse(`<!doctype ht
 func (s *Server) contentFrameOnly(w http.ResponseWriter, r *http.Request, outer string) {
 	var b bytes.Buffer
 	if err := frameOnlyPage.Execute(&b, outer); err != nil {
-		s.contentError(w, r, err)
+		s.textError(w, r, err)
 		return
 	}
 	h := w.Header()
@@ -138,7 +138,7 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 		if fileframe.IsNotFound(err) {
 			s.contentNotFound(w, r)
 		} else {
-			s.contentError(w, r, err)
+			s.textError(w, r, err)
 		}
 		return nil, false
 	}

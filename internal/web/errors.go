@@ -45,6 +45,7 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeRequestTimeout:       {http.StatusRequestTimeout, "Upload stalled"},
 	fileframe.CodeBusy:                 {http.StatusServiceUnavailable, "Busy, try again shortly"},
 	fileframe.CodeFormExpired:          {http.StatusForbidden, "This form expired"},
+	fileframe.CodeForbidden:            {http.StatusForbidden, "Forbidden"},
 	fileframe.ENOTFOUND:                {http.StatusNotFound, "Not found"},
 }
 
@@ -170,14 +171,15 @@ func (s *Server) publicNotFound(w http.ResponseWriter, r *http.Request) {
 	s.publicError(w, r, errPageNotFound)
 }
 
-// contentError answers a request of the content origin with err in plain
-// text, never cached (the origin's headers are already set); a server fault
-// is logged and says nothing of its cause.
-func (s *Server) contentError(w http.ResponseWriter, r *http.Request, err error) {
+// textError answers with err in plain text, never cached: the content
+// origin (whose headers are already set), the tus endpoint's refusals and
+// the operations endpoints. A server fault is logged and says nothing of
+// its cause.
+func (s *Server) textError(w http.ResponseWriter, r *http.Request, err error) {
 	code, k := kindOf(err)
 	msg := fileframe.ErrorMessage(err)
 	if code == fileframe.EINTERNAL {
-		s.logFor(r).Error("content page failed", "path", r.URL.Path, "err", err)
+		s.logFor(r).Error("request failed", "path", r.URL.Path, "err", err)
 		msg = "Internal error."
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -190,8 +192,8 @@ func (s *Server) contentError(w http.ResponseWriter, r *http.Request, err error)
 func (s *Server) contentNotFound(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		s.contentError(w, r, fileframe.Errorf(fileframe.CodeMethodNotAllowed, "Method not allowed."))
+		s.textError(w, r, fileframe.Errorf(fileframe.CodeMethodNotAllowed, "Method not allowed."))
 		return
 	}
-	s.contentError(w, r, fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
+	s.textError(w, r, fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
 }

@@ -28,7 +28,8 @@ type appFunc func(w http.ResponseWriter, r *http.Request, user *signedIn)
 //     admin pages cannot be told from missing ones);
 //  5. for a state change, the cross-origin protection (Sec-Fetch-Site,
 //     Origin) and the form's CSRF token: 403 "This form expired";
-//  6. the plan (403).
+//  6. the plan (403): Agency for custom pages and keys, Pro (or Agency)
+//     for appearances.
 type guard struct {
 	// name is how routes.go and TestRouteGuards call it.
 	name string
@@ -41,8 +42,9 @@ type guard struct {
 	form bool
 	// admin: an administrator's account.
 	admin bool
-	// agency: an account on the Agency plan (custom pages and keys).
-	agency bool
+	// agency: an account on the Agency plan (custom pages and keys);
+	// pro: on the Pro or the Agency plan (appearances).
+	agency, pro bool
 	// body is how the request's form is read.
 	body bodyKind
 	// setup: the one-time setup screen, the one page that works while no
@@ -102,6 +104,10 @@ var (
 	agencyForm = guard{name: "agency", session: loginFirst, form: true, agency: true}
 	// setupScreen: the one-time setup screen, page and form.
 	setupScreen = guard{name: "setup", session: anyone, form: true, setup: true}
+	// proForm and proHidden: the appearance editors' forms, and their
+	// live preview.
+	proForm   = guard{name: "pro", session: loginFirst, form: true, pro: true, body: imageBody}
+	proHidden = guard{name: "pro (404 when signed out)", session: hidden, pro: true}
 	// adminOnly and adminOnlyForm: the administrators' pages and forms.
 	adminOnly     = guard{name: "admin", session: loginFirst, admin: true}
 	adminOnlyForm = guard{name: "admin + CSRF", session: loginFirst, admin: true, form: true}
@@ -169,6 +175,11 @@ func (s *Server) wrap(g guard, h appFunc) http.Handler {
 					return
 				}
 			}
+		}
+		if g.pro && !user.account.Plan.Templates() {
+			s.appError(w, r, user, failure(fileframe.CodePlanRequired, "Appearances need the Pro plan",
+				"Your account is on the Free plan, so its download pages use the neutral default page. The person who runs this Fileframe sets plans."))
+			return
 		}
 		if g.agency && !user.account.Plan.CustomPages() {
 			s.appError(w, r, user, failure(fileframe.CodePlanRequired, "Custom pages need the Agency plan",

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -98,7 +99,7 @@ func (s *Server) opsOnly(h http.Handler) http.Handler {
 			h := w.Header()
 			h.Set("WWW-Authenticate", `Bearer realm="fileframe operations"`)
 			h.Set("Cache-Control", "no-store")
-			http.Error(w, "This endpoint needs the operations token (--ops-token).", http.StatusUnauthorized)
+			s.textError(w, r, fileframe.Errorf(fileframe.CodeUnauthorized, "This endpoint needs the operations token (--ops-token)."))
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -202,7 +203,7 @@ func (s *Server) observe(originLabel string, h http.Handler) http.Handler {
 		}
 		w.Header()[requestIDHeader] = []string{id}
 		if https {
-			w.Header()["Strict-Transport-Security"] = hsts
+			setHSTS(w.Header())
 		}
 		s.clientAddr(r)
 		r = r.WithContext(withRequestID(r.Context(), id))

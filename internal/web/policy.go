@@ -176,6 +176,10 @@ func (s *Server) setPageHeaders(h http.Header, csp []string) {
 // terminates TLS may set its own.
 var hsts = []string{"max-age=31536000"}
 
+// setHSTS sets Strict-Transport-Security; observe calls it on every
+// answer of both origins when the base URL is https.
+func setHSTS(h http.Header) { h["Strict-Transport-Security"] = hsts }
+
 // setSubresourceHeaders sets the headers of what the app origin's pages
 // load (static files, appearance images): nothing sniffed, nothing loaded
 // by another site.

@@ -1,6 +1,10 @@
 package web
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
 
 // route is one route of an origin: its ServeMux pattern, the group that
 // says who may call it, and its handler with that group's guard around it.
@@ -29,6 +33,9 @@ const (
 	// groupSession: a signed-in owner; state changes also need the
 	// cross-origin protection and the session's CSRF token (guard.go).
 	groupSession group = "session"
+	// groupPro: a signed-in owner on the Pro or the Agency plan
+	// (appearances), with the CSRF token for state changes.
+	groupPro group = "pro"
 	// groupAgency: a signed-in owner on the Agency plan, with the CSRF
 	// token.
 	groupAgency group = "agency"
@@ -82,10 +89,10 @@ func (s *Server) appRoutes() []route {
 		{"POST /files/{id}/delete", groupSession, g(ownerForm, s.deleteFile)},
 		{"POST /files/upload", groupSession, g(ownerUpload, s.uploadForm)},
 		{"GET /appearance", groupSession, g(ownerPage, s.appearance)},
-		{"POST /appearance", groupSession, g(ownerForm.with(imageBody), s.appearance)},
+		{"POST /appearance", groupPro, g(proForm, s.appearance)},
 		{"GET /files/{id}/appearance", groupSession, g(ownerPage, s.appearance)},
-		{"POST /files/{id}/appearance", groupSession, g(ownerForm.with(imageBody), s.appearance)},
-		{"GET /appearance/preview", groupSession, g(ownerHidden, s.appearancePreview)},
+		{"POST /files/{id}/appearance", groupPro, g(proForm, s.appearance)},
+		{"GET /appearance/preview", groupPro, g(proHidden, s.appearancePreview)},
 		{"GET /appearance/image/{kind}", groupSession, g(ownerHidden, s.appearanceImage)},
 		{"GET /keys", groupSession, g(ownerPage, s.keys)},
 
@@ -167,7 +174,7 @@ func (s *Server) opsRoutes() []route {
 		{"GET /readyz", groupOps, http.HandlerFunc(s.readyz)},
 		{"GET /metrics", groupOps, s.metricsHandler()},
 		{"/", groupOps, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, "Not found: this listener serves /healthz, /readyz and /metrics.", http.StatusNotFound)
+			s.textError(w, r, fileframe.Errorf(fileframe.ENOTFOUND, "Not found: this listener serves /healthz, /readyz and /metrics."))
 		})},
 	}
 }

@@ -79,7 +79,7 @@ func TestRouteGuards(t *testing.T) {
 				resp, _ := send(anon, "")
 				refused("without the CSRF token", resp, http.StatusForbidden, "")
 			}
-		case groupSession, groupAgency, groupAdmin:
+		case groupSession, groupPro, groupAgency, groupAdmin:
 			resp, _ := send(anon, "")
 			if strings.Contains(rt.pattern, "/appearance/") { // frames and images of the editor
 				refused("signed out", resp, http.StatusNotFound, "")
@@ -97,10 +97,10 @@ func TestRouteGuards(t *testing.T) {
 				resp, _ = send(agency, agencyCSRF, "Sec-Fetch-Site", "cross-site")
 				refused("from another site", resp, http.StatusForbidden, "")
 			}
-			if rt.group == groupAgency {
+			if rt.group == groupAgency || rt.group == groupPro {
 				resp, body := send(free, freeCSRF)
 				refused("on the Free plan", resp, http.StatusForbidden, "")
-				if !strings.Contains(body, "not on the Agency plan") {
+				if !strings.Contains(body, "not on the Agency plan") && !strings.Contains(body, "on the Free plan") {
 					t.Errorf("%s on the Free plan: the answer does not say why", rt.pattern)
 				}
 			}
@@ -121,7 +121,7 @@ func TestRouteGuards(t *testing.T) {
 		t.Errorf("POST /setup of a fresh instance without the CSRF token: got %d, want 403", resp.StatusCode)
 	}
 	// Every group is in use, so that the walk above covers each.
-	for _, g := range []group{groupPublic, groupKey, groupVisitor, groupSession, groupAgency, groupAdmin, groupTus, groupOps} {
+	for _, g := range []group{groupPublic, groupKey, groupVisitor, groupSession, groupPro, groupAgency, groupAdmin, groupTus, groupOps} {
 		if groups[g] == 0 {
 			t.Errorf("group %q has no route", g)
 		}

@@ -228,6 +228,7 @@ func New(cfg Config) (*Server, error) {
 		// public cache at once (public_cache.go).
 		Changed:      func() { s.ownWrites.Add(1) },
 		ServiceHosts: []string{cfg.BaseURL.Host, cfg.ContentOrigin.Host},
+		Passwords:    cfg.Passwords,
 	})
 	if err != nil {
 		return nil, err
