@@ -153,8 +153,8 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 	if !preview && !live {
 		return fail(fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
 	}
-	if sum := e.liveSHA256.Load(); live && sum != nil {
-		if html, ok := s.pageHTML.get(contentETagKey(*sum)); ok {
+	if key := e.liveKey.Load(); live && key != nil {
+		if html, ok := s.pageHTML.get(*key); ok {
 			return html, true
 		}
 	}
@@ -166,6 +166,6 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 	if !live {
 		return &cachedBlob{body: withPrelude(revision.HTML), etag: []string{`"` + key + `"`}}, true
 	}
-	e.liveSHA256.Store(&revision.SHA256)
+	e.liveKey.Store(&key)
 	return s.pageHTML.put(key, withPrelude(revision.HTML)), true
 }

@@ -89,16 +89,20 @@ const connectionAllowlist = `("https://*:*");redirects=allow;webrtc=block`
 // https host, as CSP's img-src https: already allows; and in Firefox,
 // preconnects to any host.
 func (s *Server) sandboxHeaders(next http.Handler) http.Handler {
-	csp := contentCSP(s.AppOrigin())
+	// Canonical keys and shared values, as on the public pages
+	// (headerValues): Set would canonicalise each key and allocate each
+	// value, on every answer.
+	csp := []string{contentCSP(s.AppOrigin())}
+	allowlist, off, vary := []string{connectionAllowlist}, []string{"off"}, []string{"Sec-Fetch-Dest"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", csp)
-		h.Set("Connection-Allowlist", connectionAllowlist)
-		h.Set("X-DNS-Prefetch-Control", "off")
-		h.Set("Permissions-Policy", permissionsPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Vary", "Sec-Fetch-Dest")
+		h["Content-Security-Policy"] = csp
+		h["Connection-Allowlist"] = allowlist
+		h["X-Dns-Prefetch-Control"] = off
+		h["Permissions-Policy"] = s.hdr.permissions
+		h["X-Content-Type-Options"] = s.hdr.nosniff
+		h["Referrer-Policy"] = s.hdr.noReferrer
+		h["Vary"] = vary
 		next.ServeHTTP(w, r)
 	})
 }

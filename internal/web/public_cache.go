@@ -52,11 +52,11 @@ type publicEntry struct {
 	hasTemplate bool
 
 	rendered atomic.Pointer[renderedPage] // the public /f/{slug} page
-	// liveSHA256 is the SHA-256 of the live revision's HTML, known once
-	// the content origin has served it; the HTML itself is in
-	// Server.pageHTML, by that hash, while it fits there.
-	liveSHA256 atomic.Pointer[string]
-	ref        atomic.Bool // used since the clock hand last passed
+	// liveKey is the key in Server.pageHTML of the live revision's HTML as
+	// served (contentETagKey of its SHA-256), known once the content origin
+	// has served it; the HTML is there while it fits.
+	liveKey atomic.Pointer[string]
+	ref     atomic.Bool // used since the clock hand last passed
 }
 
 // renderedPage is a public page ready to be written: its body and the
