@@ -49,6 +49,9 @@ const (
 	// CodeForbidden is the code of a request that may not be answered as
 	// asked (a custom page asked for as anything but a frame).
 	CodeForbidden = "forbidden"
+	// CodeMisdirected is the code of a request sent to this server under
+	// a name that is not its origin's (421 Misdirected Request).
+	CodeMisdirected = "misdirected"
 )
 
 // Error is the one error type of the service: a stable code and a message

@@ -68,7 +68,11 @@ const MaxFileNameLen = 255
 // CheckFileName returns an EINVALID error unless name can be a file's name:
 // 1 to MaxFileNameLen bytes of UTF-8 without control characters (they could
 // not be carried in a Content-Disposition header, and would show as nothing
-// in a listing).
+// in a listing), line and paragraph separators, and invisible formatting
+// characters (Unicode's Cf) but the zero-width joiner and non-joiner, which
+// scripts such as Persian and emoji sequences need: a right-to-left
+// override in "invoice<U+202E>fdp.exe" would make the service's own
+// download control read "invoiceexe.pdf".
 func CheckFileName(name string) error {
 	switch {
 	case name == "":
@@ -79,8 +83,11 @@ func CheckFileName(name string) error {
 		return Errorf(EINVALID, "A file name must be valid UTF-8.")
 	}
 	for _, r := range name {
-		if unicode.IsControl(r) {
+		switch {
+		case unicode.IsControl(r), unicode.In(r, unicode.Zl, unicode.Zp):
 			return Errorf(EINVALID, "A file name cannot contain control characters such as line breaks or tabs.")
+		case unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d':
+			return Errorf(EINVALID, "A file name cannot contain invisible formatting characters such as U+%04X (text direction overrides and zero-width characters), which could make it read as another name.", r)
 		}
 	}
 	return nil

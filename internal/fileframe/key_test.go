@@ -145,3 +145,35 @@ func TestKeyAndAccountCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckFileName(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ok   bool
+	}{
+		{"report.pdf", true},
+		{"Quarterly report (final) é.pdf", true},
+		{"گزارش\u200cنهایی.pdf", true}, // Persian with a zero-width non-joiner
+		{"family 👨\u200d👩\u200d👧.jpg", true},
+		{"", false},
+		{"a\r\nb", false},
+		{"a\tb", false},
+		{"a\u0085b", false},
+		{"a\u2028b", false}, // line separator
+		{"a\u2029b", false}, // paragraph separator
+		{"invoice\u202efdp.exe", false},
+		{"a\u202ab", false},
+		{"a\u2066b", false},
+		{"a\u200eb", false},
+		{"a\u061cb", false},
+		{"a\u200bb", false},
+		{"\ufeffa", false},
+		{"a\u00adb", false},
+		{string(make([]byte, 256)), false},
+		{"\xff", false},
+	} {
+		if err := CheckFileName(tt.name); (err == nil) != tt.ok {
+			t.Errorf("CheckFileName(%q): got %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+}

@@ -9,6 +9,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/binary"
 	"fmt"
@@ -321,5 +322,37 @@ func TestSTUNKind(t *testing.T) {
 		if got := stunKind(tt.in); got != tt.want {
 			t.Errorf("stunKind(% x) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// An uploaded script is no script: the attacker's site loads a file of the
+// app origin, uploaded as payload.js, with <script src>, and it does not
+// run (application/octet-stream with nosniff), in both engines. Without
+// that, any account could host scripts on the app origin, which the app's
+// own CSP (script-src 'self') would then admit.
+func TestBrowserUploadsDoNotRun(t *testing.T) {
+	t.Parallel()
+	for _, eng := range []engine{chromium, firefox} {
+		t.Run(string(eng), func(t *testing.T) {
+			t.Parallel()
+			b := newBrowserEnvWith(t, envConfig{engine: eng, variant: published})
+			info, err := b.blobs.Put(context.Background(), strings.NewReader(`window.pwned = "ran";`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := b.store.CreateFile(context.Background(), fileframe.File{
+				AccountID: b.account.ID, Name: "payload.js", Size: info.Size, BlobKey: info.Key,
+				ContentType: "text/javascript; charset=utf-8",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.navigate(t, b.evil.host("loader", []byte(`<!doctype html><title>loader</title>`+
+				`<script src="`+b.appOrigin()+`/f/`+f.Slug+`/download" onload="window.loaded='load'" onerror="window.loaded='error'"></script>`)))
+			poll(t, "the script tag to settle", func() bool { return eval[string](t, b.tab, `String(window.loaded)`) != "undefined" })
+			if got := eval[string](t, b.tab, `String(window.pwned)`); got != "undefined" {
+				t.Errorf("the uploaded script ran: window.pwned = %q", got)
+			}
+		})
 	}
 }

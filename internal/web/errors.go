@@ -46,6 +46,7 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeBusy:                 {http.StatusServiceUnavailable, "Busy, try again shortly"},
 	fileframe.CodeFormExpired:          {http.StatusForbidden, "This form expired"},
 	fileframe.CodeForbidden:            {http.StatusForbidden, "Forbidden"},
+	fileframe.CodeMisdirected:          {http.StatusMisdirectedRequest, "Misdirected request"},
 	fileframe.ENOTFOUND:                {http.StatusNotFound, "Not found"},
 }
 

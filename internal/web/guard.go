@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
+	"strings"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -270,4 +272,61 @@ func (s *Server) streamedCSRF(w http.ResponseWriter, r *http.Request, user *sign
 // streamedForm returns the parts of a streamed form after its CSRF token.
 func streamedForm(r *http.Request) *multipart.Reader {
 	return r.Context().Value(streamedFormKey{}).(*multipart.Reader)
+}
+
+// appHostOnly answers only requests whose Host is the app origin's (the
+// base URL's host, in any case, with or without a final dot or the
+// scheme's default port). A page that a DNS-rebinding attack points at
+// this server under another name would otherwise be same-origin with it,
+// past every CSRF defence: it could, on a fresh instance, complete the
+// setup screen and make itself the administrator. A GET or HEAD under
+// another name is redirected to the app origin, so that a person who typed
+// another name for the machine lands on the right one and a script reads
+// nothing; anything else gets 421 Misdirected Request. The operations
+// endpoints answer under any name: load balancers and probes address an
+// instance by its own address.
+func (s *Server) appHostOnly(next http.Handler) http.Handler {
+	want := canonicalHost(s.cfg.BaseURL.Scheme, s.cfg.BaseURL.Host)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case canonicalHost(s.cfg.BaseURL.Scheme, r.Host) == want,
+			r.URL.Path == "/healthz", r.URL.Path == "/readyz", r.URL.Path == "/metrics":
+			next.ServeHTTP(w, r)
+		case r.Method == http.MethodGet || r.Method == http.MethodHead:
+			w.Header().Set("Cache-Control", "no-store")
+			http.Redirect(w, r, s.publicURL(r.URL.EscapedPath())+queryOf(r), http.StatusPermanentRedirect)
+		default:
+			s.textError(w, r, fileframe.Errorf(fileframe.CodeMisdirected,
+				"This server answers as %s only. Send the request there.", s.AppOrigin()))
+		}
+	})
+}
+
+// queryOf returns "?" and r's query, or "".
+func queryOf(r *http.Request) string {
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	return "?" + r.URL.RawQuery
+}
+
+// canonicalHost returns host (a URL's or a Host header's host[:port]) as
+// browsers compare it: lower-case, without a final dot, without the
+// scheme's default port.
+func canonicalHost(scheme, host string) string {
+	h, port, err := net.SplitHostPort(host)
+	if err != nil {
+		h, port = host, ""
+	}
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if port == "" {
+		if strings.Contains(h, ":") {
+			return "[" + h + "]"
+		}
+		return h
+	}
+	return net.JoinHostPort(h, port)
 }

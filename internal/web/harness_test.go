@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fileframe/fileframe/internal/blob/disk"
@@ -164,6 +165,11 @@ func (e *testEnv) do(req *http.Request) (*http.Response, []byte) {
 // doVia is do through rt.
 func (e *testEnv) doVia(rt http.RoundTripper, req *http.Request) (*http.Response, []byte) {
 	e.t.Helper()
+	// A test whose base URL is not the listener's address stands for a
+	// reverse proxy in front of the server, which passes the public Host.
+	if base := e.srv.cfg.BaseURL; req.URL.Host == strings.TrimPrefix(e.app.URL, "http://") && base.Host != req.URL.Host {
+		req.Host = base.Host
+	}
 	resp, err := rt.RoundTrip(req)
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", req.Method, req.URL, err)

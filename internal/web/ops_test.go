@@ -2,9 +2,11 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -420,5 +422,75 @@ func TestTrustedProxyRateLimits(t *testing.T) {
 	// Another client behind the same proxy is not.
 	if got := login("203.0.113.8"); got == http.StatusTooManyRequests {
 		t.Errorf("another client behind the proxy: got 429, want its own bucket")
+	}
+}
+
+// TestAppHostOnly: the app origin answers only under its own name. A page
+// that DNS rebinding points at the server under another name cannot set
+// up a fresh instance: its GET is redirected to the app origin (so its
+// script reads nothing) and its POST refused (421), whatever token it
+// holds. The same name in another case, with a final dot or the default
+// port, is the same origin; the operations endpoints answer under any name.
+func TestAppHostOnly(t *testing.T) {
+	e := newTestEnv(t)
+	appHost := strings.TrimPrefix(e.app.URL, "http://")
+	send := func(method, path, host string, form url.Values) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, e.app.URL+path, strings.NewReader(form.Encode()))
+		req.Host = host
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	evil := "rebind.evil.test:" + e.app.Listener.Addr().(*net.TCPAddr).AddrPort().String()[len("127.0.0.1:"):]
+	resp := send(http.MethodGet, "/setup?x=1", evil, nil)
+	if resp.StatusCode != http.StatusPermanentRedirect || resp.Header.Get("Location") != e.app.URL+"/setup?x=1" {
+		t.Errorf("GET /setup under another name: got %d to %q, want 308 to the app origin", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp = send(http.MethodPost, "/setup", evil, url.Values{"email": {"attacker@evil.test"}, "password": {"attacker-password-1"}})
+	if resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("POST /setup under another name: got %d, want 421", resp.StatusCode)
+	}
+	if n, _ := e.store.CountAccounts(context.Background()); n != 0 {
+		t.Errorf("accounts after the rebinding attempt: %d, want 0", n)
+	}
+	for _, host := range []string{appHost, strings.ToUpper(appHost), strings.Replace(appHost, ":", ".:", 1)} {
+		if resp := send(http.MethodGet, "/setup", host, nil); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /setup with Host %q: got %d, want 200", host, resp.StatusCode)
+		}
+	}
+	if resp := send(http.MethodGet, "/healthz", "10.0.0.11:8080", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /healthz under the instance's own address: got %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestHostHandlerNames: with both origins on one listener, the content
+// origin's name in another case, with a final dot or its default port is
+// the content origin, and no spelling of it reaches the app.
+func TestHostHandlerNames(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) {
+		c.BaseURL, _ = url.Parse("https://files.example.com")
+		c.ContentOrigin, _ = url.Parse("https://usercontent.example.net")
+	})
+	h := e.srv.HostHandler()
+	for _, host := range []string{"usercontent.example.net", "USERCONTENT.example.net", "usercontent.example.net.", "usercontent.example.net:443"} {
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodGet, "/login", nil)
+		r.Host = host
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusNotFound || w.Header().Get("Set-Cookie") != "" || !strings.HasPrefix(w.Header().Get("Content-Security-Policy"), "sandbox") {
+			t.Errorf("GET /login with Host %q: got %d %q, want the content origin's 404", host, w.Code, w.Header().Get("Content-Security-Policy"))
+		}
+	}
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, "/login", nil)
+	r.Host = "other.example.org"
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusPermanentRedirect {
+		t.Errorf("GET /login under an unknown name: got %d, want 308 to the app origin", w.Code)
 	}
 }

@@ -2,7 +2,9 @@ package web
 
 import (
 	"html/template"
+	"mime"
 	"net/http"
+	"strings"
 )
 
 // This file owns every security header and sandbox attribute of both
@@ -146,6 +148,7 @@ type headerValues struct {
 	deny, sameOrigin, noReferrer, nosniff []string
 	permissions, noCache, html            []string
 	appCSP                                []string // the application's pages (appCSP)
+	sandboxNone                           []string // imageCSP: what runs nothing
 }
 
 func newHeaderValues(contentOrigin string) headerValues {
@@ -160,6 +163,7 @@ func newHeaderValues(contentOrigin string) headerValues {
 		noCache:     []string{"no-cache"},
 		html:        []string{"text/html; charset=utf-8"},
 		appCSP:      []string{appCSP(contentOrigin)},
+		sandboxNone: []string{imageCSP},
 	}
 }
 
@@ -202,11 +206,44 @@ func setImageHeaders(h http.Header) {
 }
 
 // setDownloadHeaders sets the security headers of a download (the file, or
-// the redirect to it): its type is never sniffed, and nothing of the link
-// leaks in a Referer.
+// the redirect to it): its type is never sniffed, nothing of the link
+// leaks in a Referer, and opened as a document it runs nothing.
 func (s *Server) setDownloadHeaders(h http.Header) {
 	h["X-Content-Type-Options"] = s.hdr.nosniff
 	h["Referrer-Policy"] = s.hdr.noReferrer
+	h["Content-Security-Policy"] = s.hdr.sandboxNone
+}
+
+// downloadType returns the Content-Type a download is served with: the
+// file's own when it is a passive kind (images but SVG, audio, video,
+// fonts, PDF, plain text, JSON, archives, office documents), else
+// application/octet-stream. Content-Disposition: attachment does not stop
+// <script src> or <link rel=stylesheet> on another site, nor a future HTML
+// injection on the app origin (whose CSP allows 'self' scripts), from
+// running an uploaded .js, .css, .html or .svg: with nosniff, a browser
+// runs or applies nothing served as application/octet-stream.
+func downloadType(t string) string {
+	mt, _, err := mime.ParseMediaType(t)
+	if err != nil || strings.ContainsAny(mt, " ") {
+		return "application/octet-stream"
+	}
+	// Markup, scripts, style sheets and WebAssembly, in any of their names.
+	if strings.Contains(mt, "html") || strings.Contains(mt, "script") || strings.HasSuffix(mt, "+xml") ||
+		strings.HasSuffix(mt, "/xml") || strings.Contains(mt, "xsl") || mt == "text/css" || mt == "application/wasm" {
+		return "application/octet-stream"
+	}
+	for _, passive := range []string{"image/", "audio/", "video/", "font/", "application/vnd."} {
+		if strings.HasPrefix(mt, passive) {
+			return t
+		}
+	}
+	switch mt {
+	case "text/plain", "text/csv", "application/pdf", "application/json", "application/zip",
+		"application/gzip", "application/x-tar", "application/x-7z-compressed", "application/msword",
+		"application/rtf", "application/epub+zip":
+		return t
+	}
+	return "application/octet-stream"
 }
 
 // setPreviewFrameHeaders sets the headers of the appearance editor's live

@@ -74,14 +74,10 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	_ = http.NewResponseController(w).SetWriteDeadline(deadline)
 
 	h := w.Header()
-	ctype := f.ContentType
-	if ctype == "" {
-		ctype = "application/octet-stream"
-	}
 	// Canonical keys and shared values, as on the public pages
 	// (headerValues): Set would canonicalise each key and allocate each
 	// value.
-	h["Content-Type"] = []string{ctype}
+	h["Content-Type"] = []string{downloadType(f.ContentType)}
 	s.setDownloadHeaders(h)
 	if cached != nil {
 		h["Content-Disposition"] = cached.dispositionFor(f.Name)
@@ -170,11 +166,7 @@ type writerOnly struct{ io.Writer }
 // so the download is counted here when it starts at byte 0: no Range, or one
 // that begins "bytes=0-".
 func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, f fileframe.File) {
-	ctype := f.ContentType
-	if ctype == "" {
-		ctype = "application/octet-stream"
-	}
-	u, err := s.presign.PresignGet(r.Context(), f.BlobKey, contentDisposition(f.Name), ctype)
+	u, err := s.presign.PresignGet(r.Context(), f.BlobKey, contentDisposition(f.Name), downloadType(f.ContentType))
 	if err != nil {
 		s.publicError(w, r, err)
 		return

@@ -399,3 +399,47 @@ func TestDownloadExtendsWriteDeadline(t *testing.T) {
 		t.Errorf("read %d of %d bytes (%v): the server's WriteTimeout cut the download", n, size, err)
 	}
 }
+
+// TestDownloadTypes: a download keeps its type when that type runs nothing
+// (images, media, PDF, text, archives); scripts, style sheets, HTML, SVG
+// and XML are served as application/octet-stream, so that with nosniff no
+// browser runs or applies them, e.g. from <script src> on another site or
+// from an injection on the app origin (whose CSP allows its own scripts).
+// Every download also carries a CSP under which it runs nothing.
+func TestDownloadTypes(t *testing.T) {
+	e := newTestEnv(t)
+	a := e.account(fileframe.PlanFree)
+	for _, tt := range []struct{ name, stored, want string }{
+		{"payload.js", "text/javascript; charset=utf-8", "application/octet-stream"},
+		{"x.mjs", "application/javascript", "application/octet-stream"},
+		{"page.html", "text/html; charset=utf-8", "application/octet-stream"},
+		{"page.xhtml", "application/xhtml+xml", "application/octet-stream"},
+		{"logo.svg", "image/svg+xml", "application/octet-stream"},
+		{"style.css", "text/css; charset=utf-8", "application/octet-stream"},
+		{"feed.xml", "text/xml; charset=utf-8", "application/octet-stream"},
+		{"m.wasm", "application/wasm", "application/octet-stream"},
+		{"odd", "nonsense", "application/octet-stream"},
+		{"empty", "", "application/octet-stream"},
+		{"photo.png", "image/png", "image/png"},
+		{"clip.mp4", "video/mp4", "video/mp4"},
+		{"report.pdf", "application/pdf", "application/pdf"},
+		{"notes.txt", "text/plain; charset=utf-8", "text/plain; charset=utf-8"},
+		{"data.json", "application/json", "application/json"},
+		{"deck.pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation", "application/vnd.openxmlformats-officedocument.presentationml.presentation"},
+	} {
+		base := e.file(a, tt.name, []byte("document.title='x'"))
+		f, err := e.store.CreateFile(context.Background(), fileframe.File{
+			AccountID: a.ID, Name: tt.name, Size: base.Size, BlobKey: base.BlobKey, ContentType: tt.stored,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, _ := e.download(http.MethodGet, f)
+		if got := resp.Header.Get("Content-Type"); got != tt.want {
+			t.Errorf("%s (%s): Content-Type %q, want %q", tt.name, tt.stored, got, tt.want)
+		}
+		if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Content-Security-Policy") != "default-src 'none'; sandbox" {
+			t.Errorf("%s: nosniff %q, CSP %q", tt.name, resp.Header.Get("X-Content-Type-Options"), resp.Header.Get("Content-Security-Policy"))
+		}
+	}
+}

@@ -143,7 +143,7 @@ func (s *Server) AppHandler() http.Handler {
 	for _, r := range s.appRoutes() {
 		mux.Handle(r.pattern, r.handler)
 	}
-	return s.observe("app", mux)
+	return s.observe("app", s.appHostOnly(mux))
 }
 
 // contentRoutes lists every route of the content origin, which serves the
@@ -194,9 +194,10 @@ func (s *Server) OpsHandler() http.Handler {
 // behind the same reverse proxy, instead of a second listener.
 func (s *Server) HostHandler() http.Handler {
 	app, content := s.AppHandler(), s.ContentHandler()
-	contentHost := s.cfg.ContentOrigin.Host
+	scheme := s.cfg.ContentOrigin.Scheme
+	contentHost := canonicalHost(scheme, s.cfg.ContentOrigin.Host)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Host == contentHost {
+		if canonicalHost(scheme, r.Host) == contentHost {
 			content.ServeHTTP(w, r)
 			return
 		}
