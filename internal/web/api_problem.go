@@ -49,6 +49,9 @@ func (e *findingsError) Unwrap() error { return e.err }
 // (errorKinds); any other error is a 500 whose body says nothing of the
 // cause, which is logged instead.
 func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
+	if s.clientGone(w, r, err) {
+		return
+	}
 	code, k := kindOf(err)
 	status, title, detail := k.status, k.title, fileframe.ErrorMessage(err)
 	if code == fileframe.EINTERNAL {

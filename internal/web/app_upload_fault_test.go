@@ -28,32 +28,6 @@ func TestUploadClientFaults(t *testing.T) {
 	key, _ := e.key(a, "")
 	host := strings.TrimPrefix(e.app.URL, "http://")
 
-	// send writes head and body on a raw connection, then either closes
-	// its writing half (the body ends early) or waits (a stalled client),
-	// and returns the answer.
-	send := func(t *testing.T, head, body string, stall bool) (*http.Response, string) {
-		t.Helper()
-		conn, err := net.Dial("tcp", host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if _, err := conn.Write([]byte(head + body)); err != nil {
-			t.Fatal(err)
-		}
-		if !stall {
-			conn.(*net.TCPConn).CloseWrite()
-		}
-		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatalf("reading the answer: %v", err)
-		}
-		defer resp.Body.Close()
-		var b strings.Builder
-		bufio.NewReader(resp.Body).WriteTo(&b)
-		return resp, b.String()
-	}
 	raw := func(length int) string {
 		return fmt.Sprintf("POST /api/files?name=a.bin HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", host, key, length)
 	}
@@ -76,9 +50,9 @@ func TestUploadClientFaults(t *testing.T) {
 		{"multipart body that stops arriving", multipartHead(20000), part, true, 408, fileframe.CodeRequestTimeout},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := send(t, tt.head, tt.body, tt.stall)
-			if resp.StatusCode != tt.status || !strings.Contains(body, `"code":"`+tt.code+`"`) {
-				t.Errorf("got %d %s, want %d %s", resp.StatusCode, body, tt.status, tt.code)
+			status, body := rawExchange(t, host, tt.head, tt.body, tt.stall)
+			if status != tt.status || !strings.Contains(body, `"code":"`+tt.code+`"`) {
+				t.Errorf("got %d %s, want %d %s", status, body, tt.status, tt.code)
 			}
 		})
 	}
@@ -91,5 +65,103 @@ func TestUploadClientFaults(t *testing.T) {
 	// All the room is free again.
 	if _, err := e.store.Reserve(context.Background(), fileframe.Reservation{ID: "probe", AccountID: a.ID, Bytes: 1 << 20, ExpiresAt: time.Now().Add(time.Hour)}, 1<<20, time.Now()); err != nil {
 		t.Errorf("reserving the whole quota after the failures: %v", err)
+	}
+}
+
+// rawExchange writes head and body on a raw connection to host, then
+// either closes its writing half (the body ends early) or waits (a stalled
+// client), and returns the answer's status and body.
+func rawExchange(t *testing.T, host, head, body string, stall bool) (int, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte(head + body)); err != nil {
+		t.Fatal(err)
+	}
+	if !stall {
+		conn.(*net.TCPConn).CloseWrite()
+	}
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	bufio.NewReader(resp.Body).WriteTo(&b)
+	return resp.StatusCode, b.String()
+}
+
+// cookieHeader is the Cookie header of an appBrowser's cookies.
+func (b *appBrowser) cookieHeader() string {
+	var parts []string
+	for k, v := range b.cookies {
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// TestTusClientFaults: a tus PATCH whose body the client cuts short is 400
+// and one whose client stops sending is 408, never tusd's 500, and neither
+// is logged as a server error; the bytes that did arrive stay, so the
+// upload resumes from them (issue 15, item 1).
+func TestTusClientFaults(t *testing.T) {
+	e := newTestEnv(t, withUploads(t.TempDir()), func(c *Config) { c.UploadIdleTimeout = 300 * time.Millisecond })
+	c, _ := signedInUploader(e, "tus@example.com", fileframe.PlanFree)
+	host := strings.TrimPrefix(e.app.URL, "http://")
+	content := randomBytes(t, 12000)
+	url := c.create("a.bin", len(content))
+	path := strings.TrimPrefix(url, e.app.URL)
+	patchHead := func(offset, length int) string {
+		return fmt.Sprintf("PATCH %s HTTP/1.1\r\nHost: %s\r\nTus-Resumable: 1.0.0\r\n%s: %s\r\nCookie: %s\r\n"+
+			"Content-Type: application/offset+octet-stream\r\nUpload-Offset: %d\r\nContent-Length: %d\r\n\r\n",
+			path, host, csrfHeader, c.csrf, c.b.cookieHeader(), offset, length)
+	}
+
+	status, body := rawExchange(t, host, patchHead(0, 10000), string(content[:4000]), false)
+	if status != http.StatusBadRequest {
+		t.Errorf("PATCH cut short: got %d %s, want 400", status, body)
+	}
+	off := c.offset(url)
+	if off != 4000 {
+		t.Fatalf("offset after the cut PATCH: got %d, want 4000", off)
+	}
+	status, body = rawExchange(t, host, patchHead(off, 8000), string(content[off:off+3000]), true)
+	if status != http.StatusRequestTimeout {
+		t.Errorf("PATCH that stops arriving: got %d %s, want 408", status, body)
+	}
+	off = c.offset(url)
+	if off != 7000 {
+		t.Fatalf("offset after the stalled PATCH: got %d, want 7000", off)
+	}
+	if resp, body := c.patch(url, off, content[off:]); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("final PATCH: got %d %s", resp.StatusCode, body)
+	} else if got := e.downloadLink(resp.Header.Get(headerFileURL)); string(got) != string(content) {
+		t.Errorf("downloaded %d bytes, not the %d uploaded", len(got), len(content))
+	}
+	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a client's fault was logged as a server error:\n%s", e.logs.String())
+	}
+}
+
+// TestFormCutShort: a form whose body the client cuts short is 400, not
+// 413 (which would blame a size) nor 500, and not a server error in the
+// log.
+func TestFormCutShort(t *testing.T) {
+	e := newTestEnv(t)
+	c, _ := signedInUploader(e, "form@example.com", fileframe.PlanPro)
+	host := strings.TrimPrefix(e.app.URL, "http://")
+	const boundary = "XyZboundary"
+	part := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"logo\"; filename=\"logo.png\"\r\nContent-Type: image/png\r\n\r\n" + strings.Repeat("x", 5000)
+	head := fmt.Sprintf("POST /appearance HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\nOrigin: %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: 20000\r\n\r\n", host, c.b.cookieHeader(), e.app.URL, boundary)
+	if status, body := rawExchange(t, host, head, part, false); status != http.StatusBadRequest {
+		t.Errorf("appearance form cut short: got %d %s, want 400", status, body)
+	}
+	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a client's fault was logged as a server error:\n%s", e.logs.String())
 	}
 }

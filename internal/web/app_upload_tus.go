@@ -5,10 +5,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -85,8 +87,10 @@ func (s *Server) newTusUploads() (*tusUploads, error) {
 		StoreComposer: composer,
 		// Absolute, so that Location names the public origin even behind
 		// a proxy that rewrites Host.
-		BasePath:                  s.publicURL(tusBasePath),
-		DisableDownload:           true,
+		BasePath:        s.publicURL(tusBasePath),
+		DisableDownload: true,
+		// A PATCH whose body sends nothing this long ends (408).
+		NetworkTimeout:            s.cfg.UploadIdleTimeout,
 		Cors:                      &tusd.CorsConfig{Disable: true}, // same origin only
 		Logger:                    xslog.New(tusLog{s.log.Handler()}),
 		PreUploadCreateCallback:   s.tusCreate,
@@ -210,12 +214,72 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 				return
 			}
 		}
+		// A body that the client cuts short or stops sending is its
+		// fault: tusd answers those 500, which clientFaultWriter makes 400
+		// or 408, and logs them as errors, which tusLog lowers.
+		body := &clientBodyReader{ReadCloser: r.Body}
+		r.Body = body
+		w = &clientFaultWriter{ResponseWriter: w, body: body}
 		ctx := context.WithValue(r.Context(), uploaderKey{}, user)
 		ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
+		ctx = context.WithValue(ctx, clientBodyKey{}, body)
 		ctx = context.WithValue(ctx, requestContextKey{}, ctx)
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// clientBodyKey is the context key of a tus request's clientBodyReader.
+type clientBodyKey struct{}
+
+// clientBodyReader is a request's body that remembers how reading it
+// failed: a client's fault (a cut connection, a stalled client, or this
+// instance or another taking the upload's lock for a newer request of the
+// client's, which interrupts the read).
+type clientBodyReader struct {
+	io.ReadCloser
+	mu  sync.Mutex
+	err error
+}
+
+func (b *clientBodyReader) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		b.mu.Lock()
+		if b.err == nil {
+			b.err = err
+		}
+		b.mu.Unlock()
+	}
+	return n, err
+}
+
+// failed returns the error that reading the body ended with, if any.
+func (b *clientBodyReader) failed() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err
+}
+
+// clientFaultWriter turns tusd's 500 for a body that failed to arrive into
+// the client's fault: 408 after a stalled read, else 400.
+type clientFaultWriter struct {
+	http.ResponseWriter
+	body *clientBodyReader
+}
+
+func (w *clientFaultWriter) WriteHeader(code int) {
+	if err := w.body.failed(); code >= 500 && err != nil {
+		code = http.StatusBadRequest
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
+			code = http.StatusRequestTimeout
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *clientFaultWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // errTusSignIn is the tus endpoint's answer to a request without a
 // session.
@@ -541,7 +605,15 @@ func (t tusLog) Enabled(ctx context.Context, l xslog.Level) bool {
 }
 
 func (t tusLog) Handle(ctx context.Context, r xslog.Record) error {
-	rec := slog.NewRecord(r.Time, slog.Level(r.Level), "tusd: "+r.Message, r.PC)
+	level := slog.Level(r.Level)
+	if b, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok && b.failed() != nil && level > slog.LevelInfo {
+		// The client's fault (clientBodyReader): not the server's error.
+		level = slog.LevelInfo
+		if !t.h.Enabled(ctx, level) {
+			return nil
+		}
+	}
+	rec := slog.NewRecord(r.Time, level, "tusd: "+r.Message, r.PC)
 	r.Attrs(func(a xslog.Attr) bool {
 		rec.AddAttrs(slog.Any(a.Key, a.Value.Any()))
 		return true

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -91,6 +92,9 @@ var errPageNotFound = failure(fileframe.ENOTFOUND, "Not found",
 // (errorKinds), its Title and its message. A server fault is logged with
 // its cause and shown as a generic 500 page.
 func (s *Server) appError(w http.ResponseWriter, r *http.Request, user *signedIn, err error) {
+	if s.clientGone(w, r, err) {
+		return
+	}
 	code, k := kindOf(err)
 	title, msg := fileframe.ErrorTitle(err), fileframe.ErrorMessage(err)
 	switch code {
@@ -106,6 +110,19 @@ func (s *Server) appError(w http.ResponseWriter, r *http.Request, user *signedIn
 	p := s.newAppPage(title, user)
 	p.Status, p.Message = k.status, msg
 	s.renderApp(w, r, k.status, "app_error.html", p)
+}
+
+// clientGone answers, and reports true, when err is only the end of the
+// request's context: the client went away (closed the connection, or cut
+// its body) while the server worked for it. That is the client's doing:
+// 400 in the access log, an info line, no error page (nobody reads it).
+func (s *Server) clientGone(w http.ResponseWriter, r *http.Request, err error) bool {
+	if r.Context().Err() == nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	s.logFor(r).Info("request ended by the client", "path", r.URL.Path, "err", err)
+	w.WriteHeader(http.StatusBadRequest)
+	return true
 }
 
 // failed answers a store or use case error with appError, a missing thing
@@ -140,6 +157,9 @@ func (s *Server) hashBusy(w http.ResponseWriter, r *http.Request, user *signedIn
 // or image, an unknown address) with the public error page for err; a
 // server fault is logged and shown as a generic 500 page.
 func (s *Server) publicError(w http.ResponseWriter, r *http.Request, err error) {
+	if s.clientGone(w, r, err) {
+		return
+	}
 	code, k := kindOf(err)
 	title, msg := fileframe.ErrorTitle(err), fileframe.ErrorMessage(err)
 	if code == fileframe.EINTERNAL {
@@ -177,6 +197,9 @@ func (s *Server) publicNotFound(w http.ResponseWriter, r *http.Request) {
 // the operations endpoints. A server fault is logged and says nothing of
 // its cause.
 func (s *Server) textError(w http.ResponseWriter, r *http.Request, err error) {
+	if s.clientGone(w, r, err) {
+		return
+	}
 	code, k := kindOf(err)
 	msg := fileframe.ErrorMessage(err)
 	if code == fileframe.EINTERNAL {

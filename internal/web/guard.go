@@ -235,8 +235,7 @@ func (s *Server) readForm(w http.ResponseWriter, r *http.Request, user *signedIn
 	case errors.As(err, &tooBig) && body == pageBody:
 		s.appError(w, r, user, failure(fileframe.CodeBodyTooLarge, "The page is too large",
 			"A custom page can be at most "+maxHTMLText+". Make it smaller (shrink inlined images, drop unused CSS) and try again."))
-	case body == imageBody:
-		s.logFor(r).Info("app: unreadable appearance form", "err", err)
+	case errors.As(err, &tooBig) && body == imageBody:
 		s.appError(w, r, user, failure(fileframe.CodeBodyTooLarge, "The form could not be read",
 			"The form could not be read. Images can be at most "+maxImageLabel+" each; go back, choose smaller ones and try again."))
 	default:
