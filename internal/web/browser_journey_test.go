@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	mrand "math/rand/v2"
 	"net/http"
 	"os"
@@ -223,14 +222,9 @@ func TestBrowserJourney(t *testing.T) {
 	poll(t, "the file list to show the upload", func() bool {
 		return eval[bool](t, maya.tab, `!!document.querySelector("a[href='/files/`+string(file.ID)+`']")`)
 	})
-	// The test's own requests go to the listener's loopback address; the
-	// host names are the browser's.
-	resp, err := http.Get(env.app.URL + "/f/" + file.Slug + "/download")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	// The test's own requests go to the listener's loopback address, with
+	// the app's host name (the browser's) in Host.
+	resp, got := env.get(env.app.URL + "/f/" + file.Slug + "/download")
 	if resp.StatusCode != http.StatusOK || !bytes.Equal(got, content) {
 		t.Fatalf("download of the uploaded file: %d, %d bytes; want 200 and the %d bytes uploaded", resp.StatusCode, len(got), len(content))
 	}
@@ -254,12 +248,7 @@ func TestBrowserJourney(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, env.app.URL+"/api/campaign/custom-html", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, answer := env.do(req)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("POST /api/campaign/custom-html with the page-bound key: %d %s", resp.StatusCode, answer)
 	}
@@ -359,13 +348,7 @@ func TestBrowserUploadResumes(t *testing.T) {
 	if err != nil || len(files) != 1 {
 		t.Fatalf("files after the resumed upload: %+v, %v; want one", files, err)
 	}
-	resp, err := http.Get(env.app.URL + "/f/" + files[0].Slug + "/download")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !bytes.Equal(got, content) {
+	if got := env.downloadLink(env.app.URL + "/f/" + files[0].Slug); !bytes.Equal(got, content) {
 		t.Fatalf("the resumed upload stored %d bytes that differ from the %d chosen", len(got), len(content))
 	}
 }
