@@ -199,6 +199,40 @@ func resumeOnAnotherInstance(t *testing.T, db string, a, b *serveProc, cli func(
 	download(t, a, strings.TrimPrefix(link, b.app+"/f/"), content)
 }
 
+// foreignMultipartID is TestScaleOut's attack of the outside test (issue
+// 9, N1): an S3 upload ID is <object>+<multipart upload ID>; an account
+// that pairs its own object with another account's multipart upload ID
+// gets 404 for HEAD, PATCH and DELETE, and the other upload finishes.
+func foreignMultipartID(t *testing.T, p *serveProc, cli func(args ...string) map[string]any) {
+	t.Helper()
+	const password = "a long enough password"
+	cli("account", "create", "--email", "victim@example.com", "--password", password, "--plan", "free")
+	cli("account", "create", "--email", "mallory@example.com", "--password", password, "--plan", "free")
+	victim := signIn(t, p.app, "victim@example.com", password)
+	mallory := signIn(t, p.app, "mallory@example.com", password)
+	content := []byte("the victim's upload, whole")
+	theirs := victim.tusCreate(t, p.app, "v.txt", len(content))
+	own := mallory.tusCreate(t, p.app, "m.txt", 5)
+	_, theirMultipart, ok1 := strings.Cut(theirs, "+")
+	ownObject, _, ok2 := strings.Cut(own, "+")
+	if !ok1 || !ok2 {
+		t.Fatalf("S3 upload URLs without a multipart ID: %q, %q", theirs, own)
+	}
+	forged := ownObject + "+" + theirMultipart
+	for _, method := range []string{http.MethodHead, http.MethodPatch, http.MethodDelete} {
+		req := mallory.tusRequest(t, method, forged, bytes.NewReader(nil), "Content-Type", "application/offset+octet-stream", "Upload-Offset", "0")
+		if resp, body := httpDo(t, req); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s of the own object with another's multipart ID: %d %s, want 404", method, resp.StatusCode, body)
+		}
+	}
+	resp, body := victim.tusPatch(t, theirs, 0, bytes.NewReader(content), len(content))
+	link := resp.Header.Get("Fileframe-File-Url")
+	if resp.StatusCode != http.StatusNoContent || link == "" {
+		t.Fatalf("the victim's upload after the attempts: %d %s", resp.StatusCode, body)
+	}
+	download(t, p, strings.TrimPrefix(link, p.app+"/f/"), content)
+}
+
 // waitForAdvisoryLock waits until a session holds an advisory lock in the
 // database at db: an instance has locked an upload.
 func waitForAdvisoryLock(t *testing.T, db string) {

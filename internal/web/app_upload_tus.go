@@ -352,13 +352,29 @@ func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.
 	return detachedUpload{u, d.quota}, nil
 }
 
+// GetUpload: an S3 upload's ID is its object's and its multipart upload's,
+// joined by "+", and is taken only when the upload's own info, stored at
+// creation, has that very ID, so that a client cannot pair its own object
+// with another upload's multipart ID and have this server write to, or
+// abort, that multipart upload on an S3 server that does not bind upload
+// IDs to their objects.
 func (d detachedStore) GetUpload(ctx context.Context, id string) (tusd.Upload, error) {
 	if _, ok := tusUploadAccount(id); !ok {
 		return nil, tusd.ErrNotFound
 	}
-	u, err := d.core.GetUpload(detach(ctx), id)
+	ctx = detach(ctx)
+	u, err := d.core.GetUpload(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if strings.Contains(id, "+") {
+		info, err := u.GetInfo(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if info.ID != id {
+			return nil, tusd.ErrNotFound
+		}
 	}
 	return detachedUpload{u, d.quota}, nil
 }
