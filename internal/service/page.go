@@ -96,13 +96,34 @@ func (s *Service) SavePage(ctx context.Context, a fileframe.Account, f fileframe
 // PublishRevision makes revision rev of the custom page of file f (one of
 // a's files) the live page, without storing a new revision (publish and
 // restore); rev 0 unpublishes the page. A revision that is not kept is
-// not found.
+// not found. The revision is checked again against the page rules as they
+// are now (CheckPage): one saved under older rules, which a newer version
+// of Fileframe refuses, is not published.
 func (s *Service) PublishRevision(ctx context.Context, a fileframe.Account, f fileframe.File, rev int) (fileframe.Page, error) {
 	if err := customPages(a); err != nil {
 		return fileframe.Page{}, err
 	}
 	if f.AccountID != a.ID {
 		return fileframe.Page{}, fileNotFound(f.ID)
+	}
+	if rev > 0 {
+		r, err := s.store.Revision(ctx, f.ID, rev)
+		if err != nil {
+			return fileframe.Page{}, err
+		}
+		if res, err := s.CheckPage(ctx, r.HTML); err != nil {
+			var rejected *PageRejected
+			if !errors.As(err, &rejected) {
+				return fileframe.Page{}, err
+			}
+			msg := fmt.Sprintf("Revision %d is over the size limit of the page rules as they are now, so it was not published. Save a smaller page as a new revision.", rev)
+			if len(res.Errors) > 0 {
+				first := res.Errors[0]
+				msg = fmt.Sprintf("Revision %d breaks %d of the page rules as they are now (they changed after it was saved), so it was not published; the first is %s at line %d: %s Edit it and save it as a new revision.",
+					rev, len(res.Errors), first.Rule, first.Line, first.Message)
+			}
+			return fileframe.Page{}, &PageRejected{fileframe.Errorf(rejected.Err.Code, "%s", msg), res}
+		}
 	}
 	page, err := s.store.SetLiveRevision(ctx, f.ID, rev, s.now())
 	if err != nil {

@@ -130,3 +130,44 @@ func TestCheckPageBusy(t *testing.T) {
 		t.Errorf("CheckPage with every slot taken: %v after %v, want busy after %v", err, time.Since(start), checkWait)
 	}
 }
+
+// TestPublishRevisionChecksAgain: a revision stored under older page rules
+// (here, written to the store directly) is checked against today's when
+// it is published or restored, and refused if it breaks them; the live
+// page stays as it was.
+func TestPublishRevisionChecksAgain(t *testing.T) {
+	ctx := context.Background()
+	s, store, _ := testService(t, fileframe.Quota{})
+	a, err := store.CreateAccount(ctx, fileframe.Account{Email: "agency@example.com", Plan: fileframe.PlanAgency})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.AddFile(ctx, NewFile{Account: a, Name: "a.txt", Size: 1, Body: strings.NewReader("a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.SavePage(ctx, a, f, []byte(okPage), true); err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(okPage, "<h1>Hi</h1>", `<a href="https://evil.example/setup.exe">Download</a>`, 1)
+	if _, err := store.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: []byte(old), At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := store.PageByFile(ctx, f.ID)
+	_, err = s.PublishRevision(ctx, a, f, 2)
+	if fileframe.ErrorCode(err) != fileframe.CodeHTMLInvalid || !strings.Contains(fileframe.ErrorMessage(err), "Revision 2 breaks 2 of the page rules as they are now") {
+		t.Fatalf("publishing a revision that breaks today's rules: got %v", err)
+	}
+	if _, err := s.PublishLatest(ctx, a, f); fileframe.ErrorCode(err) != fileframe.CodeHTMLInvalid {
+		t.Errorf("PublishLatest of it: got %v, want html_invalid", err)
+	}
+	if p, _ := store.PageByFile(ctx, f.ID); p.LiveRevision != before.LiveRevision {
+		t.Errorf("live revision after the refusals: %d, want %d as before", p.LiveRevision, before.LiveRevision)
+	}
+	if _, err := s.PublishRevision(ctx, a, f, 1); err != nil {
+		t.Errorf("publishing the good revision: %v", err)
+	}
+	if _, err := s.PublishRevision(ctx, a, f, 0); err != nil {
+		t.Errorf("unpublishing: %v", err)
+	}
+}
