@@ -386,7 +386,41 @@ func parseOrigin(flagName, raw string) (*url.URL, error) {
 	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
 		return nil, usagef("%s %q must be an origin only, like https://files.example.com (no path, query or user)", flagName, raw)
 	}
+	if advice, ok := canonicalIP(u.Hostname()); !ok {
+		return nil, usagef("%s %q: browsers read the host %q as an IP address; %s, so that Fileframe compares origins as browsers do", flagName, raw, u.Hostname(), advice)
+	}
 	return &url.URL{Scheme: u.Scheme, Host: strings.ToLower(u.Host)}, nil
+}
+
+// canonicalIP reports whether host, when browsers read it as an IP address,
+// is written as they write that address; if not, it says how to write it.
+// The WHATWG URL standard reads a host whose last label is a number
+// (127.1, 2130706433, 0x7f.0.0.1, 127.0.0.1.) as an IPv4 address, and
+// writes IPv6 addresses compressed ([::1], not [0:0::1]). A host written
+// otherwise would make the origins' comparisons (one site or two,
+// loopback or not) differ from the browser's. Such hosts are refused rather
+// than parsed here: only the canonical forms are taken.
+func canonicalIP(host string) (string, bool) {
+	if strings.Contains(host, ":") { // an IPv6 literal
+		a, err := netip.ParseAddr(host)
+		if err != nil || a.Zone() != "" {
+			return "write an IPv6 address without a zone", false
+		}
+		if a.Is4In6() { // browsers write it in hex ([::ffff:7f00:1])
+			return "write the IPv4 address itself, " + a.Unmap().String(), false
+		}
+		return "write it as [" + a.String() + "]", a.String() == strings.ToLower(host)
+	}
+	labels := strings.Split(strings.TrimSuffix(host, "."), ".")
+	last := strings.ToLower(labels[len(labels)-1])
+	hex := strings.HasPrefix(last, "0x") && strings.Trim(last[2:], "0123456789abcdef") == ""
+	if last == "" || !hex && strings.Trim(last, "0123456789") != "" {
+		return "", true // a domain name
+	}
+	if a, err := netip.ParseAddr(host); err == nil && a.Is4() {
+		return host, true
+	}
+	return "write an IPv4 address as four decimal numbers, like 127.0.0.1", false
 }
 
 // origin returns scheme://host[:port] of u.
