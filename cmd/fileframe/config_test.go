@@ -67,13 +67,13 @@ func TestParseServeConfig(t *testing.T) {
 					t.Errorf("got %+v\nwant %+v", c, want)
 				}
 			}},
-		{"quotas", []string{"--quota-free-storage", "500MB", "--quota-free-file=0", "--quota-agency-file", "2 GiB"},
-			envOf("FILEFRAME_QUOTA_PRO_STORAGE", "1TiB", "FILEFRAME_QUOTA_FREE_STORAGE", "1GiB"),
+		{"quotas", []string{"--quota-free-storage", "500MB", "--quota-free-file=0", "--quota-agency-file", "2 GiB", "--quota-free-files", "0", "--quota-agency-files", "250_000"},
+			envOf("FILEFRAME_QUOTA_PRO_STORAGE", "1TiB", "FILEFRAME_QUOTA_FREE_STORAGE", "1GiB", "FILEFRAME_QUOTA_PRO_FILES", "20,000"),
 			func(t *testing.T, c ServeConfig) {
 				want := defaultQuotas
-				want.Free = fileframe.Quota{Storage: 500_000_000, File: 0}
-				want.Pro.Storage = 1 << 40
-				want.Agency.File = 2 << 30
+				want.Free = fileframe.Quota{Storage: 500_000_000, File: 0, Files: 0}
+				want.Pro.Storage, want.Pro.Files = 1<<40, 20_000
+				want.Agency.File, want.Agency.Files = 2<<30, 250_000
 				if c.Quotas != want {
 					t.Errorf("got %+v, want %+v", c.Quotas, want)
 				}
@@ -238,6 +238,7 @@ func TestParseServeConfigErrors(t *testing.T) {
 		{"empty data", []string{"--data", ""}, nil, "--data must not be empty"},
 		{"bad signup", []string{"--signup", "yes"}, nil, "--signup \"yes\": use open or closed"},
 		{"bad quota from env", nil, envOf("FILEFRAME_QUOTA_PRO_FILE", "lots"), "FILEFRAME_QUOTA_PRO_FILE: invalid value \"lots\": want a size"},
+		{"bad file count from env", nil, envOf("FILEFRAME_QUOTA_PRO_FILES", "-3"), "FILEFRAME_QUOTA_PRO_FILES: invalid value \"-3\": want a count"},
 		{"bad signup from env", nil, envOf("FILEFRAME_SIGNUP", "maybe"), "--signup \"maybe\""},
 		{"password hash memory below one hash", []string{"--password-hash-memory", "32MiB"}, nil, "--password-hash-memory 32MiB is less than one password hash takes (64MiB)"},
 		{"bad password hash memory from env", nil, envOf("FILEFRAME_PASSWORD_HASH_MEMORY", "much"), "FILEFRAME_PASSWORD_HASH_MEMORY: invalid value \"much\": want a size"},

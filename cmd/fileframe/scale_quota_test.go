@@ -94,7 +94,7 @@ func TestScaleOutQuota(t *testing.T) {
 	}
 	// Every refused upload gave its room back: the rest of the quota can
 	// be reserved at once.
-	if _, err := store.Reserve(context.Background(), fileframe.Reservation{ID: "probe", AccountID: acct.ID, Bytes: 1_000_000 - sum, ExpiresAt: acct.CreatedAt.AddDate(1, 0, 0)}, 1_000_000, acct.CreatedAt); err != nil {
+	if _, err := store.Reserve(context.Background(), fileframe.Reservation{ID: "probe", AccountID: acct.ID, Bytes: 1_000_000 - sum, ExpiresAt: acct.CreatedAt.AddDate(1, 0, 0)}, fileframe.Quota{Storage: 1_000_000}, acct.CreatedAt); err != nil {
 		t.Errorf("reserving the room left: %v", err)
 	}
 	for _, p := range []*serveProc{a, b} {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/password"
+	"github.com/fileframe/fileframe/internal/service"
 	"github.com/fileframe/fileframe/internal/web"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -313,8 +314,9 @@ const staleS3TempAge = time.Hour
 // finished a day ago (web's tusHead), of expired upload reservations
 // (service.AddFile; they no longer count), and, on S3, of temp objects
 // older than staleS3TempAge (crash leftovers; see s3.Store.CleanTemp;
-// s3.Open also does it at start). Every instance may do it: the removals
-// are idempotent.
+// s3.Open also does it at start); and, once, the measuring of appearance
+// images stored before their sizes were kept (measureImages). Every
+// instance may do it: all of it is idempotent.
 func (m *Main) startBackground() {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stopBackground = cancel
@@ -333,12 +335,42 @@ func (m *Main) startBackground() {
 	m.every(ctx, "expired upload reservations", func(ctx context.Context) (int, error) {
 		return m.store.DeleteExpiredReservations(ctx, time.Now())
 	})
+	m.background.Go(func() { m.measureImages(ctx) })
 	if cleaner, ok := m.blobs.(interface {
 		CleanTemp(ctx context.Context, olderThan time.Duration) (int, error)
 	}); ok {
 		m.every(ctx, "stale S3 temp objects", func(ctx context.Context) (int, error) {
 			return cleaner.CleanTemp(ctx, staleS3TempAge)
 		})
+	}
+}
+
+// measureImages measures the appearance images stored before Fileframe
+// kept their sizes (service.MeasureImages), so that they count in their
+// accounts' storage: at start, and again every --cleanup-every until it
+// has succeeded.
+func (m *Main) measureImages(ctx context.Context) {
+	svc, err := service.New(service.Config{Store: m.store, Blobs: m.blobs})
+	if err != nil {
+		m.log.Warn("measuring appearance images", "err", err)
+		return
+	}
+	t := time.NewTicker(m.cfg.CleanupEvery)
+	defer t.Stop()
+	for {
+		n, err := svc.MeasureImages(ctx)
+		if n > 0 {
+			m.log.Info("measured appearance images stored before their sizes were kept", "images", n)
+		}
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		m.log.Warn("measuring appearance images", "err", err, "measured", n)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
 

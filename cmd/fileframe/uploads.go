@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,9 +30,9 @@ type Quotas struct {
 
 // defaultQuotas are serve's quotas when no flag says otherwise.
 var defaultQuotas = Quotas{
-	Free:   fileframe.Quota{Storage: 5 << 30, File: 1 << 30},
-	Pro:    fileframe.Quota{Storage: 100 << 30, File: 10 << 30},
-	Agency: fileframe.Quota{Storage: 1 << 40, File: 50 << 30},
+	Free:   fileframe.Quota{Storage: 5 << 30, File: 1 << 30, Files: 1_000},
+	Pro:    fileframe.Quota{Storage: 100 << 30, File: 10 << 30, Files: 10_000},
+	Agency: fileframe.Quota{Storage: 1 << 40, File: 50 << 30, Files: 100_000},
 }
 
 // byPlan returns the quotas by plan, as web.Config and service.Config
@@ -40,8 +41,8 @@ func (q Quotas) byPlan() map[fileframe.Plan]fileframe.Quota {
 	return map[fileframe.Plan]fileframe.Quota{fileframe.PlanFree: q.Free, fileframe.PlanPro: q.Pro, fileframe.PlanAgency: q.Agency}
 }
 
-// quotaFlags binds --quota-<plan>-storage and --quota-<plan>-file to q
-// and returns the variable of each.
+// quotaFlags binds --quota-<plan>-storage, --quota-<plan>-file and
+// --quota-<plan>-files to q and returns the variable of each.
 func quotaFlags(fs *flag.FlagSet, q *Quotas) map[string]string {
 	*q = defaultQuotas
 	vars := map[string]string{}
@@ -53,13 +54,16 @@ func quotaFlags(fs *flag.FlagSet, q *Quotas) map[string]string {
 			kind, usage string
 			v           *int64
 		}{
-			{"storage", "bytes all files of a %s account may take (a `size`: 5GiB, 500MB, 0 for unlimited)", &p.quota.Storage},
+			{"storage", "bytes all files and appearance images of a %s account may take (a `size`: 5GiB, 500MB, 0 for unlimited)", &p.quota.Storage},
 			{"file", "largest file a %s account may upload (a `size`: 1GiB, 0 for unlimited)", &p.quota.File},
 		} {
 			name := "quota-" + p.name + "-" + f.kind
 			fs.Var(byteSize{f.v}, name, fmt.Sprintf(f.usage, p.name))
 			vars[name] = "FILEFRAME_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 		}
+		name := "quota-" + p.name + "-files"
+		fs.Var(fileCount{&p.quota.Files}, name, fmt.Sprintf("most files a %s account may keep (a `count`, 0 for unlimited)", p.name))
+		vars[name] = "FILEFRAME_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 	}
 	return vars
 }
@@ -84,6 +88,26 @@ func (b byteSize) Set(s string) error {
 		return errors.New("too large")
 	}
 	*b.n = int64(n)
+	return nil
+}
+
+// fileCount is a flag of a number of files: 0 or more, written with or
+// without thousands separators (100000, 100_000, 100,000).
+type fileCount struct{ n *int64 }
+
+func (c fileCount) String() string {
+	if c.n == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*c.n, 10)
+}
+
+func (c fileCount) Set(s string) error {
+	n, err := strconv.ParseInt(strings.NewReplacer("_", "", ",", "").Replace(strings.TrimSpace(s)), 10, 64)
+	if err != nil || n < 0 {
+		return errors.New("not a count of files, like 1000 or 0")
+	}
+	*c.n = n
 	return nil
 }
 

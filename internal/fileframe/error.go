@@ -33,6 +33,11 @@ const (
 	// larger than its plan takes.
 	CodeQuotaExceeded = "quota_exceeded"
 	CodeFileTooLarge  = "file_too_large"
+	// CodeFileCountExceeded is the code of an upload beyond the number of
+	// files its account's plan may keep; CodeTooManyFiles of a request that
+	// sends more files than one request may.
+	CodeFileCountExceeded = "file_count_exceeded"
+	CodeTooManyFiles      = "too_many_files"
 	// CodeUploadIncomplete is the code of an upload whose body ended before
 	// its bytes did (a connection cut, a body shorter than its
 	// Content-Length); CodeRequestTimeout of one whose client stopped

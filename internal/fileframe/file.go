@@ -34,13 +34,13 @@ type FileStore interface {
 	CreateFile(ctx context.Context, f File) (File, error)
 	// CreateFileReserved is CreateFile for an upload that holds the
 	// reservation named reservation (Reserve): in one atomic step it removes
-	// that reservation and stores f if f.Size, the account's other files and
-	// its other reservations unexpired at now fit in limit (limit ≤ 0 is
-	// unlimited); if not, nothing changes (the reservation stays until
-	// released) and the error has code CodeQuotaExceeded. A reservation that
+	// that reservation and stores f if f fits in q beside what the account
+	// holds, as Reserve counts it; if not, nothing changes (the reservation
+	// stays until released) and the error has code CodeQuotaExceeded or
+	// CodeFileCountExceeded. A reservation that
 	// is missing (released, or removed
 	// after it expired) is not an error: the check alone decides.
-	CreateFileReserved(ctx context.Context, f File, reservation string, limit int64, now time.Time) (File, error)
+	CreateFileReserved(ctx context.Context, f File, reservation string, q Quota, now time.Time) (File, error)
 	// FileByID returns the file with that ID.
 	FileByID(ctx context.Context, id FileID) (File, error)
 	// FileBySlug returns the file whose public link is /f/<slug>.

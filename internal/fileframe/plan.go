@@ -42,8 +42,38 @@ func (p Plan) Name() string {
 
 // Quota is what one plan may store: Storage bytes in all (the sum of the
 // account's file sizes, a file stored twice counting twice, as the owner
-// sees it) and files of at most File bytes each. Zero is unlimited.
+// sees it, and the images of its appearances, each appearance counting its
+// own), Files files at most, and files of at most File bytes each. Zero is
+// unlimited.
 type Quota struct {
 	Storage int64
 	File    int64
+	Files   int64
+}
+
+// Usage is what an account holds against its Quota, as a Store counts it:
+// Bytes of its files, of its appearances' images and of its upload
+// reservations; Files, its files and reservations (each one a file to be).
+type Usage struct {
+	Bytes, Files int64
+}
+
+// Fits returns a CodeQuotaExceeded error unless size more bytes fit in
+// q.Storage beside u, and a CodeFileCountExceeded one unless one more file
+// fits in q.Files. The messages are the store's; the use cases, which know
+// the plan, word their own.
+func (u Usage) Fits(size int64, q Quota) error {
+	if q.Storage > 0 && u.Bytes+size > q.Storage {
+		return QuotaExceeded()
+	}
+	if q.Files > 0 && u.Files+1 > q.Files {
+		return Errorf(CodeFileCountExceeded, "The account keeps as many files as its plan allows.")
+	}
+	return nil
+}
+
+// QuotaExceeded is a Store's answer to what does not fit in an account's
+// storage (a new error each time: an *Error's Title can be set).
+func QuotaExceeded() error {
+	return Errorf(CodeQuotaExceeded, "This does not fit in what is left of the account's storage.")
 }

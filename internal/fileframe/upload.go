@@ -10,14 +10,17 @@ import (
 // resumable upload became. Errors follow Store's conventions.
 type UploadStore interface {
 	// Reserve stores r, replacing any reservation with r.ID, if r.Bytes, the
-	// account's files and its other reservations unexpired at now fit in
-	// limit (limit ≤ 0 is unlimited). If they do not, nothing changes and
-	// the error has code CodeQuotaExceeded. used is what the account's
-	// files and other unexpired reservations take, either way. Check and
+	// account's files, its appearances' images and its other reservations
+	// unexpired at now fit in q.Storage, and if one more file beside its
+	// files and other reservations (each one a file to be) fits in q.Files
+	// (a limit ≤ 0 is unlimited; q.File is not checked here). If they do
+	// not, nothing changes and the error has code CodeQuotaExceeded or
+	// CodeFileCountExceeded. used is the bytes that the account's files,
+	// images and other unexpired reservations take, either way. Check and
 	// write are one atomic step across every process sharing the store. A
 	// missing account is ENOTFOUND; a negative Bytes or an empty ID is
 	// EINVALID.
-	Reserve(ctx context.Context, r Reservation, limit int64, now time.Time) (used int64, err error)
+	Reserve(ctx context.Context, r Reservation, q Quota, now time.Time) (used int64, err error)
 	// ReleaseReservation removes a reservation; a missing one is not an
 	// error.
 	ReleaseReservation(ctx context.Context, id string) error

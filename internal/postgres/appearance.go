@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/jackc/pgx/v5"
@@ -12,11 +13,15 @@ import (
 // SetAccountAppearance sets the account's default appearance; the zero
 // value clears it. A missing account is ENOTFOUND (the violation of
 // account_appearances_account_id_fkey, or the check before a delete).
-func (s *Store) SetAccountAppearance(ctx context.Context, id fileframe.AccountID, a fileframe.Appearance) error {
+// Larger images than before must fit in limit.
+func (s *Store) SetAccountAppearance(ctx context.Context, id fileframe.AccountID, a fileframe.Appearance, limit int64, at time.Time) error {
 	if !storable(string(id)) {
 		return notFound("Account")
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := fitImages(ctx, tx, "account_appearances", "account_id", "accounts", string(id), id, a, limit, at); err != nil {
+			return err
+		}
 		return setAppearance(ctx, tx, "account_appearances", "account_id", "accounts", string(id), a)
 	})
 	if fileframe.IsNotFound(err) {
@@ -43,6 +48,29 @@ type queryer interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// fitImages returns CodeQuotaExceeded when a's images are larger than
+// those of owner's row in table and the account's storage, with a's
+// images instead, does not fit in limit (≤ 0: unlimited). It locks the
+// account's row first (lockUsage), as every check of its storage does, so
+// that nothing changes between the check and the caller's write.
+func fitImages(ctx context.Context, tx pgx.Tx, table, column, parent, owner string, account fileframe.AccountID, a fileframe.Appearance, limit int64, at time.Time) error {
+	if limit <= 0 {
+		return nil
+	}
+	used, err := lockUsage(ctx, tx, account, "", at)
+	if err != nil {
+		return err
+	}
+	old, err := appearance(ctx, tx, table, column, parent, owner)
+	if err != nil {
+		return err
+	}
+	if grow := a.ImageBytes() - old.ImageBytes(); grow > 0 && used.Bytes+grow > limit {
+		return fileframe.QuotaExceeded()
+	}
+	return nil
+}
+
 // setAppearance replaces the row of owner in table (account_appearances or
 // file_appearances, keyed by column, referring to parent) with a, or deletes
 // it when a is zero. It is ENOTFOUND when the owner does not exist.
@@ -61,12 +89,13 @@ func setAppearance(ctx context.Context, tx pgx.Tx, table, column, parent, owner 
 		return err
 	}
 	_, err := tx.Exec(ctx, `
-		INSERT INTO `+table+` (`+column+`, template, headline, message, accent, logo_key, background)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		INSERT INTO `+table+` (`+column+`, template, headline, message, accent, logo_key, background, logo_bytes, background_bytes)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (`+column+`) DO UPDATE SET
 			template = excluded.template, headline = excluded.headline, message = excluded.message,
-			accent = excluded.accent, logo_key = excluded.logo_key, background = excluded.background`,
-		owner, a.Template, a.Headline, a.Message, a.Accent, a.LogoKey, a.Background)
+			accent = excluded.accent, logo_key = excluded.logo_key, background = excluded.background,
+			logo_bytes = excluded.logo_bytes, background_bytes = excluded.background_bytes`,
+		owner, a.Template, a.Headline, a.Message, a.Accent, a.LogoKey, a.Background, a.LogoBytes, a.BackgroundBytes)
 	return wrap("set appearance", err)
 }
 
@@ -75,11 +104,12 @@ func setAppearance(ctx context.Context, tx pgx.Tx, table, column, parent, owner 
 func appearance(ctx context.Context, q queryer, table, column, parent, owner string) (fileframe.Appearance, error) {
 	var a fileframe.Appearance
 	var template, headline, message, accent, logo, background pgtype.Text
+	var logoBytes, backgroundBytes pgtype.Int8
 	err := q.QueryRow(ctx, `
-		SELECT x.template, x.headline, x.message, x.accent, x.logo_key, x.background
+		SELECT x.template, x.headline, x.message, x.accent, x.logo_key, x.background, x.logo_bytes, x.background_bytes
 		FROM `+parent+` p LEFT JOIN `+table+` x ON x.`+column+` = p.id
 		WHERE p.id = $1`, owner).
-		Scan(&template, &headline, &message, &accent, &logo, &background)
+		Scan(&template, &headline, &message, &accent, &logo, &background, &logoBytes, &backgroundBytes)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fileframe.Appearance{}, notFound("Owner")
 	} else if err != nil {
@@ -87,16 +117,30 @@ func appearance(ctx context.Context, q queryer, table, column, parent, owner str
 	}
 	a.Template, a.Headline, a.Message = template.String, headline.String, message.String
 	a.Accent, a.LogoKey, a.Background = accent.String, logo.String, background.String
+	a.LogoBytes, a.BackgroundBytes = logoBytes.Int64, backgroundBytes.Int64
 	return a, nil
 }
 
 // SetFileAppearance sets the file's own appearance; the zero value clears
-// it. A missing file is ENOTFOUND.
-func (s *Store) SetFileAppearance(ctx context.Context, id fileframe.FileID, a fileframe.Appearance) error {
+// it. A missing file is ENOTFOUND. Larger images than before must fit in
+// limit.
+func (s *Store) SetFileAppearance(ctx context.Context, id fileframe.FileID, a fileframe.Appearance, limit int64, at time.Time) error {
 	if !storable(string(id)) {
 		return notFound("File")
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if limit > 0 {
+			var account fileframe.AccountID
+			err := tx.QueryRow(ctx, `SELECT account_id FROM files WHERE id = $1`, id).Scan(&account)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return notFound("File")
+			} else if err != nil {
+				return err
+			}
+			if err := fitImages(ctx, tx, "file_appearances", "file_id", "files", string(id), account, a, limit, at); err != nil {
+				return err
+			}
+		}
 		return setAppearance(ctx, tx, "file_appearances", "file_id", "files", string(id), a)
 	})
 	if fileframe.IsNotFound(err) {
@@ -115,4 +159,45 @@ func (s *Store) FileAppearance(ctx context.Context, id fileframe.FileID) (filefr
 		return fileframe.Appearance{}, notFound("File")
 	}
 	return a, wrap("file appearance", err)
+}
+
+// UnmeasuredImages returns up to limit keys of appearance images stored
+// before their sizes were kept.
+func (s *Store) UnmeasuredImages(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT key FROM (
+			SELECT logo_key AS key FROM account_appearances WHERE logo_bytes < 0
+			UNION SELECT background FROM account_appearances WHERE background_bytes < 0
+			UNION SELECT logo_key FROM file_appearances WHERE logo_bytes < 0
+			UNION SELECT background FROM file_appearances WHERE background_bytes < 0) k
+		ORDER BY key LIMIT $1`, limit)
+	if err != nil {
+		return nil, wrap("unmeasured images", err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return keys, wrap("unmeasured images", err)
+}
+
+// SetImageBytes sets the size of every unmeasured image with blob key key.
+func (s *Store) SetImageBytes(ctx context.Context, key string, bytes int64) error {
+	if bytes < 0 {
+		return fileframe.Errorf(fileframe.EINVALID, "An image's size is at least zero.")
+	}
+	if !storable(key) {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		for _, q := range []string{
+			`UPDATE account_appearances SET logo_bytes = $1 WHERE logo_key = $2 AND logo_bytes < 0`,
+			`UPDATE account_appearances SET background_bytes = $1 WHERE background = $2 AND background_bytes < 0`,
+			`UPDATE file_appearances SET logo_bytes = $1 WHERE logo_key = $2 AND logo_bytes < 0`,
+			`UPDATE file_appearances SET background_bytes = $1 WHERE background = $2 AND background_bytes < 0`,
+		} {
+			if _, err := tx.Exec(ctx, q, bytes, key); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return wrap("set image bytes", err)
 }

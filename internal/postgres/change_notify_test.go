@@ -36,13 +36,13 @@ func TestAppChangesNotify(t *testing.T) {
 		name  string
 		write func() error
 	}{
-		{"set account appearance", func() error { return b.SetAccountAppearance(ctx, acct.ID, look) }},
+		{"set account appearance", func() error { return b.SetAccountAppearance(ctx, acct.ID, look, 0, time.Now()) }},
 		{"change account appearance", func() error {
-			return b.SetAccountAppearance(ctx, acct.ID, fileframe.Appearance{Template: "bold"})
+			return b.SetAccountAppearance(ctx, acct.ID, fileframe.Appearance{Template: "bold"}, 0, time.Now())
 		}},
-		{"clear account appearance", func() error { return b.SetAccountAppearance(ctx, acct.ID, fileframe.Appearance{}) }},
-		{"set file appearance", func() error { return b.SetFileAppearance(ctx, f.ID, look) }},
-		{"clear file appearance", func() error { return b.SetFileAppearance(ctx, f.ID, fileframe.Appearance{}) }},
+		{"clear account appearance", func() error { return b.SetAccountAppearance(ctx, acct.ID, fileframe.Appearance{}, 0, time.Now()) }},
+		{"set file appearance", func() error { return b.SetFileAppearance(ctx, f.ID, look, 0, time.Now()) }},
+		{"clear file appearance", func() error { return b.SetFileAppearance(ctx, f.ID, fileframe.Appearance{}, 0, time.Now()) }},
 		{"rename file", func() error { return b.RenameFile(ctx, f.ID, "b.txt") }},
 		{"publish an older revision", func() error {
 			_, err := b.SetLiveRevision(ctx, f.ID, 1, time.Now())

@@ -145,7 +145,8 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 			SELECT f.id, f.account_id, f.name, f.size, f.content_type, f.blob_key, f.slug, f.downloads, f.created_at,
 			       coalesce(p.latest_revision, 0), coalesce(p.live_revision, 0),
 			       coalesce(a.template, ''), coalesce(a.headline, ''), coalesce(a.message, ''),
-			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, '')
+			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, ''),
+			       coalesce(a.logo_bytes, 0), coalesce(a.background_bytes, 0)
 			FROM files f LEFT JOIN pages p ON p.file_id = f.id
 			LEFT JOIN file_appearances a ON a.file_id = f.id
 			WHERE f.account_id = $1 ORDER BY f.created_at DESC, f.seq DESC`, id)
@@ -159,7 +160,8 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 			if err := rows.Scan(&l.ID, &l.AccountID, &l.Name, &l.Size, &l.ContentType, &l.BlobKey, &l.Slug, &l.Downloads, &created,
 				&l.LatestRevision, &l.LiveRevision,
 				&l.Appearance.Template, &l.Appearance.Headline, &l.Appearance.Message,
-				&l.Appearance.Accent, &l.Appearance.LogoKey, &l.Appearance.Background); err != nil {
+				&l.Appearance.Accent, &l.Appearance.LogoKey, &l.Appearance.Background,
+				&l.Appearance.LogoBytes, &l.Appearance.BackgroundBytes); err != nil {
 				return err
 			}
 			l.CreatedAt = fromTS(created)
@@ -259,7 +261,7 @@ func (s *Store) BlobInUse(ctx context.Context, key string) (bool, error) {
 
 // CreateFileReserved stores f in place of the reservation, within limit,
 // with the account's row locked as Reserve does.
-func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, limit int64, at time.Time) (fileframe.File, error) {
+func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
 	f = newFile(f)
 	if !storable(string(f.AccountID)) {
 		return fileframe.File{}, notFound("Account")
@@ -271,12 +273,12 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		if _, err := tx.Exec(ctx, `DELETE FROM upload_reservations WHERE id = $1`, reservation); err != nil {
 			return err
 		}
-		used, err := lockUsedStorage(ctx, tx, f.AccountID, "", at)
+		used, err := lockUsage(ctx, tx, f.AccountID, "", at)
 		if err != nil {
 			return err
 		}
-		if limit > 0 && used+f.Size > limit {
-			return quotaExceeded()
+		if err := used.Fits(f.Size, q); err != nil {
+			return err
 		}
 		return insertFile(ctx, tx, f)
 	})

@@ -44,24 +44,24 @@ func (s *Store) DeleteUploadRecords(ctx context.Context, t time.Time) (int, erro
 	return int(tag.RowsAffected()), nil
 }
 
-// Reserve stores r if it fits in limit. The account's row is locked first
+// Reserve stores r if it fits in q. The account's row is locked first
 // (FOR UPDATE), so the checks of one account run one at a time on every
 // instance: no other check can pass between this one's sum and its write.
-func (s *Store) Reserve(ctx context.Context, r fileframe.Reservation, limit int64, at time.Time) (int64, error) {
+func (s *Store) Reserve(ctx context.Context, r fileframe.Reservation, q fileframe.Quota, at time.Time) (int64, error) {
 	if r.ID == "" || r.Bytes < 0 || !storable(r.ID) {
 		return 0, fileframe.Errorf(fileframe.EINVALID, "A reservation needs an ID and a size of at least zero.")
 	}
 	if !storable(string(r.AccountID)) {
 		return 0, notFound("Account")
 	}
-	var used int64
+	var used fileframe.Usage
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if used, err = lockUsedStorage(ctx, tx, r.AccountID, r.ID, at); err != nil {
+		if used, err = lockUsage(ctx, tx, r.AccountID, r.ID, at); err != nil {
 			return err
 		}
-		if limit > 0 && used+r.Bytes > limit {
-			return quotaExceeded()
+		if err := used.Fits(r.Bytes, q); err != nil {
+			return err
 		}
 		_, err = tx.Exec(ctx, `
 			INSERT INTO upload_reservations (id, account_id, bytes, expires_at) VALUES ($1, $2, $3, $4)
@@ -69,7 +69,7 @@ func (s *Store) Reserve(ctx context.Context, r fileframe.Reservation, limit int6
 			r.ID, r.AccountID, r.Bytes, ts(r.ExpiresAt))
 		return err
 	})
-	return used, wrap("reserve", err)
+	return used.Bytes, wrap("reserve", err)
 }
 
 // ReleaseReservation removes a reservation.
@@ -90,28 +90,29 @@ func (s *Store) DeleteExpiredReservations(ctx context.Context, t time.Time) (int
 	return int(tag.RowsAffected()), nil
 }
 
-// lockUsedStorage locks the account's row for the rest of the transaction
-// and returns the bytes of its files and of its reservations unexpired at
-// t, but the one named except. A missing account is ENOTFOUND.
-func lockUsedStorage(ctx context.Context, tx pgx.Tx, id fileframe.AccountID, except string, t time.Time) (int64, error) {
+// lockUsage locks the account's row for the rest of the transaction and
+// returns what the account holds, counting its reservations unexpired at t
+// but the one named except. A missing account is ENOTFOUND.
+func lockUsage(ctx context.Context, tx pgx.Tx, id fileframe.AccountID, except string, t time.Time) (fileframe.Usage, error) {
 	var one int
 	err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, id).Scan(&one)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, notFound("Account")
+		return fileframe.Usage{}, notFound("Account")
 	} else if err != nil {
-		return 0, err
+		return fileframe.Usage{}, err
 	}
-	var used int64
+	var u fileframe.Usage
 	err = tx.QueryRow(ctx, `
 		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = $1)::bigint
 		     + (SELECT COALESCE(SUM(bytes), 0) FROM upload_reservations
-		        WHERE account_id = $1 AND expires_at > $2 AND id <> $3)::bigint`,
-		id, ts(t), except).Scan(&used)
-	return used, err
-}
-
-// quotaExceeded is the store's answer to a reservation or file that does
-// not fit; the caller, which knows the plan, words its own message.
-func quotaExceeded() error {
-	return fileframe.Errorf(fileframe.CodeQuotaExceeded, "This upload does not fit in what is left of the account's storage.")
+		        WHERE account_id = $1 AND expires_at > $2 AND id <> $3)::bigint
+		     + (SELECT COALESCE(SUM(GREATEST(logo_bytes, 0) + GREATEST(background_bytes, 0)), 0)
+		        FROM account_appearances WHERE account_id = $1)::bigint
+		     + (SELECT COALESCE(SUM(GREATEST(a.logo_bytes, 0) + GREATEST(a.background_bytes, 0)), 0)
+		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = $1)::bigint,
+		       (SELECT COUNT(*) FROM files WHERE account_id = $1)
+		     + (SELECT COUNT(*) FROM upload_reservations
+		        WHERE account_id = $1 AND expires_at > $2 AND id <> $3)`,
+		id, ts(t), except).Scan(&u.Bytes, &u.Files)
+	return u, err
 }

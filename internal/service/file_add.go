@@ -168,7 +168,7 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		return fileframe.File{}, err
 	}
 	r := &reservedReader{s: s, ctx: ctx, account: nf.Account, quota: q, id: nf.Reservation}
-	if r.id == "" && q.Storage > 0 {
+	if r.id == "" && (q.Storage > 0 || q.Files > 0) {
 		r.id = "p." + fileframe.RandomBase62(24)
 		// A resumable upload's reservation is its owner's to release
 		// (ReleaseUpload). A plain upload's becomes its file, or is
@@ -179,12 +179,15 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 				_ = s.store.ReleaseReservation(context.WithoutCancel(ctx), r.id)
 			}
 		}()
-		if nf.Size >= 0 {
-			if err := r.reserve(nf.Size); fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded {
-				return fileframe.File{}, quotaError(nf.Account.Plan, q, nf.Size, r.used)
-			} else if err != nil {
-				return fileframe.File{}, err
-			}
+		err := r.reserve(max(nf.Size, 0))
+		switch fileframe.ErrorCode(err) {
+		case fileframe.CodeQuotaExceeded:
+			return fileframe.File{}, quotaError(nf.Account.Plan, q, nf.Size, r.used)
+		case fileframe.CodeFileCountExceeded:
+			return fileframe.File{}, fileCountError(nf.Account.Plan, q)
+		}
+		if err != nil {
+			return fileframe.File{}, err
 		}
 	} else {
 		r.reserved = max(nf.Size, 0) // ReserveUpload's
@@ -207,12 +210,15 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		ContentType: contentType(head, nf.Name, nf.TypeHint),
 		BlobKey:     info.Key,
 		CreatedAt:   s.now(),
-	}, r.id, q.Storage, s.now())
+	}, r.id, q, s.now())
 	added = err == nil
 	if added {
 		s.changed() // the file's link works from now
 	}
-	if fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded {
+	switch fileframe.ErrorCode(err) {
+	case fileframe.CodeFileCountExceeded:
+		return fileframe.File{}, fileCountError(nf.Account.Plan, q)
+	case fileframe.CodeQuotaExceeded:
 		return fileframe.File{}, fileframe.Errorf(fileframe.CodeQuotaExceeded,
 			"This file needs %s, but less than that of the %s plan's %s of storage is left now that other files were added. Delete files you no longer share, or ask for a bigger plan.",
 			humanize.IBytes(uint64(info.Size)), nf.Account.Plan.Name(), humanize.IBytes(uint64(q.Storage)))
@@ -232,14 +238,17 @@ func (s *Service) ReserveUpload(ctx context.Context, a fileframe.Account, id, na
 	if err := checkFileSize(a.Plan, q, size); err != nil {
 		return err
 	}
-	if q.Storage <= 0 {
+	if q.Storage <= 0 && q.Files <= 0 {
 		return nil // unlimited: nothing to reserve
 	}
 	used, err := s.store.Reserve(ctx, fileframe.Reservation{
 		ID: id, AccountID: a.ID, Bytes: size, ExpiresAt: s.now().Add(UploadReservationTTL),
-	}, q.Storage, s.now())
-	if fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded {
+	}, q, s.now())
+	switch fileframe.ErrorCode(err) {
+	case fileframe.CodeQuotaExceeded:
 		return quotaError(a.Plan, q, size, used)
+	case fileframe.CodeFileCountExceeded:
+		return fileCountError(a.Plan, q)
 	}
 	return err
 }
@@ -247,12 +256,13 @@ func (s *Service) ReserveUpload(ctx context.Context, a fileframe.Account, id, na
 // RenewUpload keeps the reservation of a resumable upload of size bytes
 // from expiring while the upload is in use.
 func (s *Service) RenewUpload(ctx context.Context, a fileframe.Account, id string, size int64) error {
-	if s.quotas[a.Plan].Storage <= 0 {
+	q := s.quotas[a.Plan]
+	if q.Storage <= 0 && q.Files <= 0 {
 		return nil
 	}
 	_, err := s.store.Reserve(ctx, fileframe.Reservation{
 		ID: id, AccountID: a.ID, Bytes: size, ExpiresAt: s.now().Add(UploadReservationTTL),
-	}, s.quotas[a.Plan].Storage, s.now())
+	}, q, s.now())
 	return err
 }
 
@@ -308,9 +318,10 @@ func (r *reservedReader) Read(p []byte) (int, error) {
 		} else if r.err = r.grow(total); r.err != nil {
 			return 0, r.err
 		}
-	} else if now := r.s.now(); r.quota.Storage > 0 && now.Sub(r.renewed) > plainReservationTTL/3 {
+	} else if now := r.s.now(); r.id != "" && now.Sub(r.renewed) > plainReservationTTL/3 {
 		// A slow upload keeps its room while bytes keep coming.
-		if err := r.reserve(r.reserved); err != nil && fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+		if err := r.reserve(r.reserved); err != nil && fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded &&
+			fileframe.ErrorCode(err) != fileframe.CodeFileCountExceeded {
 			r.err = err
 			return 0, err
 		}
@@ -346,7 +357,7 @@ func (r *reservedReader) reserve(n int64) error {
 	now := r.s.now()
 	used, err := r.s.store.Reserve(r.ctx, fileframe.Reservation{
 		ID: r.id, AccountID: r.account.ID, Bytes: n, ExpiresAt: now.Add(plainReservationTTL),
-	}, r.quota.Storage, now)
+	}, r.quota, now)
 	r.used = used
 	if err != nil {
 		return err
@@ -376,11 +387,34 @@ func checkFileSize(p fileframe.Plan, q fileframe.Quota, size int64) error {
 }
 
 // quotaError is the error of a file of size bytes that does not fit beside
-// the used bytes of the account's files and other uploads.
+// the used bytes of the account's files, images and other uploads.
 func quotaError(p fileframe.Plan, q fileframe.Quota, size, used int64) error {
+	need, left := twoSizes(size, max(q.Storage-used, 0))
 	return fileframe.Errorf(fileframe.CodeQuotaExceeded,
 		"This file needs %s, but only %s of the %s plan's %s of storage is left. Delete files you no longer share, or ask for a bigger plan.",
-		humanize.IBytes(uint64(size)), humanize.IBytes(uint64(max(q.Storage-used, 0))), p.Name(), humanize.IBytes(uint64(q.Storage)))
+		need, left, p.Name(), humanize.IBytes(uint64(q.Storage)))
+}
+
+// twoSizes writes a and b as people read sizes (98 KiB), or in bytes when
+// the rounded figures would look equal though they are not.
+func twoSizes(a, b int64) (string, string) {
+	x, y := humanize.IBytes(uint64(a)), humanize.IBytes(uint64(b))
+	if x == y && a != b {
+		return humanize.Comma(a) + " bytes", humanize.Comma(b) + " bytes"
+	}
+	return x, y
+}
+
+// fileCountError is the error of a file beyond the number of files the
+// plan keeps.
+func fileCountError(p fileframe.Plan, q fileframe.Quota) error {
+	files := humanize.Comma(q.Files) + " files"
+	if q.Files == 1 {
+		files = "1 file"
+	}
+	return fileframe.Errorf(fileframe.CodeFileCountExceeded,
+		"The %s plan keeps up to %s, and this account has that many (uploads in progress count). Delete files you no longer share, or ask for a bigger plan.",
+		p.Name(), files)
 }
 
 // contentType picks a file's type from its name's extension, else from

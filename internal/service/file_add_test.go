@@ -49,11 +49,11 @@ type countingStore struct {
 	reserves []int64
 }
 
-func (c *countingStore) Reserve(ctx context.Context, r fileframe.Reservation, limit int64, now time.Time) (int64, error) {
+func (c *countingStore) Reserve(ctx context.Context, r fileframe.Reservation, q fileframe.Quota, now time.Time) (int64, error) {
 	c.mu.Lock()
 	c.reserves = append(c.reserves, r.Bytes)
 	c.mu.Unlock()
-	return c.Store.Reserve(ctx, r, limit, now)
+	return c.Store.Reserve(ctx, r, q, now)
 }
 
 func TestAddFile(t *testing.T) {
@@ -118,7 +118,7 @@ func TestAddFile(t *testing.T) {
 			// Nothing stays reserved, whatever happened: all the room not
 			// taken by files is free again.
 			if tt.quota.Storage > 0 {
-				if _, err := store.Reserve(ctx, fileframe.Reservation{ID: "probe", AccountID: a.ID, Bytes: tt.quota.Storage - sum, ExpiresAt: time.Now().Add(time.Hour)}, tt.quota.Storage, time.Now()); err != nil {
+				if _, err := store.Reserve(ctx, fileframe.Reservation{ID: "probe", AccountID: a.ID, Bytes: tt.quota.Storage - sum, ExpiresAt: time.Now().Add(time.Hour)}, tt.quota, time.Now()); err != nil {
 					t.Errorf("reserving all the room left after the upload: %v", err)
 				}
 			}

@@ -29,7 +29,7 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 // CreateFileReserved stores f in place of the reservation, within limit.
 // The writer runs one transaction at a time, so the sum it checks cannot
 // change before the insert.
-func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, limit int64, at time.Time) (fileframe.File, error) {
+func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
 	f = newFile(f)
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		if err := accountExists(ctx, tx, f.AccountID); err != nil {
@@ -38,7 +38,11 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		if _, err := tx.ExecContext(ctx, `DELETE FROM upload_reservations WHERE id = ?`, reservation); err != nil {
 			return err
 		}
-		if err := fits(ctx, tx, f.AccountID, "", f.Size, limit, at); err != nil {
+		used, err := accountUsage(ctx, tx, f.AccountID, "", at)
+		if err != nil {
+			return err
+		}
+		if err := used.Fits(f.Size, q); err != nil {
 			return err
 		}
 		return insertFile(ctx, tx, f)
@@ -145,7 +149,8 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 			SELECT f.id, f.account_id, f.name, f.size, f.content_type, f.blob_key, f.slug, f.downloads, f.created_at,
 			       coalesce(p.latest_revision, 0), coalesce(p.live_revision, 0),
 			       coalesce(a.template, ''), coalesce(a.headline, ''), coalesce(a.message, ''),
-			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, '')
+			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, ''),
+			       coalesce(a.logo_bytes, 0), coalesce(a.background_bytes, 0)
 			FROM files f LEFT JOIN pages p ON p.file_id = f.id
 			LEFT JOIN file_appearances a ON a.file_id = f.id
 			WHERE f.account_id = ? ORDER BY f.created_at DESC, f.rowid DESC`, id)
@@ -159,7 +164,8 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 			if err := rows.Scan(&l.ID, &l.AccountID, &l.Name, &l.Size, &l.ContentType, &l.BlobKey, &l.Slug, &l.Downloads, &created,
 				&l.LatestRevision, &l.LiveRevision,
 				&l.Appearance.Template, &l.Appearance.Headline, &l.Appearance.Message,
-				&l.Appearance.Accent, &l.Appearance.LogoKey, &l.Appearance.Background); err != nil {
+				&l.Appearance.Accent, &l.Appearance.LogoKey, &l.Appearance.Background,
+				&l.Appearance.LogoBytes, &l.Appearance.BackgroundBytes); err != nil {
 				return err
 			}
 			l.CreatedAt = fromMillis(created)

@@ -115,6 +115,42 @@ func TestMigrations(t *testing.T) {
 		}
 	})
 
+	// Migration 005 marks the images of existing appearances unmeasured,
+	// for serve to measure (service.MeasureImages).
+	t.Run("images stored before migration 005 are unmeasured after it", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "test.db")
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := migrations()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts := []string{`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`}
+		for _, m := range ms[:4] {
+			stmts = append(stmts, m.SQL, fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, 0)`, m.Version))
+		}
+		stmts = append(stmts,
+			`INSERT INTO accounts (id, email, plan, created_at) VALUES ('a_1', 'a@example.com', 'pro', 0)`,
+			`INSERT INTO account_appearances (account_id, template, headline, message, accent, logo_key, background)
+			 VALUES ('a_1', 'bold', '', '', '', 'logo-key', '')`)
+		for _, q := range stmts {
+			if _, err := db.ExecContext(t.Context(), q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		db.Close()
+		s := open(t, path)
+		got, err := s.AccountAppearance(t.Context(), "a_1")
+		if err != nil || got.LogoBytes != fileframe.UnmeasuredImage || got.BackgroundBytes != 0 {
+			t.Errorf("appearance after the migration: got %+v, %v; want the logo unmeasured, no background", got, err)
+		}
+		if keys, err := s.UnmeasuredImages(t.Context(), 10); err != nil || len(keys) != 1 || keys[0] != "logo-key" {
+			t.Errorf("UnmeasuredImages: got %q, %v", keys, err)
+		}
+	})
+
 	t.Run("Open refuses a file that is not a database", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "test.db")
 		if err := os.WriteFile(path, bytes.Repeat([]byte("not a database "), 512), 0o600); err != nil {

@@ -52,24 +52,24 @@ func (s *Store) DeleteUploadRecords(ctx context.Context, t time.Time) (int, erro
 	return int(n), nil
 }
 
-// Reserve stores r if it fits in limit. It runs on the writer, one
+// Reserve stores r if it fits in q. It runs on the writer, one
 // transaction at a time, so no other check can pass between this one's
 // sum and its write.
-func (s *Store) Reserve(ctx context.Context, r fileframe.Reservation, limit int64, at time.Time) (int64, error) {
+func (s *Store) Reserve(ctx context.Context, r fileframe.Reservation, q fileframe.Quota, at time.Time) (int64, error) {
 	if r.ID == "" || r.Bytes < 0 {
 		return 0, fileframe.Errorf(fileframe.EINVALID, "A reservation needs an ID and a size of at least zero.")
 	}
-	var used int64
+	var used fileframe.Usage
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		if err := accountExists(ctx, tx, r.AccountID); err != nil {
 			return err
 		}
 		var err error
-		if used, err = usedStorage(ctx, tx, r.AccountID, r.ID, at); err != nil {
+		if used, err = accountUsage(ctx, tx, r.AccountID, r.ID, at); err != nil {
 			return err
 		}
-		if limit > 0 && used+r.Bytes > limit {
-			return quotaExceeded()
+		if err := used.Fits(r.Bytes, q); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `
 			INSERT INTO upload_reservations (id, account_id, bytes, expires_at) VALUES (?, ?, ?, ?)
@@ -77,7 +77,7 @@ func (s *Store) Reserve(ctx context.Context, r fileframe.Reservation, limit int6
 			r.ID, r.AccountID, r.Bytes, r.ExpiresAt.UnixMilli())
 		return err
 	})
-	return used, wrap("reserve", err)
+	return used.Bytes, wrap("reserve", err)
 }
 
 // ReleaseReservation removes a reservation.
@@ -106,36 +106,21 @@ func (s *Store) DeleteExpiredReservations(ctx context.Context, t time.Time) (int
 	return int(n), nil
 }
 
-// usedStorage returns the bytes of the account's files and of its
-// reservations unexpired at t, but the one named except.
-func usedStorage(ctx context.Context, tx querier, id fileframe.AccountID, except string, t time.Time) (int64, error) {
-	var used int64
+// accountUsage returns what the account holds, counting its reservations
+// unexpired at t but the one named except.
+func accountUsage(ctx context.Context, tx querier, id fileframe.AccountID, except string, t time.Time) (fileframe.Usage, error) {
+	var u fileframe.Usage
 	err := tx.QueryRowContext(ctx, `
 		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = ?1)
 		     + (SELECT COALESCE(SUM(bytes), 0) FROM upload_reservations
+		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3)
+		     + (SELECT COALESCE(SUM(MAX(logo_bytes, 0) + MAX(background_bytes, 0)), 0)
+		        FROM account_appearances WHERE account_id = ?1)
+		     + (SELECT COALESCE(SUM(MAX(a.logo_bytes, 0) + MAX(a.background_bytes, 0)), 0)
+		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = ?1),
+		       (SELECT COUNT(*) FROM files WHERE account_id = ?1)
+		     + (SELECT COUNT(*) FROM upload_reservations
 		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3)`,
-		id, t.UnixMilli(), except).Scan(&used)
-	return used, err
-}
-
-// fits returns a CodeQuotaExceeded error unless size more bytes fit in
-// limit beside the account's files and reservations (but except).
-func fits(ctx context.Context, tx querier, id fileframe.AccountID, except string, size, limit int64, t time.Time) error {
-	if limit <= 0 {
-		return nil
-	}
-	used, err := usedStorage(ctx, tx, id, except, t)
-	if err != nil {
-		return err
-	}
-	if used+size > limit {
-		return quotaExceeded()
-	}
-	return nil
-}
-
-// quotaExceeded is the store's answer to a reservation or file that does
-// not fit; the caller, which knows the plan, words its own message.
-func quotaExceeded() error {
-	return fileframe.Errorf(fileframe.CodeQuotaExceeded, "This upload does not fit in what is left of the account's storage.")
+		id, t.UnixMilli(), except).Scan(&u.Bytes, &u.Files)
+	return u, err
 }

@@ -202,7 +202,7 @@ func testFileManagement(t *testing.T, newStore func(t *testing.T) fileframe.Stor
 		}
 		last.Downloads = 4
 		look := fileframe.Appearance{Template: "bold", Headline: "H", Message: "M", Accent: "#112233", LogoKey: "lk", Background: "bk"}
-		if err := s.SetFileAppearance(t.Context(), mid.ID, look); err != nil {
+		if err := s.SetFileAppearance(t.Context(), mid.ID, look, 0, time.Now()); err != nil {
 			t.Fatalf("SetFileAppearance: %v", err)
 		}
 		list, err = s.FilesByAccount(t.Context(), a.ID)
@@ -315,10 +315,10 @@ func testFileManagement(t *testing.T, newStore func(t *testing.T) fileframe.Stor
 		savePage(t, s, f.ID, shared, true)
 		savePage(t, s, f.ID, pageHTML(2, 300), false)
 		savePage(t, s, g.ID, shared, true) // the other file's page shares HTML
-		if err := s.SetFileAppearance(t.Context(), f.ID, fullAppearance(1)); err != nil {
+		if err := s.SetFileAppearance(t.Context(), f.ID, fullAppearance(1), 0, time.Now()); err != nil {
 			t.Fatalf("SetFileAppearance: %v", err)
 		}
-		if err := s.SetFileAppearance(t.Context(), g.ID, fullAppearance(2)); err != nil {
+		if err := s.SetFileAppearance(t.Context(), g.ID, fullAppearance(2), 0, time.Now()); err != nil {
 			t.Fatalf("SetFileAppearance: %v", err)
 		}
 		bound := newKey(t, s, a.ID, f.ID)
@@ -452,21 +452,21 @@ func testFileManagement(t *testing.T, newStore func(t *testing.T) fileframe.Stor
 
 		// Appearance images: the account's and a file's, logo and background.
 		f := mk("file-blob")
-		if err := s.SetAccountAppearance(t.Context(), a.ID, fileframe.Appearance{Template: "t", LogoKey: "acct-logo", Background: "acct-bg"}); err != nil {
+		if err := s.SetAccountAppearance(t.Context(), a.ID, fileframe.Appearance{Template: "t", LogoKey: "acct-logo", Background: "acct-bg"}, 0, time.Now()); err != nil {
 			t.Fatalf("SetAccountAppearance: %v", err)
 		}
-		if err := s.SetFileAppearance(t.Context(), f.ID, fileframe.Appearance{Template: "t", LogoKey: "file-logo", Background: "file-bg"}); err != nil {
+		if err := s.SetFileAppearance(t.Context(), f.ID, fileframe.Appearance{Template: "t", LogoKey: "file-logo", Background: "file-bg"}, 0, time.Now()); err != nil {
 			t.Fatalf("SetFileAppearance: %v", err)
 		}
 		for _, key := range []string{"acct-logo", "acct-bg", "file-logo", "file-bg"} {
 			inUse(key, true, "appearance image "+key)
 		}
-		if err := s.SetAccountAppearance(t.Context(), a.ID, fileframe.Appearance{Template: "t", LogoKey: "acct-logo"}); err != nil {
+		if err := s.SetAccountAppearance(t.Context(), a.ID, fileframe.Appearance{Template: "t", LogoKey: "acct-logo"}, 0, time.Now()); err != nil {
 			t.Fatalf("SetAccountAppearance: %v", err)
 		}
 		inUse("acct-bg", false, "an account background replaced by none")
 		inUse("acct-logo", true, "an account logo kept")
-		if err := s.SetAccountAppearance(t.Context(), a.ID, fileframe.Appearance{}); err != nil {
+		if err := s.SetAccountAppearance(t.Context(), a.ID, fileframe.Appearance{}, 0, time.Now()); err != nil {
 			t.Fatalf("SetAccountAppearance(zero): %v", err)
 		}
 		inUse("acct-logo", false, "an account logo after clearing the appearance")
@@ -480,7 +480,7 @@ func testFileManagement(t *testing.T, newStore func(t *testing.T) fileframe.Stor
 		// One image used by a file's appearance and as a file's bytes.
 		g := mk("both")
 		h := mk("h")
-		if err := s.SetFileAppearance(t.Context(), h.ID, fileframe.Appearance{Template: "t", Background: "both"}); err != nil {
+		if err := s.SetFileAppearance(t.Context(), h.ID, fileframe.Appearance{Template: "t", Background: "both"}, 0, time.Now()); err != nil {
 			t.Fatalf("SetFileAppearance: %v", err)
 		}
 		if _, err := s.DeleteFile(t.Context(), g.ID); err != nil {

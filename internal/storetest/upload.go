@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,7 +71,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 	later := now.Add(time.Hour)
 	reserve := func(t *testing.T, s fileframe.Store, a fileframe.AccountID, id string, n, limit int64) (int64, error) {
 		t.Helper()
-		return s.Reserve(t.Context(), fileframe.Reservation{ID: id, AccountID: a, Bytes: n, ExpiresAt: later}, limit, now)
+		return s.Reserve(t.Context(), fileframe.Reservation{ID: id, AccountID: a, Bytes: n, ExpiresAt: later}, fileframe.Quota{Storage: limit}, now)
 	}
 
 	t.Run("Reserve counts files and other reservations against the limit", func(t *testing.T) {
@@ -124,7 +125,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 			t.Fatalf("Reserve after the release: %v", err)
 		}
 		// At its expiry a reservation stops counting.
-		if _, err := s.Reserve(t.Context(), fileframe.Reservation{ID: "r3", AccountID: a.ID, Bytes: 1000, ExpiresAt: later}, 1000, later); err != nil {
+		if _, err := s.Reserve(t.Context(), fileframe.Reservation{ID: "r3", AccountID: a.ID, Bytes: 1000, ExpiresAt: later}, fileframe.Quota{Storage: 1000}, later); err != nil {
 			t.Errorf("Reserve when the other has expired: %v", err)
 		}
 		n, err := s.DeleteExpiredReservations(t.Context(), later.Add(time.Millisecond))
@@ -150,7 +151,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		if _, err := reserve(t, s, a.ID, "r1", 600, 1000); err != nil {
 			t.Fatal(err)
 		}
-		f, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "a", Size: 550, BlobKey: "k"}, "r1", 1000, now)
+		f, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "a", Size: 550, BlobKey: "k"}, "r1", fileframe.Quota{Storage: 1000}, now)
 		if err != nil {
 			t.Fatalf("CreateFileReserved: %v", err)
 		}
@@ -163,7 +164,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		}
 		// With 1000 used, a file over the limit is refused: nothing
 		// changes, the reservation it named stays until released.
-		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "b", Size: 451, BlobKey: "k"}, "r2", 1000, now)
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "b", Size: 451, BlobKey: "k"}, "r2", fileframe.Quota{Storage: 1000}, now)
 		wantCode(t, "CreateFileReserved over the limit", err, fileframe.CodeQuotaExceeded)
 		files, err := s.FilesByAccount(t.Context(), a.ID)
 		if err != nil || len(files) != 1 {
@@ -176,10 +177,10 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 			t.Fatal(err)
 		}
 		// A missing reservation is fine: the check decides.
-		if _, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "c", Size: 450, BlobKey: "k"}, "gone", 1000, now); err != nil {
+		if _, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "c", Size: 450, BlobKey: "k"}, "gone", fileframe.Quota{Storage: 1000}, now); err != nil {
 			t.Errorf("CreateFileReserved with a missing reservation that fits: %v", err)
 		}
-		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: "a_missing", Name: "d", Size: 1, BlobKey: "k"}, "", 0, now)
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: "a_missing", Name: "d", Size: 1, BlobKey: "k"}, "", fileframe.Quota{Storage: 0}, now)
 		wantCode(t, "CreateFileReserved for a missing account", err, fileframe.ENOTFOUND)
 	})
 
@@ -207,7 +208,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 				mu.Lock()
 				ok++
 				mu.Unlock()
-				_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: id, Size: size, BlobKey: "k"}, id, limit, now)
+				_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: id, Size: size, BlobKey: "k"}, id, fileframe.Quota{Storage: limit}, now)
 				if err != nil {
 					t.Errorf("CreateFileReserved %s: %v", id, err)
 					return
@@ -228,7 +229,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), Size: size, BlobKey: "k"}, "", limit, now)
+				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), Size: size, BlobKey: "k"}, "", fileframe.Quota{Storage: limit}, now)
 				if err == nil {
 					mu.Lock()
 					created++
@@ -241,6 +242,51 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		wg.Wait()
 		if created != 1 {
 			t.Errorf("%d concurrent files of %d bytes against %d: got %d stored, want 1", n, size, limit, created)
+		}
+	})
+
+	t.Run("Reserve and CreateFileReserved hold the number of files", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		q := fileframe.Quota{Files: 2}
+		newFile(t, s, a.ID)
+		res := func(id string) error {
+			_, err := s.Reserve(t.Context(), fileframe.Reservation{ID: id, AccountID: a.ID, ExpiresAt: later}, q, now)
+			return err
+		}
+		if err := res("r1"); err != nil {
+			t.Fatalf("Reserve the second file: %v", err)
+		}
+		wantCode(t, "Reserve a third file", res("r2"), fileframe.CodeFileCountExceeded)
+		if err := res("r1"); err != nil {
+			t.Errorf("renewing the reservation of the second file: %v", err)
+		}
+		_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "x", BlobKey: "k"}, "", q, now)
+		wantCode(t, "a file beside a held reservation", err, fileframe.CodeFileCountExceeded)
+		if _, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "b", BlobKey: "k"}, "r1", q, now); err != nil {
+			t.Fatalf("CreateFileReserved of the second file: %v", err)
+		}
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "c", BlobKey: "k"}, "", q, now)
+		wantCode(t, "a third file", err, fileframe.CodeFileCountExceeded)
+		// Empty files count like any other; concurrent ones too.
+		b := newAccount(t, s)
+		var wg sync.WaitGroup
+		var created atomic.Int32
+		for i := range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), BlobKey: "k"}, "", fileframe.Quota{Files: 3}, now)
+				if err == nil {
+					created.Add(1)
+				} else if fileframe.ErrorCode(err) != fileframe.CodeFileCountExceeded {
+					t.Errorf("CreateFileReserved: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		if created.Load() != 3 {
+			t.Errorf("20 empty files at once against a limit of 3: got %d stored", created.Load())
 		}
 	})
 }

@@ -21,15 +21,17 @@ const internalDetail = "The server failed to handle the request. Nothing about i
 // problem is an RFC 9457 problem details object with Fileframe's extension
 // members.
 type problem struct {
-	Type      string              `json:"type"`
-	Title     string              `json:"title"`
-	Status    int                 `json:"status"`
-	Detail    string              `json:"detail"`
-	OK        bool                `json:"ok"`
-	Code      string              `json:"code"`
-	Errors    []htmlcheck.Finding `json:"errors"`            // always an array
-	Warnings  []htmlcheck.Finding `json:"warnings,omitzero"` // with html_invalid only
-	RequestID string              `json:"requestId"`
+	Type     string              `json:"type"`
+	Title    string              `json:"title"`
+	Status   int                 `json:"status"`
+	Detail   string              `json:"detail"`
+	OK       bool                `json:"ok"`
+	Code     string              `json:"code"`
+	Errors   []htmlcheck.Finding `json:"errors"`            // always an array
+	Warnings []htmlcheck.Finding `json:"warnings,omitzero"` // with html_invalid only
+	// Files are the files that an upload request stored before it failed.
+	Files     []uploadedFile `json:"files,omitzero"`
+	RequestID string         `json:"requestId"`
 }
 
 // findingsError is an API error that comes with validation findings: the
@@ -66,6 +68,10 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 		Code:      code,
 		Errors:    []htmlcheck.Finding{},
 		RequestID: requestID(r.Context()),
+	}
+	var stored *storedFilesError
+	if errors.As(err, &stored) {
+		body.Files = stored.files
 	}
 	var fe *findingsError
 	if code != fileframe.EINTERNAL && errors.As(err, &fe) {

@@ -46,6 +46,9 @@ func (s *Server) uploaded(f fileframe.File) uploadedFile {
 func (s *Server) apiUploadFiles(w http.ResponseWriter, r *http.Request) {
 	files, err := s.apiUpload(w, r)
 	if err != nil {
+		if len(files) > 0 {
+			err = &storedFilesError{err: err, files: files}
+		}
 		s.apiError(w, r, err)
 		return
 	}
@@ -81,11 +84,29 @@ func (s *Server) apiUpload(w http.ResponseWriter, r *http.Request) ([]uploadedFi
 		files = append(files, s.uploaded(f))
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return files, nil
+	return files, err
 }
+
+// storedFilesError is the error of an upload request that stored files
+// before it failed: the answer lists them (problem.Files).
+type storedFilesError struct {
+	err   error
+	files []uploadedFile
+}
+
+func (e *storedFilesError) Error() string { return e.err.Error() }
+func (e *storedFilesError) Unwrap() error { return e.err }
+
+// maxFilesPerRequest is the most files one upload request (POST /api/files
+// or the app's upload form) may send: each is a store write, and one
+// request should not hold the server for thousands of them. The files
+// before the refused one stay stored.
+const maxFilesPerRequest = 100
+
+// tooManyFiles is the error of the file after maxFilesPerRequest.
+var tooManyFiles = fileframe.Errorf(fileframe.CodeTooManyFiles,
+	"One request can send at most %d files; the first %d are stored. Send the others in another request.",
+	maxFilesPerRequest, maxFilesPerRequest)
 
 // eachUpload calls store for every file of an upload request: every part
 // named "file" of a multipart/form-data body, or else the raw body named by
@@ -104,7 +125,9 @@ func (s *Server) eachUpload(r *http.Request, body io.Reader, store func(name str
 		if part.FormName() != "file" || part.FileName() == "" {
 			return nil
 		}
-		n++
+		if n++; n > maxFilesPerRequest {
+			return tooManyFiles
+		}
 		return store(part.FileName(), -1, part)
 	})
 	if err != nil {

@@ -161,8 +161,8 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, user *signed
 		return
 	}
 	a, errs := parseAppearance(r.PostForm)
-	for kind, keyOf := range imageKinds {
-		key, msg, err := s.formImage(r, kind, keyOf(sc.start()))
+	for kind := range imageKinds {
+		key, size, msg, err := s.formImage(r, kind, sc.start())
 		if err != nil {
 			s.appError(w, r, user, err)
 			return
@@ -170,7 +170,7 @@ func (s *Server) appearance(w http.ResponseWriter, r *http.Request, user *signed
 		if msg != "" {
 			errs[kind] = msg
 		}
-		setImageKey(&a, kind, key)
+		setImage(&a, kind, key, size)
 	}
 	if len(errs) > 0 {
 		// Images stored by this form are not kept with it.
@@ -202,7 +202,28 @@ func (s *Server) saveAppearance(w http.ResponseWriter, r *http.Request, user *si
 		err = s.svc.SetFileAppearance(ctx, user.account, *sc.file, a)
 	}
 	if err != nil {
-		s.appError(w, r, user, err)
+		// The images this form stored are not kept with it.
+		var uploaded []string
+		for _, keyOf := range imageKinds {
+			if k := keyOf(a); k != keyOf(sc.own) && k != keyOf(sc.account) {
+				uploaded = append(uploaded, k)
+			}
+		}
+		s.dropUnusedImages(r, uploaded...)
+		if fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+			s.appError(w, r, user, err)
+			return
+		}
+		// Over the storage quota: the editor again, as filled, saying so.
+		p, perr := s.appearancePageFor(ctx, user, sc)
+		if perr != nil {
+			s.appError(w, r, user, perr)
+			return
+		}
+		p.fill(r.PostForm)
+		p.Errors = map[string]string{"": fileframe.ErrorMessage(err)}
+		p.PreviewURL = previewAddress(sc, r.PostForm)
+		s.renderAppearance(w, r, http.StatusRequestEntityTooLarge, sc, p)
 		return
 	}
 	var replaced []string
@@ -232,13 +253,21 @@ func (s *Server) dropUnusedImages(r *http.Request, keys ...string) {
 	}
 }
 
-// setImageKey sets a's image of kind to key.
-func setImageKey(a *fileframe.Appearance, kind, key string) {
+// setImage sets a's image of kind to the blob key, of size bytes.
+func setImage(a *fileframe.Appearance, kind, key string, size int64) {
 	if kind == "logo" {
-		a.LogoKey = key
+		a.LogoKey, a.LogoBytes = key, size
 	} else {
-		a.Background = key
+		a.Background, a.BackgroundBytes = key, size
 	}
+}
+
+// imageOf returns a's image of kind: its blob key and size.
+func imageOf(a fileframe.Appearance, kind string) (string, int64) {
+	if kind == "logo" {
+		return a.LogoKey, a.LogoBytes
+	}
+	return a.Background, a.BackgroundBytes
 }
 
 // parseAppearance reads the editor's fields into an appearance (without
@@ -291,41 +320,42 @@ func checkText(s string, max int, lines bool) string {
 	return ""
 }
 
-// formImage returns the key of the form's image of kind: a new upload
-// (stored as a blob), "" when "remove" is ticked, else current. msg says
-// what is wrong with an upload that is refused.
-func (s *Server) formImage(r *http.Request, kind, current string) (key, msg string, err error) {
+// formImage returns the form's image of kind, its blob key and size: a new
+// upload (stored as a blob), none when "remove" is ticked, else current's.
+// msg says what is wrong with an upload that is refused.
+func (s *Server) formImage(r *http.Request, kind string, current fileframe.Appearance) (key string, size int64, msg string, err error) {
 	var fh *multipart.FileHeader
 	if r.MultipartForm != nil && len(r.MultipartForm.File[kind]) > 0 {
 		fh = r.MultipartForm.File[kind][0]
 	}
 	if fh == nil || (fh.Size == 0 && fh.Filename == "") {
 		if r.PostFormValue(kind+"_remove") != "" {
-			return "", "", nil
+			return "", 0, "", nil
 		}
-		return current, "", nil
+		key, size := imageOf(current, kind)
+		return key, size, "", nil
 	}
 	label := map[string]string{"logo": "The logo", "background": "The background image"}[kind]
 	if fh.Size > maxImageBytes {
-		return "", fmt.Sprintf("%s is %s; images can be at most %s.", label, humanSize(fh.Size), maxImageLabel), nil
+		return "", 0, fmt.Sprintf("%s is %s; images can be at most %s.", label, humanSize(fh.Size), maxImageLabel), nil
 	}
 	f, err := fh.Open()
 	if err != nil {
-		return "", "", err
+		return "", 0, "", err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
 	if err != nil {
-		return "", "", err
+		return "", 0, "", err
 	}
 	if msg := checkImage(label, fh.Filename, b); msg != "" {
-		return "", msg, nil
+		return "", 0, msg, nil
 	}
 	info, err := s.blobs.Put(r.Context(), bytes.NewReader(b))
 	if err != nil {
-		return "", "", err
+		return "", 0, "", err
 	}
-	return info.Key, "", nil
+	return info.Key, info.Size, "", nil
 }
 
 // checkImage returns why image b (named name) is refused, or "". Its type
@@ -492,9 +522,10 @@ func (s *Server) appearancePreview(w http.ResponseWriter, r *http.Request, user 
 		a.Headline, a.Message = truncateRunes(a.Headline, maxHeadlineChars), truncateRunes(a.Message, maxMessageChars)
 	}
 	start := sc.start()
-	for kind, keyOf := range imageKinds {
+	for kind := range imageKinds {
 		if q.Get(kind+"_remove") == "" {
-			setImageKey(&a, kind, keyOf(start))
+			key, size := imageOf(start, kind)
+			setImage(&a, kind, key, size)
 		}
 	}
 	l, _ := resolveTemplate(a)

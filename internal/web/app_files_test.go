@@ -131,13 +131,13 @@ func TestAppFilesList(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.store.SetFileAppearance(ctx, themed.ID, fileframe.Appearance{Template: "bold"}); err != nil {
+	if err := e.store.SetFileAppearance(ctx, themed.ID, fileframe.Appearance{Template: "bold"}, 0, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	// A template this build does not have shows the default page, and the
 	// list says so.
 	unknown := e.file(fx.acct, "unknown-template.pdf", []byte("%PDF-1.4 unknown"))
-	if err := e.store.SetFileAppearance(ctx, unknown.ID, fileframe.Appearance{Template: "aurora"}); err != nil {
+	if err := e.store.SetFileAppearance(ctx, unknown.ID, fileframe.Appearance{Template: "aurora"}, 0, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -85,6 +86,9 @@ func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request, user *signed
 		if part.FormName() != "file" || part.FileName() == "" {
 			return nil
 		}
+		if n >= maxFilesPerRequest {
+			return tooManyFiles
+		}
 		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: user.account, Name: part.FileName(), Size: -1, Body: part})
 		if err != nil {
 			return err
@@ -97,7 +101,15 @@ func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request, user *signed
 		// A refusal (quota, name, a cut body) under the heading of the
 		// upload form; a server fault as such.
 		if code, _ := kindOf(err); code != fileframe.EINTERNAL {
-			err = fileframe.Errorf(code, "%s", fileframe.ErrorMessage(err)).WithTitle("The upload did not work")
+			msg := fileframe.ErrorMessage(err)
+			switch {
+			case code == fileframe.CodeTooManyFiles:
+			case n == 1:
+				msg += " The file before it was stored: it is in your file list."
+			case n > 1:
+				msg += fmt.Sprintf(" The %d files before it were stored: they are in your file list.", n)
+			}
+			err = fileframe.Errorf(code, "%s", msg).WithTitle("The upload did not work")
 		}
 		s.appError(w, r, user, err)
 	case n == 0:

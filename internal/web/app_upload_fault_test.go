@@ -63,7 +63,7 @@ func TestUploadClientFaults(t *testing.T) {
 		t.Errorf("stored %d files", len(files))
 	}
 	// All the room is free again.
-	if _, err := e.store.Reserve(context.Background(), fileframe.Reservation{ID: "probe", AccountID: a.ID, Bytes: 1 << 20, ExpiresAt: time.Now().Add(time.Hour)}, 1<<20, time.Now()); err != nil {
+	if _, err := e.store.Reserve(context.Background(), fileframe.Reservation{ID: "probe", AccountID: a.ID, Bytes: 1 << 20, ExpiresAt: time.Now().Add(time.Hour)}, fileframe.Quota{Storage: 1 << 20}, time.Now()); err != nil {
 		t.Errorf("reserving the whole quota after the failures: %v", err)
 	}
 }

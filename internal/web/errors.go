@@ -42,6 +42,8 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeMethodNotAllowed:     {http.StatusMethodNotAllowed, "Method not allowed"},
 	fileframe.CodeFileTooLarge:         {http.StatusRequestEntityTooLarge, "File larger than the plan allows"},
 	fileframe.CodeQuotaExceeded:        {http.StatusRequestEntityTooLarge, "Storage quota exceeded"},
+	fileframe.CodeFileCountExceeded:    {http.StatusRequestEntityTooLarge, "File count limit reached"},
+	fileframe.CodeTooManyFiles:         {http.StatusRequestEntityTooLarge, "Too many files in one request"},
 	fileframe.CodeUploadIncomplete:     {http.StatusBadRequest, "Upload incomplete"},
 	fileframe.CodeRequestTimeout:       {http.StatusRequestTimeout, "Upload stalled"},
 	fileframe.CodeBusy:                 {http.StatusServiceUnavailable, "Busy, try again shortly"},

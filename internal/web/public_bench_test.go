@@ -86,7 +86,7 @@ func benchServerLook(b *testing.B, size int, publish bool, look fileframe.Appear
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := store.SetAccountAppearance(ctx, acct.ID, look); err != nil {
+	if err := store.SetAccountAppearance(ctx, acct.ID, look, 0, time.Now()); err != nil {
 		b.Fatal(err)
 	}
 	if publish {

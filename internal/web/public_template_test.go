@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/sqlite"
@@ -43,14 +44,14 @@ func (e *testEnv) putBlob(b []byte) string {
 
 func (e *testEnv) setFileLook(f fileframe.File, a fileframe.Appearance) {
 	e.t.Helper()
-	if err := e.store.SetFileAppearance(context.Background(), f.ID, a); err != nil {
+	if err := e.store.SetFileAppearance(context.Background(), f.ID, a, 0, time.Now()); err != nil {
 		e.t.Fatalf("SetFileAppearance: %v", err)
 	}
 }
 
 func (e *testEnv) setAccountLook(a fileframe.Account, look fileframe.Appearance) {
 	e.t.Helper()
-	if err := e.store.SetAccountAppearance(context.Background(), a.ID, look); err != nil {
+	if err := e.store.SetAccountAppearance(context.Background(), a.ID, look, 0, time.Now()); err != nil {
 		e.t.Fatalf("SetAccountAppearance: %v", err)
 	}
 }
@@ -309,22 +310,22 @@ func TestTemplateCacheNeverStale(t *testing.T) {
 	}{
 		{"nothing set", func() error { return nil }, "default a.txt"},
 		{"account default through the server's store", func() error {
-			return e.srv.store.SetAccountAppearance(ctx, a.ID, look("minimal", "One"))
+			return e.srv.store.SetAccountAppearance(ctx, a.ID, look("minimal", "One"), 0, time.Now())
 		}, "template:minimal One"},
 		{"file override through the server's store", func() error {
-			return e.srv.store.SetFileAppearance(ctx, f.ID, look("bold", "Two"))
+			return e.srv.store.SetFileAppearance(ctx, f.ID, look("bold", "Two"), 0, time.Now())
 		}, "template:bold Two"},
 		{"file override through a second Store", func() error {
-			return cli.SetFileAppearance(ctx, f.ID, look("photo", "Three"))
+			return cli.SetFileAppearance(ctx, f.ID, look("photo", "Three"), 0, time.Now())
 		}, "template:photo Three"},
 		{"file override through a second Server", func() error {
-			return other.srv.store.SetFileAppearance(ctx, f.ID, look("card", "Four"))
+			return other.srv.store.SetFileAppearance(ctx, f.ID, look("card", "Four"), 0, time.Now())
 		}, "template:card Four"},
 		{"file override cleared through a second Server", func() error {
-			return other.srv.store.SetFileAppearance(ctx, f.ID, fileframe.Appearance{})
+			return other.srv.store.SetFileAppearance(ctx, f.ID, fileframe.Appearance{}, 0, time.Now())
 		}, "template:minimal One"},
 		{"account default changed through a second Store", func() error {
-			return cli.SetAccountAppearance(ctx, a.ID, look("minimal", "Five"))
+			return cli.SetAccountAppearance(ctx, a.ID, look("minimal", "Five"), 0, time.Now())
 		}, "template:minimal Five"},
 		{"plan free through a second Server", func() error {
 			return other.srv.store.SetAccountPlan(ctx, a.ID, fileframe.PlanFree)
@@ -333,7 +334,7 @@ func TestTemplateCacheNeverStale(t *testing.T) {
 			return cli.SetAccountPlan(ctx, a.ID, fileframe.PlanPro)
 		}, "template:minimal Five"},
 		{"account default cleared", func() error {
-			return e.srv.store.SetAccountAppearance(ctx, a.ID, fileframe.Appearance{})
+			return e.srv.store.SetAccountAppearance(ctx, a.ID, fileframe.Appearance{}, 0, time.Now())
 		}, "default a.txt"},
 	}
 	for _, step := range steps {
@@ -347,7 +348,7 @@ func TestTemplateCacheNeverStale(t *testing.T) {
 		}
 	}
 	// The template page is the cached one: a hit renders nothing.
-	e.srv.store.SetAccountAppearance(ctx, a.ID, look("card", "Cached"))
+	e.srv.store.SetAccountAppearance(ctx, a.ID, look("card", "Cached"), 0, time.Now())
 	headline()
 	gen, _ := e.srv.generation(ctx)
 	entry := e.srv.cache.get(f.Slug, gen)
