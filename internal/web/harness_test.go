@@ -30,7 +30,7 @@ type testEnv struct {
 	content *httptest.Server
 	// ops serves OpsHandler, as serve's --ops-addr listener does.
 	ops  *httptest.Server
-	logs *bytes.Buffer
+	logs *logBuffer
 }
 
 // newTestEnv starts a test environment; opts may change the Config before
@@ -57,11 +57,11 @@ func startTestEnv(t *testing.T, dir string, opts ...func(*Config)) *testEnv {
 	content := httptest.NewUnstartedServer(nil)
 	appURL, _ := url.Parse("http://" + app.Listener.Addr().String())
 	contentURL, _ := url.Parse("http://" + content.Listener.Addr().String())
-	logs := &bytes.Buffer{}
+	logs := newLogBuffer()
 	cfg := Config{
 		Store:         store,
 		Blobs:         blobs,
-		Logger:        slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)),
+		Logger:        slog.New(slog.NewJSONHandler(logs, nil)),
 		BaseURL:       appURL,
 		ContentOrigin: contentURL,
 		PreviewSecret: bytes.Repeat([]byte("s"), 32),
