@@ -36,8 +36,8 @@ Usage:
   fileframe migrate [--json]
   fileframe version
 
-Every command takes --data DIR (default ./data, or $FILEFRAME_DATA) and the
-same flags as serve for PostgreSQL (--database-url) and S3 (--s3-bucket, ...),
+Every command but version takes --data DIR (default ./data, or $FILEFRAME_DATA)
+and the same flags as serve for PostgreSQL (--database-url) and S3 (--s3-bucket, ...),
 and works while servers run on the same data. Run 'fileframe COMMAND -h' for
 a command's flags.
 `

@@ -18,7 +18,7 @@ import (
 	"github.com/fileframe/fileframe/internal/service"
 )
 
-// customHTMLPath is the API's one endpoint.
+// customHTMLPath is the seed's endpoint, which stores a custom page.
 const customHTMLPath = "/api/campaign/custom-html"
 
 // maxCustomHTMLBody caps the request body. It is well above the 1 MiB limit

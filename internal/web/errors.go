@@ -20,9 +20,9 @@ type errorKind struct {
 
 // errorKinds is the one mapping of error codes to answers, for every
 // surface: the API (apiError), the application's pages (appError), the
-// public pages (publicError), the content origin (contentError) and tus
-// (tusError). A code not listed is a server fault: 500, its cause logged
-// and never shown. The stores' ECONFLICT and EINVALID are not listed: a
+// public pages (publicError), plain text (textError: the content origin,
+// the operations endpoints) and tus (tusError). A code not listed is a
+// server fault: 500, its cause logged and never shown. The stores' ECONFLICT and EINVALID are not listed: a
 // handler that expects one answers it in its own words (a taken email is
 // "already exists"), and one it did not expect is a fault.
 var errorKinds = map[string]errorKind{
