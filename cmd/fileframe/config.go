@@ -380,11 +380,23 @@ func parseOrigin(flagName, raw string) (*url.URL, error) {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 			return nil, usagef("%s %q: port must be from 1 to 65535", flagName, raw)
 		}
+		// Browsers write a port without leading zeros and leave out the
+		// scheme's own; an origin written otherwise would never equal the
+		// Origin and Host they send (and the app's redirect to its own
+		// name would loop).
+		if p[0] == '0' || p == defaultPort[u.Scheme] {
+			return nil, usagef("%s %q: write the port as browsers do, without leading zeros and without the scheme's default port (%s)", flagName, raw, defaultPort[u.Scheme])
+		}
 	} else if strings.HasSuffix(u.Host, ":") {
 		return nil, usagef("%s %q: empty port", flagName, raw)
 	}
 	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
 		return nil, usagef("%s %q must be an origin only, like https://files.example.com (no path, query or user)", flagName, raw)
+	}
+	if strings.Trim(strings.ToLower(u.Hostname()), "abcdefghijklmnopqrstuvwxyz0123456789.-_:") != "" {
+		// Browsers map other characters (full-width digits, the
+		// ideographic full stop) onto these or encode them as punycode.
+		return nil, usagef("%s %q: write the host in ASCII letters, digits, dots and hyphens, as browsers write it (an internationalised name in its xn-- form)", flagName, raw)
 	}
 	if advice, ok := canonicalIP(u.Hostname()); !ok {
 		return nil, usagef("%s %q: browsers read the host %q as an IP address; %s, so that Fileframe compares origins as browsers do", flagName, raw, u.Hostname(), advice)
@@ -422,6 +434,9 @@ func canonicalIP(host string) (string, bool) {
 	}
 	return "write an IPv4 address as four decimal numbers, like 127.0.0.1", false
 }
+
+// defaultPort is each scheme's port, which browsers leave out of an origin.
+var defaultPort = map[string]string{"http": "80", "https": "443"}
 
 // origin returns scheme://host[:port] of u.
 func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
