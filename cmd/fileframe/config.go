@@ -42,6 +42,9 @@ type ServeConfig struct {
 	LogLevel          slog.Level
 	ShutdownTimeout   time.Duration
 	ReadHeaderTimeout time.Duration
+	// UploadIdleTimeout is how long an upload's body (tus, the form, the
+	// API) may send nothing before it is answered 408.
+	UploadIdleTimeout time.Duration
 	PreviewTTL        time.Duration
 	// CleanupEvery is how often serve removes what is no longer needed:
 	// expired sessions, orphaned blobs, stale unfinished uploads.
@@ -86,6 +89,7 @@ const (
 	defaultShutdownTimeout   = 30 * time.Second
 	defaultReadHeaderTimeout = 10 * time.Second
 	defaultPreviewTTL        = 24 * time.Hour
+	defaultUploadIdleTimeout = time.Minute
 	defaultCleanupEvery      = time.Hour
 	defaultKeyRate           = 5
 	defaultKeyBurst          = 100
@@ -116,6 +120,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.StringVar(&raw.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a shutdown waits for requests in flight, downloads included")
 	fs.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "how long a client may take to send a request's headers")
+	fs.DurationVar(&cfg.UploadIdleTimeout, "upload-idle-timeout", defaultUploadIdleTimeout, "how long an upload's body may send nothing before it is answered 408 (a tus upload then resumes from what arrived)")
 	fs.DurationVar(&cfg.PreviewTTL, "preview-ttl", defaultPreviewTTL, "how long a draft's preview link works")
 	fs.DurationVar(&cfg.CleanupEvery, "cleanup-every", defaultCleanupEvery, "how often to remove expired sessions, orphaned blobs and stale unfinished uploads")
 	fs.Float64Var(&cfg.KeyRate, "key-rate", defaultKeyRate, "API requests per second allowed per key, on average")
@@ -143,6 +148,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"log-level":            "FILEFRAME_LOG_LEVEL",
 		"shutdown-timeout":     "FILEFRAME_SHUTDOWN_TIMEOUT",
 		"read-header-timeout":  "FILEFRAME_READ_HEADER_TIMEOUT",
+		"upload-idle-timeout":  "FILEFRAME_UPLOAD_IDLE_TIMEOUT",
 		"preview-ttl":          "FILEFRAME_PREVIEW_TTL",
 		"cleanup-every":        "FILEFRAME_CLEANUP_EVERY",
 		"key-rate":             "FILEFRAME_KEY_RATE",
@@ -299,6 +305,7 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 	}{
 		{"--shutdown-timeout", cfg.ShutdownTimeout},
 		{"--read-header-timeout", cfg.ReadHeaderTimeout},
+		{"--upload-idle-timeout", cfg.UploadIdleTimeout},
 		{"--preview-ttl", cfg.PreviewTTL},
 		{"--cleanup-every", cfg.CleanupEvery},
 	} {

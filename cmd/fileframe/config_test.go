@@ -44,7 +44,7 @@ func TestParseServeConfig(t *testing.T) {
 			want := ServeConfig{
 				Addr: "127.0.0.1:8080", ContentAddr: "127.0.0.1:8081", Data: absData,
 				LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second,
-				ReadHeaderTimeout: 10 * time.Second, PreviewTTL: 24 * time.Hour, CleanupEvery: time.Hour,
+				ReadHeaderTimeout: 10 * time.Second, UploadIdleTimeout: time.Minute, PreviewTTL: 24 * time.Hour, CleanupEvery: time.Hour,
 				KeyRate: 5, KeyBurst: 100, IPRate: 10, IPBurst: 200,
 				Quotas: defaultQuotas, PasswordHashMemory: 256 << 20,
 			}
@@ -53,13 +53,13 @@ func TestParseServeConfig(t *testing.T) {
 			}
 		}},
 		{"flags", []string{"--addr", "0.0.0.0:9000", "--data", "/srv/ff", "--log-level", "debug",
-			"--shutdown-timeout", "5s", "--read-header-timeout=2s", "--preview-ttl", "1h", "--cleanup-every", "10m",
+			"--shutdown-timeout", "5s", "--read-header-timeout=2s", "--upload-idle-timeout", "30s", "--preview-ttl", "1h", "--cleanup-every", "10m",
 			"--key-rate", "2.5", "--key-burst", "7", "--ip-rate", "3", "--ip-burst", "9"}, envOf(),
 			func(t *testing.T, c ServeConfig) {
 				want := ServeConfig{
 					Addr: "0.0.0.0:9000", ContentAddr: "0.0.0.0:9001", Data: "/srv/ff",
 					LogLevel: slog.LevelDebug, ShutdownTimeout: 5 * time.Second,
-					ReadHeaderTimeout: 2 * time.Second, PreviewTTL: time.Hour, CleanupEvery: 10 * time.Minute,
+					ReadHeaderTimeout: 2 * time.Second, UploadIdleTimeout: 30 * time.Second, PreviewTTL: time.Hour, CleanupEvery: 10 * time.Minute,
 					KeyRate: 2.5, KeyBurst: 7, IPRate: 3, IPBurst: 9,
 					Quotas: defaultQuotas, PasswordHashMemory: 256 << 20,
 				}
@@ -235,6 +235,7 @@ func TestParseServeConfigErrors(t *testing.T) {
 		{"bad log level", []string{"--log-level", "loud"}, nil, "--log-level \"loud\""},
 		{"zero shutdown timeout", []string{"--shutdown-timeout", "0s"}, nil, "--shutdown-timeout must be positive"},
 		{"negative read header timeout", []string{"--read-header-timeout", "-1s"}, nil, "--read-header-timeout must be positive"},
+		{"zero upload idle timeout", []string{"--upload-idle-timeout", "0s"}, nil, "--upload-idle-timeout must be positive"},
 		{"zero cleanup interval", nil, envOf("FILEFRAME_CLEANUP_EVERY", "0s"), "--cleanup-every must be positive"},
 		{"bad env duration", nil, envOf("FILEFRAME_SHUTDOWN_TIMEOUT", "soon"), "FILEFRAME_SHUTDOWN_TIMEOUT: invalid value \"soon\": want a duration"},
 		{"bad env number", nil, envOf("FILEFRAME_KEY_RATE", "fast"), "FILEFRAME_KEY_RATE: invalid value \"fast\": want a float"},

@@ -201,19 +201,20 @@ func (m *Main) open(ctx context.Context) error {
 		return err
 	}
 	srv, err := web.New(web.Config{
-		Store:         store,
-		Blobs:         blobs,
-		Logger:        m.log,
-		Registry:      prometheus.NewRegistry(), // web adds the Go and process collectors
-		BaseURL:       baseURL,
-		ContentOrigin: contentOrigin,
-		PreviewSecret: secret,
-		PreviewTTL:    m.cfg.PreviewTTL,
-		KeyRate:       m.cfg.KeyRate,
-		KeyBurst:      m.cfg.KeyBurst,
-		IPRate:        m.cfg.IPRate,
-		IPBurst:       m.cfg.IPBurst,
-		RateLimiter:   limiter,
+		Store:             store,
+		Blobs:             blobs,
+		Logger:            m.log,
+		Registry:          prometheus.NewRegistry(), // web adds the Go and process collectors
+		BaseURL:           baseURL,
+		ContentOrigin:     contentOrigin,
+		PreviewSecret:     secret,
+		PreviewTTL:        m.cfg.PreviewTTL,
+		UploadIdleTimeout: m.cfg.UploadIdleTimeout,
+		KeyRate:           m.cfg.KeyRate,
+		KeyBurst:          m.cfg.KeyBurst,
+		IPRate:            m.cfg.IPRate,
+		IPBurst:           m.cfg.IPBurst,
+		RateLimiter:       limiter,
 
 		DownloadRedirect: m.cfg.DownloadRedirect,
 		Signup:           m.cfg.Signup,
