@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
@@ -163,5 +164,27 @@ func TestFormCutShort(t *testing.T) {
 	}
 	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
 		t.Errorf("a client's fault was logged as a server error:\n%s", e.logs.String())
+	}
+}
+
+// TestTusClientAsksTooMuch: asking tus for what Fileframe does not offer is
+// the client's mistake, a 400, never tusd's 501: a length told later (no
+// quota could be reserved); and a concatenation of uploads that are not
+// there.
+func TestTusClientAsksTooMuch(t *testing.T) {
+	e := newTestEnv(t, withUploads(t.TempDir()))
+	c, _ := signedInUploader(e, "defer@example.com", fileframe.PlanFree)
+	meta := "filename " + base64.StdEncoding.EncodeToString([]byte("a.bin"))
+	for _, h := range [][]string{
+		{"Upload-Defer-Length", "1"},
+		{"Upload-Concat", "final;" + tusBasePath + "x " + tusBasePath + "y"},
+	} {
+		resp, body := c.request(http.MethodPost, e.app.URL+tusBasePath, nil, append([]string{"Upload-Metadata", meta}, h...)...)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("POST with %v: got %d %s, want 400", h, resp.StatusCode, body)
+		}
+	}
+	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a client's mistake was logged as a server error:\n%s", e.logs.String())
 	}
 }

@@ -273,7 +273,7 @@ func TestTusRefused(t *testing.T) {
 		{"POST from another site", c, http.MethodPost, e.app.URL + tusBasePath, []string{"Upload-Length", "3", "Sec-Fetch-Site", "cross-site"}, 403},
 		{"HEAD of another account's upload", other, http.MethodHead, url, nil, 404},
 		{"PATCH of another account's upload", other, http.MethodPatch, url, []string{"Content-Type", "application/offset+octet-stream", "Upload-Offset", "0"}, 404},
-		{"POST without a length", c, http.MethodPost, e.app.URL + tusBasePath, []string{"Upload-Defer-Length", "1", "Upload-Metadata", "filename YS50eHQ="}, 501},
+		{"POST without a length", c, http.MethodPost, e.app.URL + tusBasePath, []string{"Upload-Defer-Length", "1", "Upload-Metadata", "filename YS50eHQ="}, 400},
 		{"POST without a name", c, http.MethodPost, e.app.URL + tusBasePath, []string{"Upload-Length", "3"}, 400},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -214,6 +214,12 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 				return
 			}
 		}
+		// A length told later would leave nothing to reserve the quota
+		// for; tusd answers it 501, which is for the server's failings.
+		if r.Header.Get("Upload-Defer-Length") != "" {
+			s.textError(w, r, fileframe.Errorf(fileframe.CodeInvalidField, "Send the upload's length in Upload-Length when it starts: its space is reserved then (Upload-Defer-Length is not supported)."))
+			return
+		}
 		// A body that the client cuts short or stops sending is its
 		// fault: tusd answers those 500, which clientFaultWriter makes 400
 		// or 408, and logs them as errors, which tusLog lowers.
@@ -261,13 +267,18 @@ func (b *clientBodyReader) failed() error {
 }
 
 // clientFaultWriter turns tusd's 500 for a body that failed to arrive into
-// the client's fault: 408 after a stalled read, else 400.
+// the client's fault: 408 after a stalled read, else 400; and its 501 for
+// an extension it does not offer (and does not list in Tus-Extension)
+// into 400, since asking for one is the client's mistake.
 type clientFaultWriter struct {
 	http.ResponseWriter
 	body *clientBodyReader
 }
 
 func (w *clientFaultWriter) WriteHeader(code int) {
+	if code == http.StatusNotImplemented {
+		code = http.StatusBadRequest
+	}
 	if err := w.body.failed(); code >= 500 && err != nil {
 		code = http.StatusBadRequest
 		var ne net.Error

@@ -227,8 +227,9 @@ func downloadType(t string) string {
 	if err != nil || strings.ContainsAny(mt, " ") {
 		return "application/octet-stream"
 	}
-	// Markup, scripts, style sheets and WebAssembly, in any of their names.
-	if strings.Contains(mt, "html") || strings.Contains(mt, "script") || strings.HasSuffix(mt, "+xml") ||
+	// Markup, scripts, style sheets, WebAssembly and Flash, in any of their
+	// names (image/svg+xml-compressed is an SVG too).
+	if strings.Contains(mt, "html") || strings.Contains(mt, "svg") || strings.Contains(mt, "flash") || strings.Contains(mt, "script") || strings.HasSuffix(mt, "+xml") ||
 		strings.HasSuffix(mt, "/xml") || strings.Contains(mt, "xsl") || mt == "text/css" || mt == "application/wasm" {
 		return "application/octet-stream"
 	}

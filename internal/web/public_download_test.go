@@ -415,6 +415,8 @@ func TestDownloadTypes(t *testing.T) {
 		{"page.html", "text/html; charset=utf-8", "application/octet-stream"},
 		{"page.xhtml", "application/xhtml+xml", "application/octet-stream"},
 		{"logo.svg", "image/svg+xml", "application/octet-stream"},
+		{"logo.svgz", "image/svg+xml-compressed", "application/octet-stream"},
+		{"movie.swf", "application/vnd.adobe.flash.movie", "application/octet-stream"},
 		{"style.css", "text/css; charset=utf-8", "application/octet-stream"},
 		{"feed.xml", "text/xml; charset=utf-8", "application/octet-stream"},
 		{"m.wasm", "application/wasm", "application/octet-stream"},
