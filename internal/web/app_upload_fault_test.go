@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -186,5 +187,24 @@ func TestTusClientAsksTooMuch(t *testing.T) {
 	}
 	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
 		t.Errorf("a client's mistake was logged as a server error:\n%s", e.logs.String())
+	}
+}
+
+// TestFormTooLarge: a form over its cap is 413, whoever sends it (a
+// password of a megabyte at sign-in or on the account page), not 400 "could
+// not be read", which blames the form's shape.
+func TestFormTooLarge(t *testing.T) {
+	e := newTestEnv(t)
+	e.member("big@example.com", fileframe.PlanFree)
+	b := newAppBrowser(e)
+	huge := strings.Repeat("p", 1<<20)
+	resp, body := b.post("/login", url.Values{"csrf": {b.token("/login")}, "email": {"big@example.com"}, "password": {huge}})
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "The form is too large") {
+		t.Errorf("sign-in with a 1 MiB password: got %d, want 413 %q", resp.StatusCode, "The form is too large")
+	}
+	b.login("big@example.com", testPassword)
+	resp, _ = b.post("/account/password", url.Values{"csrf": {b.token("/account")}, "current": {huge}, "new": {huge}})
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("password change with 1 MiB passwords: got %d, want 413", resp.StatusCode)
 	}
 }

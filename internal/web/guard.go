@@ -238,6 +238,9 @@ func (s *Server) readForm(w http.ResponseWriter, r *http.Request, user *signedIn
 	case errors.As(err, &tooBig) && body == imageBody:
 		s.appError(w, r, user, failure(fileframe.CodeBodyTooLarge, "The form could not be read",
 			"The form could not be read. Images can be at most "+maxImageLabel+" each; go back, choose smaller ones and try again."))
+	case errors.As(err, &tooBig):
+		s.appError(w, r, user, failure(fileframe.CodeBodyTooLarge, "The form is too large",
+			"The form is larger than any of its fields can be. Reload the page and try again."))
 	default:
 		s.appError(w, r, user, failure(fileframe.CodeInvalidField, "The form could not be read",
 			"The form could not be read. Reload the page and try again."))
