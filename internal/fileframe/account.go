@@ -50,7 +50,8 @@ type AccountStore interface {
 	// which then shows its setup screen).
 	CountAccounts(ctx context.Context) (int, error)
 	// ListAccounts lists every account, oldest first, with its file count
-	// and bytes stored.
+	// and bytes stored: its files' and its appearances' images (each
+	// appearance's own, as the storage quota counts them).
 	ListAccounts(ctx context.Context) ([]AccountUsage, error)
 	// SetAccountPassword replaces the account's password hash.
 	SetAccountPassword(ctx context.Context, id AccountID, hash string) error

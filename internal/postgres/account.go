@@ -134,9 +134,13 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 func (s *Store) ListAccounts(ctx context.Context) ([]fileframe.AccountUsage, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT a.id, a.email, a.password_hash, a.plan, a.admin, a.disabled, a.created_at,
-		       count(f.id), coalesce(sum(f.size), 0)::bigint
-		FROM accounts a LEFT JOIN files f ON f.account_id = a.id
-		GROUP BY a.id ORDER BY a.created_at, a.seq`)
+		       (SELECT count(*) FROM files f WHERE f.account_id = a.id),
+		       (SELECT coalesce(sum(f.size), 0) FROM files f WHERE f.account_id = a.id)::bigint
+		     + (SELECT coalesce(sum(greatest(x.logo_bytes, 0) + greatest(x.background_bytes, 0)), 0)
+		        FROM account_appearances x WHERE x.account_id = a.id)::bigint
+		     + (SELECT coalesce(sum(greatest(x.logo_bytes, 0) + greatest(x.background_bytes, 0)), 0)
+		        FROM file_appearances x JOIN files f ON f.id = x.file_id WHERE f.account_id = a.id)::bigint
+		FROM accounts a ORDER BY a.created_at, a.seq`)
 	if err != nil {
 		return nil, wrap("list accounts", err)
 	}

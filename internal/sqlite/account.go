@@ -137,6 +137,10 @@ func (s *Store) ListAccounts(ctx context.Context) ([]fileframe.AccountUsage, err
 		SELECT a.id, a.email, a.password_hash, a.plan, a.admin, a.disabled, a.created_at,
 		       (SELECT count(*) FROM files f WHERE f.account_id = a.id),
 		       (SELECT coalesce(sum(f.size), 0) FROM files f WHERE f.account_id = a.id)
+		     + (SELECT coalesce(sum(max(x.logo_bytes, 0) + max(x.background_bytes, 0)), 0)
+		        FROM account_appearances x WHERE x.account_id = a.id)
+		     + (SELECT coalesce(sum(max(x.logo_bytes, 0) + max(x.background_bytes, 0)), 0)
+		        FROM file_appearances x JOIN files f ON f.id = x.file_id WHERE f.account_id = a.id)
 		FROM accounts a ORDER BY a.created_at, a.rowid`)
 	if err != nil {
 		return nil, wrap("list accounts", err)

@@ -245,7 +245,7 @@ func testAccountAdmin(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		}
 	})
 
-	t.Run("ListAccounts lists oldest first with files and bytes", func(t *testing.T) {
+	t.Run("ListAccounts lists oldest first with files and bytes, appearance images counted", func(t *testing.T) {
 		s := newStore(t)
 		list, err := s.ListAccounts(t.Context())
 		if err != nil {
@@ -267,13 +267,22 @@ func testAccountAdmin(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 			accounts = append(accounts, a)
 		}
 		b, a, c := accounts[0], accounts[1], accounts[2]
+		var cFile fileframe.File
 		for _, f := range []struct {
 			account fileframe.AccountID
 			size    int64
 		}{{a.ID, 10}, {a.ID, 1 << 40}, {a.ID, 0}, {c.ID, 7}} {
-			if _, err := s.CreateFile(t.Context(), fileframe.File{AccountID: f.account, Name: "x", Size: f.size, BlobKey: "k"}); err != nil {
+			if cFile, err = s.CreateFile(t.Context(), fileframe.File{AccountID: f.account, Name: "x", Size: f.size, BlobKey: "k"}); err != nil {
 				t.Fatalf("CreateFile: %v", err)
 			}
+		}
+		// Images count as the quota counts them: each appearance's own,
+		// and an image not yet measured as nothing.
+		if err := s.SetAccountAppearance(t.Context(), c.ID, fileframe.Appearance{Template: "t", LogoKey: "l", LogoBytes: 100, BackgroundBytes: 20}, 0, time.Now()); err != nil {
+			t.Fatalf("SetAccountAppearance: %v", err)
+		}
+		if err := s.SetFileAppearance(t.Context(), cFile.ID, fileframe.Appearance{Template: "t", LogoKey: "l", LogoBytes: 100, BackgroundBytes: fileframe.UnmeasuredImage}, 0, time.Now()); err != nil {
+			t.Fatalf("SetFileAppearance: %v", err)
 		}
 		list, err = s.ListAccounts(t.Context())
 		if err != nil {
@@ -282,7 +291,7 @@ func testAccountAdmin(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		want := []fileframe.AccountUsage{
 			{Account: a, Files: 3, Bytes: 10 + 1<<40},
 			{Account: b, Files: 0, Bytes: 0},
-			{Account: c, Files: 1, Bytes: 7},
+			{Account: c, Files: 1, Bytes: 7 + 120 + 100},
 		}
 		if len(list) != len(want) {
 			t.Fatalf("ListAccounts: got %d accounts, want %d", len(list), len(want))
