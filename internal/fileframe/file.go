@@ -82,13 +82,31 @@ func CheckFileName(name string) error {
 	case !utf8.ValidString(name):
 		return Errorf(EINVALID, "A file name must be valid UTF-8.")
 	}
+	visible := false
 	for _, r := range name {
 		switch {
 		case unicode.IsControl(r), unicode.In(r, unicode.Zl, unicode.Zp):
 			return Errorf(EINVALID, "A file name cannot contain control characters such as line breaks or tabs.")
-		case unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d':
-			return Errorf(EINVALID, "A file name cannot contain invisible formatting characters such as U+%04X (text direction overrides and zero-width characters), which could make it read as another name.", r)
+		case unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d',
+			unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r):
+			return Errorf(EINVALID, "A file name cannot contain invisible characters such as U+%04X (text direction overrides, zero-width characters, fillers), which could make it read as another name.", r)
+		case !blank(r):
+			visible = true
 		}
 	}
+	switch {
+	case !visible:
+		return Errorf(EINVALID, "A file name needs a character that can be seen.")
+	case name == "." || name == "..":
+		return Errorf(EINVALID, "A file name cannot be . or .., which name folders.")
+	}
 	return nil
+}
+
+// blank reports whether r draws nothing a reader can see on its own:
+// spaces, the joiners, variation selectors and combining marks (which
+// draw on another character), the Braille blank.
+func blank(r rune) bool {
+	return unicode.IsSpace(r) || unicode.Is(unicode.Zs, r) || unicode.Is(unicode.Variation_Selector, r) ||
+		unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || r == '\u200c' || r == '\u200d' || r == '\u2800'
 }

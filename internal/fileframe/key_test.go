@@ -171,6 +171,18 @@ func TestCheckFileName(t *testing.T) {
 		{"a\u00adb", false},
 		{string(make([]byte, 256)), false},
 		{"\xff", false},
+		{"   ", false},          // nothing to see
+		{"\u2800\u2800", false}, // Braille blanks
+		{"\u3000", false},       // an ideographic space
+		{"\u0301", false},       // a combining mark on nothing
+		{"a\u3164b", false},     // a Hangul filler, drawn as nothing
+		{"a\u034fb", false},     // the combining grapheme joiner
+		{"\u115f.pdf", false},   // a Hangul choseong filler
+		{".", false},
+		{"..", false},
+		{"...txt", true},
+		{"I \u2764\ufe0f it.png", true}, // a variation selector after a heart
+		{" report .pdf", true},          // spaces around a visible name
 	} {
 		if err := CheckFileName(tt.name); (err == nil) != tt.ok {
 			t.Errorf("CheckFileName(%q): got %v, want ok=%v", tt.name, err, tt.ok)
