@@ -136,6 +136,8 @@ type frame struct {
 	text     int // where its text starts in checker.label
 	shown    int // where its text starts in checker.shown
 	reported bool
+	byScript bool // clickable only because a script may make it so (see scriptClickable)
+	weak     bool // and only if its text is short
 }
 
 // maxLabel is how much text of clickable elements is kept.
@@ -189,11 +191,16 @@ type checker struct {
 	hideName               string
 	hideDepth              int
 	reo                    reorder // text drawn in another order (see reorder)
+	drawn                  []byte  // the text of the current start tag's SVG data: image (see imageText)
 
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()
 	labels       map[string]uint8 // labels read so far that are not a call to download, and where
 	chars        readCache        // how the characters of labels read
+
+	scriptClicks bool // a script attaches click handlers (see scriptAttachesClicks)
+	byScript     bool // the current start tag is clickable because of scriptClicks
+	weakClick    bool // and only weakly
 
 	clip             bool // a script writes the clipboard
 	clipPos, clipEnd int  // where, in src
@@ -207,6 +214,7 @@ func newChecker(doc []byte, opts Options) *checker {
 	}
 	c.src, c.cuts = shorten(doc)
 	c.findAttrRefs()
+	c.scriptClicks = scriptAttachesClicks(c.src)
 	return c
 }
 
@@ -696,10 +704,17 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 				}
 			}
 		}
-		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown)})
+		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript, weak: c.weakClick})
 	}
 	if len(c.frames) > 0 {
 		c.reorderStart(a, name, void(a) || selfClosing)
+		if heading(a) {
+			for i := range c.frames {
+				if c.frames[i].byScript {
+					c.frames[i].reported = true // a section, not a button
+				}
+			}
+		}
 	}
 }
 
@@ -919,6 +934,10 @@ func (c *checker) descendantLabel(a atom.Atom, foreign bool) {
 			c.appendLabel([]byte(" "))
 		}
 	}
+	if len(c.drawn) > 0 {
+		c.appendLabel(c.drawn)
+		c.appendLabel([]byte(" "))
+	}
 }
 
 // maxLabels bounds the labels whose reading is remembered.
@@ -973,7 +992,7 @@ func (c *checker) closeFrame(end int) {
 	f := c.frames[len(c.frames)-1]
 	c.frames = c.frames[:len(c.frames)-1]
 	reported := f.reported
-	if !f.reported && c.want(ruleDownloadButton) {
+	if !f.reported && c.want(ruleDownloadButton) && !(f.weak && wordsMore(c.label[f.text:], maxWeakWords)) {
 		o := labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}
 		label := c.label[f.text:]
 		form, ok := c.downloadReading(label, o)

@@ -235,6 +235,8 @@ func TestAllowed(t *testing.T) {
 		{"rtl link", page(`<a href="#" dir="rtl">קרא עוד על ההורדות</a><a href="#" style="direction:rtl">Once you have downloaded the report</a>`)},
 		{"ruby in a link", page(`<a href="#"><ruby>漢<rt>かん</rt>字<rt>じ</rt></ruby>を学ぶ</a>`)},
 		{"shadow root card", page(`<a href="#"><template shadowrootmode="open"><slot></slot> and more</template>Read the download guide</a>`)},
+		{"svg data images", page(`<a href="#"><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EOur logo%3C/text%3E%3C/svg%3E"></a><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E"><p style="background:url('data:image/svg+xml,<svg><text>Downloads: 2M</text></svg>')">x</p>`)},
+		{"tracking click handler", page(`<div class="hero"><h1>Download</h1><p>Use the button above.</p></div><div>2M downloads</div><span>Once you have downloaded the report, open it.</span><div class="card" tabindex="0">Pricing</div><section class="download-info"><h2>Download</h2><p>The file is scanned.</p></section><script>document.addEventListener('click', e => track(e.target))</script>`)},
 		{"small margins", page(`<a href="#">Stats<span style="margin-left:-2px;min-width:0;border-width:0;opacity:0.8">: 2M downloads</span></a>`)},
 	}
 	for _, tt := range tests {

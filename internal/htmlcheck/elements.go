@@ -16,6 +16,7 @@ func q(b []byte) string { return strconv.Quote(summarize(string(b), 60)) }
 // and reports whether the element is clickable.
 func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, end int) bool {
 	clickable := false
+	c.drawn = c.drawn[:0]
 	for i := range c.attrs {
 		at := &c.attrs[i]
 		k := at.key
@@ -73,6 +74,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			if v, ok := c.attr("src"); ok {
 				c.checkImage(start, end, "src", v, name)
 			}
+			c.imageText(start, "src")
 		}
 		if v, ok := c.attr("formaction"); ok {
 			c.checkFormAction(start, end, "formaction", v)
@@ -81,15 +83,18 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		if v, ok := c.attr("src"); ok {
 			c.checkImage(start, end, "src", v, name)
 		}
+		c.imageText(start, "src")
 		if v, ok := c.attr("srcset"); ok {
 			c.checkSrcset(start, end, v, name)
 		}
 	case atom.Image:
 		if foreign {
 			c.checkSVGImage(start, end, name)
+			c.imageText(start, "href", "xlink:href")
 		} else if v, ok := c.attr("src"); ok {
 			// The parser turns <image> into <img> in HTML content.
 			c.checkImage(start, end, "src", v, name)
+			c.imageText(start, "src")
 		}
 	case atom.Source:
 		if v, ok := c.attr("srcset"); ok {
@@ -140,6 +145,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		switch string(name) {
 		case "feimage":
 			c.checkSVGImage(start, end, name)
+			c.imageText(start, "href", "xlink:href")
 		case "portal", "fencedframe":
 			c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
 		}
@@ -147,8 +153,20 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 	if len(c.attrRefs) > 0 {
 		c.checkAttrRefs(start, end, name)
 	}
+	c.byScript, c.weakClick = false, false
+	if !clickable && c.scriptClicks && !foreign {
+		clickable, c.weakClick = c.scriptClickable(a)
+		c.byScript = clickable
+	}
 	if !clickable {
 		return false
+	}
+	if len(c.drawn) > 0 && void(a) {
+		if form, ok := c.downloadReading(c.drawn, labelOpts{reversed: c.bidiOverride}); ok {
+			c.addTag(ruleDownloadButton, start, end, fmt.Sprintf(
+				"The clickable <%s> draws an SVG image with the text %s%s: it is a download button, and the page must not have one.", name, q(c.drawn), readsAs(string(c.drawn), form)))
+			return false
+		}
 	}
 	// The accessible names of a clickable element, and the text that it
 	// shows of its own.
@@ -459,6 +477,7 @@ func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
 		case cssImport:
 			p.add(ruleInlineStyle, s, e, fmt.Sprintf("The %s has an @import rule, which loads an external stylesheet the sandbox blocks.", where))
 		case cssImage:
+			c.checkCSSImageText(p, s, e, v, where)
 			if !cssURLOK(v) {
 				u := trimURL(v)
 				p.add(ruleImageSource, s, e, fmt.Sprintf("The %s refers to the image %s, which is %s; images must be data: URIs or absolute https: URLs.", where, q(u), urlKind(u)))

@@ -144,6 +144,21 @@ var secondRoundEvasions = []evasion{
 	{"row-reverse inside", `<a href="#"><div style="display:flex;flex-flow:row-reverse wrap"><i>load</i><i>Down</i></div></a>`},
 	{"direction rtl words", `<a href="#" style="direction:rtl"><span>load</span> <span>Down</span></a>`},
 	{"dir rtl words", `<button dir="rtl">load Down</button>`},
+	// Text drawn by SVG images in data: URLs.
+	{"img svg data percent-encoded", `<a href="#"><img src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E"></a>`},
+	{"img svg data base64", `<a href="#"><img alt="" src="data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHdpZHRoPScxMjAnIGhlaWdodD0nMzAnPjxyZWN0IHdpZHRoPScxMjAnIGhlaWdodD0nMzAnIGZpbGw9JyMwYTAnLz48dGV4dCB4PScxMCcgeT0nMjAnIGZpbGw9JyNmZmYnPkRvd25sb2FkPC90ZXh0Pjwvc3ZnPg=="></a>`},
+	{"img svg data title", `<button><img src="data:image/svg+xml;utf8,<svg xmlns='http://www.w3.org/2000/svg'><title>Download</title></svg>"></button>`},
+	{"input image svg data", `<input type="image" alt="" src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E">`},
+	{"svg image svg data", `<a href="#"><svg><image href="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E"/></svg></a>`},
+	{"svg data inside svg data", `<a href="#"><img src="data:image/svg+xml,%3Csvg%3E%3Cimage href='data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnPjx0ZXh0PkRvd25sb2FkIG5vdzwvdGV4dD48L3N2Zz4='/%3E%3C/svg%3E"></a>`},
+	{"css background svg data", `<a href="#" style="background:url(&quot;data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'><text>Download</text></svg>&quot;)"></a>`},
+	{"css background svg data base64", `<style>.b { background-image: url(data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHdpZHRoPScxMjAnIGhlaWdodD0nMzAnPjxyZWN0IHdpZHRoPScxMjAnIGhlaWdodD0nMzAnIGZpbGw9JyMwYTAnLz48dGV4dCB4PScxMCcgeT0nMjAnIGZpbGw9JyNmZmYnPkRvd25sb2FkPC90ZXh0Pjwvc3ZnPg==) }</style><a class="b" href="#"></a>`},
+	// Click handlers attached by script.
+	{"script listener on a div", `<div class="dl" style="cursor:pointer">Download</div><script>document.querySelector('.dl').addEventListener('click', go)</script>`},
+	{"script onclick on a span", `<span id="get">Download now</span><script>document.getElementById('get').onclick = go</script>`},
+	{"script pointerdown, tabindex", `<div tabindex="0">Get the file</div><script>document.body.addEventListener("pointerdown", go)</script>`},
+	{"script listener, download id", `<p id="download-link">Save file</p><script>window.addEventListener('touchstart', go)</script>`},
+	{"jquery click", `<div>Free download</div><script>$("div").on("click", go)</script>`},
 }
 
 func TestDownloadEvasionsSecondRound(t *testing.T) { wantDownloadButton(t, secondRoundEvasions) }
