@@ -365,28 +365,39 @@ func (c *checker) checkMedia(start, end int, key string, v, name []byte) {
 
 // checkLink checks the target of a link (a or area href).
 func (c *checker) checkLink(start, end int, key string, v, name []byte) {
-	u := trimURL(v)
+	u := browserURL(v)
 	switch {
 	case hasPrefixFold(u, "data:"), hasPrefixFold(u, "blob:"):
 		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
 			"<%s %s=%s> links to a %s URL, which serves a file: it is a download link.", name, key, q(u), bytes.ToLower(u[:4])))
 	case hasPrefixFold(u, "javascript:"):
 		c.scanJS(c.attrPlace(start, end, c.findAttr(key)), v)
-	case serviceLink(u, c.opts.ServiceHosts):
-		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
-			"<%s %s=%s> links to this service's file page or download URL: it is a download link.", name, key, q(u)))
 	default:
-		if file := executableName(u); file != "" {
-			c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
-				"<%s %s=%s> links to the program or archive %s: it is a download link.", name, key, q(u), q([]byte(file))))
+		if msg := downloadTarget(u, c.opts.ServiceHosts); msg != "" {
+			c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf("<%s %s=%s> %s: it is a download link.", name, key, q(u), msg))
 		}
 	}
 }
 
+// downloadTarget says why the link u, read with browserURL, leads to a
+// download, or returns "".
+func downloadTarget(u []byte, hosts []string) string {
+	if s := launchScheme(u); s != "" {
+		return fmt.Sprintf("uses the %s: scheme, which opens a program or fetches a file outside the page", s)
+	}
+	if serviceLink(u, hosts) {
+		return "links to this service's file page or download URL"
+	}
+	if file := executableName(u); file != "" {
+		return fmt.Sprintf("links to the program or archive %s", q([]byte(file)))
+	}
+	return ""
+}
+
 // checkFormAction checks where a form or submit button sends its data.
 func (c *checker) checkFormAction(start, end int, key string, v []byte) {
-	u := trimURL(v)
-	if serviceLink(u, c.opts.ServiceHosts) || hasPrefixFold(u, "data:") || hasPrefixFold(u, "blob:") || executableName(u) != "" {
+	u := browserURL(v)
+	if hasPrefixFold(u, "data:") || hasPrefixFold(u, "blob:") || downloadTarget(u, c.opts.ServiceHosts) != "" {
 		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
 			"The form %s=%s leads to a file download: it is a download button.", key, q(u)))
 	}
