@@ -123,6 +123,10 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		}
 		typ, _ := c.attr("type")
 		c.scriptJS = javaScriptType(typ)
+		if asciiEqualFold(bytes.TrimSpace(typ), "speculationrules") {
+			c.addTag(ruleSandboxResourceHint, start, end,
+				"<script type=\"speculationrules\"> makes the browser prefetch or prerender pages before any script runs.")
+		}
 	case atom.Form:
 		c.addTag(ruleSandboxForm, start, end, "Forms cannot be submitted in the sandbox.")
 		if v, ok := c.attr("action"); ok {
@@ -137,6 +141,9 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		}
 		if v, ok := c.attr("name"); ok && asciiEqualFold(bytes.TrimSpace(v), "viewport") {
 			c.viewport = true
+		}
+		if v, ok := c.attr("http-equiv"); ok && asciiEqualFold(bytes.TrimSpace(v), "link") {
+			c.checkMetaLink(start, end)
 		}
 	case atom.Base:
 		c.addTag(ruleSandboxBase, start, end, "<base> is ignored in the sandbox.")
@@ -420,11 +427,58 @@ func (c *checker) checkTarget(start, end int, name []byte) {
 	}
 }
 
+// resourceHints are the rel values (lower-cased) with which a browser
+// fetches, connects to or resolves a URL before anything uses it.
+var resourceHints = []string{"preconnect", "dns-prefetch", "prefetch", "prerender", "preload",
+	"modulepreload", "next", "subresource", "compression-dictionary"}
+
+// resourceHint returns the first rel value of rel that is a resource hint.
+func resourceHint(rel []byte) []byte {
+	for r := range bytes.FieldsSeq(rel) {
+		for _, h := range resourceHints {
+			if asciiEqualFold(r, h) {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// checkMetaLink applies sandbox.resource_hint to <meta http-equiv=Link>,
+// which spells a Link header: <https://host>; rel=preconnect.
+func (c *checker) checkMetaLink(start, end int) {
+	content, _ := c.attr("content")
+	for _, part := range bytes.Split(content, []byte(",")) {
+		if k := bytes.IndexByte(part, '>'); k >= 0 {
+			part = part[k+1:] // after <URL>
+		}
+		i := bytes.Index(bytes.ToLower(part), []byte("rel"))
+		if i < 0 {
+			continue
+		}
+		rel := part[i+3:]
+		if j := bytes.IndexByte(rel, ';'); j >= 0 {
+			rel = rel[:j] // rel=preconnect; crossorigin
+		}
+		if h := resourceHint(bytes.Trim(bytes.TrimLeft(rel, " \t="), "\"' \t")); h != nil {
+			c.addAttr(ruleSandboxResourceHint, start, end, "content", true, fmt.Sprintf(
+				"<meta http-equiv=\"Link\"> declares the resource hint rel=%s, which connects to a host before any script runs.", q(h)))
+			return
+		}
+	}
+}
+
 // checkLinkElement applies the rules to a <link>, by its rel.
 func (c *checker) checkLinkElement(start, end int) {
 	rel, _ := c.attr("rel")
 	as, _ := c.attr("as")
 	href, hasHref := c.attr("href")
+	if h := resourceHint(rel); h != nil {
+		if u := browserURL(href); len(u) > 0 && u[0] != '#' || c.findAttr("imagesrcset") != nil {
+			c.addAttr(ruleSandboxResourceHint, start, end, "rel", true, fmt.Sprintf(
+				"<link rel=%s> makes the browser connect to or fetch %s before any script runs.", q(rel), q(u)))
+		}
+	}
 	for r := range bytes.FieldsSeq(rel) {
 		switch {
 		case asciiEqualFold(r, "stylesheet"), asciiEqualFold(r, "preload") && asciiEqualFold(as, "style"):
