@@ -389,6 +389,9 @@ func (c *checker) checkLink(start, end int, key string, v, name []byte) {
 // downloadTarget says why the link u, read with browserURL, leads to a
 // download, or returns "".
 func downloadTarget(u []byte, hosts []string) string {
+	if len(u) == 0 || u[0] == '#' {
+		return "" // this page
+	}
 	if s := launchScheme(u); s != "" {
 		return fmt.Sprintf("uses the %s: scheme, which opens a program or fetches a file outside the page", s)
 	}

@@ -26,26 +26,29 @@ const maxWeakWords = 4
 // jQuery's .on and .click). It looks at the whole document, a cheap
 // over-approximation of its scripts.
 func scriptAttachesClicks(src []byte) bool {
-	if bytes.Contains(src, []byte("addEventListener")) || bytes.Contains(src, []byte(".on(")) {
-		for _, ev := range []string{"click", "pointer", "mouse", "touch"} {
-			if bytes.Contains(src, []byte(ev)) {
-				return true
-			}
-		}
-	}
-	for rest := src; ; {
-		i := bytes.Index(rest, []byte(".on"))
-		if i < 0 {
+	// Every way needs an event name, rare in most pages: look for those
+	// first (long needles are searched fast), then for how.
+	ev := false
+	for _, e := range []string{"click", "pointer", "mouse", "touch"} {
+		if bytes.Contains(src, []byte(e)) {
+			ev = true
 			break
 		}
-		rest = rest[i+3:]
-		for _, ev := range []string{"click", "pointerdown", "pointerup", "mousedown", "mouseup", "touchstart", "touchend", "auxclick", "dblclick"} {
-			if bytes.HasPrefix(rest, []byte(ev)) {
-				return true
-			}
+	}
+	if !ev {
+		return false
+	}
+	if bytes.Contains(src, []byte("addEventListener")) || bytes.Contains(src, []byte(".on(")) ||
+		bytes.Contains(src, []byte(".click(")) {
+		return true
+	}
+	for _, p := range []string{".onclick", ".onpointerdown", ".onpointerup", ".onmousedown", ".onmouseup",
+		".ontouchstart", ".ontouchend", ".onauxclick", ".ondblclick"} {
+		if bytes.Contains(src, []byte(p)) {
+			return true
 		}
 	}
-	return bytes.Contains(src, []byte(".click("))
+	return false
 }
 
 // scriptClickable reports whether the current start tag a looks

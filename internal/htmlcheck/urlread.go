@@ -116,6 +116,9 @@ func splitHostPort(a string) (host, port string) {
 // removeDotSegments resolves the "." and ".." segments of the absolute
 // path p, written as browsers accept them ("%2e", ".%2E").
 func removeDotSegments(p string) string {
+	if !strings.Contains(p, "/.") && !strings.Contains(p, "/%2") {
+		return p
+	}
 	segs := strings.Split(p[1:], "/")
 	out := make([]string, 0, len(segs))
 	for i, seg := range segs {

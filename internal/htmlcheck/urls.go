@@ -150,6 +150,9 @@ func launchScheme(link []byte) string {
 // query parameter (/get?file=setup.exe), which a download script serves.
 // The fragment is not sent, and does not count.
 func executableName(link []byte) string {
+	if bytes.IndexByte(link, '.') < 0 && bytes.IndexByte(link, '%') < 0 {
+		return "" // no file name ending: most links ("#", "/about")
+	}
 	l := splitLink(link)
 	if !specialScheme(l.scheme) {
 		return ""
