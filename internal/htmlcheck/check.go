@@ -136,6 +136,8 @@ type frame struct {
 	text     int // where its text starts in checker.label
 	shown    int // where its text starts in checker.shown
 	reported bool
+	byScript bool // clickable only because a script may make it so (see scriptClickable)
+	weak     bool // and only if its text is short
 }
 
 // maxLabel is how much text of clickable elements is kept.
@@ -188,11 +190,17 @@ type checker struct {
 	labelHidden            bool // some text of the label is hidden
 	hideName               string
 	hideDepth              int
+	reo                    reorder // text drawn in another order (see reorder)
+	drawn                  []byte  // the text of the current start tag's SVG data: image (see imageText)
 
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()
 	labels       map[string]uint8 // labels read so far that are not a call to download, and where
 	chars        readCache        // how the characters of labels read
+
+	scriptClicks bool // a script attaches click handlers (see scriptAttachesClicks)
+	byScript     bool // the current start tag is clickable because of scriptClicks
+	weakClick    bool // and only weakly
 
 	clip             bool // a script writes the clipboard
 	clipPos, clipEnd int  // where, in src
@@ -206,6 +214,7 @@ func newChecker(doc []byte, opts Options) *checker {
 	}
 	c.src, c.cuts = shorten(doc)
 	c.findAttrRefs()
+	c.scriptClicks = scriptAttachesClicks(c.src)
 	return c
 }
 
@@ -673,7 +682,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 				c.hideDepth++
 			}
 			c.descendantLabel(a, foreign)
-		case c.hides():
+		case c.hides(a):
 			c.labelHidden = true
 			c.hideName, c.hideDepth = c.intern(a, name), 1
 			c.descendantLabel(a, foreign)
@@ -695,7 +704,17 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 				}
 			}
 		}
-		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown)})
+		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript, weak: c.weakClick})
+	}
+	if len(c.frames) > 0 {
+		c.reorderStart(a, name, void(a) || selfClosing)
+		if heading(a) {
+			for i := range c.frames {
+				if c.frames[i].byScript {
+					c.frames[i].reported = true // a section, not a button
+				}
+			}
+		}
 	}
 }
 
@@ -781,6 +800,9 @@ func (c *checker) endTag(start, end int) {
 	if c.hideDepth > 0 && string(name) == c.hideName {
 		c.hideDepth--
 	}
+	if len(c.frames) > 0 {
+		c.reorderEnd(name)
+	}
 	for i := len(c.frames) - 1; i >= 0; i-- {
 		if c.frames[i].name != string(name) {
 			continue
@@ -804,39 +826,83 @@ func svgInline(name []byte) bool {
 	return string(name) == "tspan" || string(name) == "textpath" || string(name) == "a"
 }
 
-// hides reports whether the current start tag hides its content with the
-// hidden attribute or an inline style (display: none, visibility: hidden,
-// font-size: 0, opacity: 0). A class that hides it cannot be told.
-func (c *checker) hides() bool {
+// hides reports whether the current start tag, a, hides its content or
+// draws it where it is not read with the letters around it: the hidden
+// attribute, aria-hidden (a screen reader skips it), <template> content
+// that is not a shadow root, <rp> (not drawn where ruby is supported),
+// <rt> (drawn above the letters, not between them), or an inline style
+// (see hidingStyle). A class that hides it cannot be told.
+func (c *checker) hides(a atom.Atom) bool {
+	switch a {
+	case atom.Rp, atom.Rt:
+		return true
+	case atom.Template:
+		_, shadow := c.shadowRoot()
+		return !shadow
+	}
 	if _, ok := c.attr("hidden"); ok {
 		return true
 	}
-	style, ok := c.attr("style")
-	if !ok {
-		return false
-	}
-	var b [256]byte
-	st := b[:0]
-	for _, ch := range style {
-		switch {
-		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f':
-		case 'A' <= ch && ch <= 'Z':
-			st = append(st, ch+'a'-'A')
-		default:
-			st = append(st, ch)
-		}
-	}
-	if bytes.Contains(st, []byte("display:none")) || bytes.Contains(st, []byte("visibility:hidden")) {
+	if v, ok := c.attr("aria-hidden"); ok && asciiEqualFold(bytes.TrimSpace(v), "true") {
 		return true
 	}
-	for _, p := range []string{"font-size:0", "opacity:0"} {
+	style, ok := c.attr("style")
+	return ok && hidingStyle(style)
+}
+
+// shadowRoot returns the mode of the current start tag's declarative
+// shadow root (a template with shadowrootmode, whose content the browser
+// draws in place of its host's children), if it is one.
+func (c *checker) shadowRoot() ([]byte, bool) {
+	for _, k := range []string{"shadowrootmode", "shadowroot"} {
+		if v, ok := c.attr(k); ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// hidingPatterns are inline style declarations, without white space and
+// lower-cased, that hide an element's text or move it away from the
+// letters around it: display and visibility; a zero font size, opacity,
+// size or scale; transparent colour; clipping; far negative offsets and
+// indents.
+var hidingPatterns = []string{
+	"display:none", "visibility:hidden", "visibility:collapse", "content-visibility:hidden",
+	"color:transparent", "-webkit-text-fill-color:transparent", "clip:rect(", "clip-path:",
+	"left:-", "top:-", "right:-", "text-indent:-",
+}
+
+// zeroPatterns are style properties that hide text when they are zero
+// (0, 0px, 0em, 0%, 0 !important) and not 0.5 or 05.
+var zeroPatterns = []string{
+	"font-size:0", "opacity:0", "width:0", "height:0", "max-width:0", "max-height:0", "line-height:0",
+	"transform:scale(0", "scale:0",
+}
+
+// hidingStyle reports whether an inline style hides text (see
+// hidingPatterns and zeroPatterns).
+func hidingStyle(style []byte) bool {
+	var b [256]byte
+	st := compactStyle(b[:0], style)
+	for _, p := range hidingPatterns {
+		if i := bytes.Index(st, []byte(p)); i >= 0 && (i == 0 || st[i-1] == ';' || p[0] == '-' || p == "clip-path:") {
+			return true
+		}
+	}
+	for _, p := range zeroPatterns {
 		for rest := st; ; {
 			i := bytes.Index(rest, []byte(p))
 			if i < 0 {
 				break
 			}
+			if i > 0 && rest[i-1] != ';' && p != "font-size:0" && p != "opacity:0" {
+				// min-width:0, border-width:0: not the box's size.
+				rest = rest[i+len(p):]
+				continue
+			}
 			rest = rest[i+len(p):]
-			if len(rest) == 0 || rest[0] == ';' || rest[0] == '!' || rest[0] == 'p' || rest[0] == '%' {
+			if len(rest) == 0 || rest[0] != '.' && (rest[0] < '0' || rest[0] > '9') {
 				return true
 			}
 		}
@@ -867,6 +933,10 @@ func (c *checker) descendantLabel(a atom.Atom, foreign bool) {
 			c.appendLabel(v)
 			c.appendLabel([]byte(" "))
 		}
+	}
+	if len(c.drawn) > 0 {
+		c.appendLabel(c.drawn)
+		c.appendLabel([]byte(" "))
 	}
 }
 
@@ -922,13 +992,20 @@ func (c *checker) closeFrame(end int) {
 	f := c.frames[len(c.frames)-1]
 	c.frames = c.frames[:len(c.frames)-1]
 	reported := f.reported
-	if !f.reported && c.want(ruleDownloadButton) {
+	if !f.reported && c.want(ruleDownloadButton) && !(f.weak && wordsMore(c.label[f.text:], maxWeakWords)) {
 		o := labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}
 		label := c.label[f.text:]
 		form, ok := c.downloadReading(label, o)
 		if !ok && c.labelHidden {
 			label = c.shown[f.shown:]
 			form, ok = c.downloadReading(label, o)
+		}
+		if !ok && len(c.frames) == 0 {
+			c.reo.reorderedLabels(c.label[f.text:], func(l []byte) bool {
+				label = l
+				form, ok = c.downloadReading(l, o)
+				return ok
+			})
 		}
 		if ok {
 			reported = true
@@ -949,6 +1026,7 @@ func (c *checker) closeFrame(end int) {
 		c.shown = c.shown[:0]
 		c.labelHidden = false
 		c.hideDepth = 0
+		c.reo.reset()
 	}
 }
 

@@ -228,6 +228,16 @@ func TestAllowed(t *testing.T) {
 		{"hidden text in a link", page(`<a href="#">Read more<span hidden> about downloads</span></a><a href="#">Our <span style="font-size:0.9em">download</span> stats</a>`)},
 		{"nav links side by side", page(`<nav><a href="#a">Home</a> <a href="#b">Pricing</a><a href="#c">Docs</a> <a href="#d">Free</a> <a href="#e">trial</a></nav>`)},
 		{"language select", page(`<select aria-label="Language"><option>English</option><option>Deutsch</option></select>`)},
+		// Prose and labels that the second round's readings (hidden
+		// elements, reordered items, shadow roots) must keep accepting.
+		{"icon hidden from screen readers", page(`<a href="#faq">Read more <span aria-hidden="true">→</span></a><button><span style="position:absolute;left:-9999px">Menu</span>☰</button>`)},
+		{"reordered nav", page(`<nav style="display:flex;flex-direction:row-reverse"><a href="#a" style="order:2">Pricing</a><a href="#b" style="order:1">Docs</a></nav><a href="#c" style="display:flex;flex-direction:row-reverse"><span>Downloads</span><span>2M</span></a>`)},
+		{"rtl link", page(`<a href="#" dir="rtl">קרא עוד על ההורדות</a><a href="#" style="direction:rtl">Once you have downloaded the report</a>`)},
+		{"ruby in a link", page(`<a href="#"><ruby>漢<rt>かん</rt>字<rt>じ</rt></ruby>を学ぶ</a>`)},
+		{"shadow root card", page(`<a href="#"><template shadowrootmode="open"><slot></slot> and more</template>Read the download guide</a>`)},
+		{"svg data images", page(`<a href="#"><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EOur logo%3C/text%3E%3C/svg%3E"></a><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E"><p style="background:url('data:image/svg+xml,<svg><text>Downloads: 2M</text></svg>')">x</p>`)},
+		{"tracking click handler", page(`<div class="hero"><h1>Download</h1><p>Use the button above.</p></div><div>2M downloads</div><span>Once you have downloaded the report, open it.</span><div class="card" tabindex="0">Pricing</div><section class="download-info"><h2>Download</h2><p>The file is scanned.</p></section><script>document.addEventListener('click', e => track(e.target))</script>`)},
+		{"small margins", page(`<a href="#">Stats<span style="margin-left:-2px;min-width:0;border-width:0;opacity:0.8">: 2M downloads</span></a>`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -56,6 +56,11 @@
 //     the visitor to press Win+R, open PowerShell or a terminal, or paste
 //     and press Enter (the ClickFix pattern). A copy button for a coupon
 //     code passes.
+//   - sandbox.resource_hint: <link rel> preconnect, dns-prefetch,
+//     prefetch, prerender, preload, modulepreload or next with a URL, a
+//     Link in <meta http-equiv>, and speculation rules: the browser
+//     connects before any script runs, and CSP does not govern
+//     preconnect and dns-prefetch.
 //
 // Warnings (the page is accepted; the feature will not work):
 //

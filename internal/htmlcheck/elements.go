@@ -16,6 +16,7 @@ func q(b []byte) string { return strconv.Quote(summarize(string(b), 60)) }
 // and reports whether the element is clickable.
 func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, end int) bool {
 	clickable := false
+	c.drawn = c.drawn[:0]
 	for i := range c.attrs {
 		at := &c.attrs[i]
 		k := at.key
@@ -73,6 +74,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			if v, ok := c.attr("src"); ok {
 				c.checkImage(start, end, "src", v, name)
 			}
+			c.imageText(start, "src")
 		}
 		if v, ok := c.attr("formaction"); ok {
 			c.checkFormAction(start, end, "formaction", v)
@@ -81,15 +83,18 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		if v, ok := c.attr("src"); ok {
 			c.checkImage(start, end, "src", v, name)
 		}
+		c.imageText(start, "src")
 		if v, ok := c.attr("srcset"); ok {
 			c.checkSrcset(start, end, v, name)
 		}
 	case atom.Image:
 		if foreign {
 			c.checkSVGImage(start, end, name)
+			c.imageText(start, "href", "xlink:href")
 		} else if v, ok := c.attr("src"); ok {
 			// The parser turns <image> into <img> in HTML content.
 			c.checkImage(start, end, "src", v, name)
+			c.imageText(start, "src")
 		}
 	case atom.Source:
 		if v, ok := c.attr("srcset"); ok {
@@ -118,6 +123,10 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		}
 		typ, _ := c.attr("type")
 		c.scriptJS = javaScriptType(typ)
+		if asciiEqualFold(bytes.TrimSpace(typ), "speculationrules") {
+			c.addTag(ruleSandboxResourceHint, start, end,
+				"<script type=\"speculationrules\"> makes the browser prefetch or prerender pages before any script runs.")
+		}
 	case atom.Form:
 		c.addTag(ruleSandboxForm, start, end, "Forms cannot be submitted in the sandbox.")
 		if v, ok := c.attr("action"); ok {
@@ -133,6 +142,9 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		if v, ok := c.attr("name"); ok && asciiEqualFold(bytes.TrimSpace(v), "viewport") {
 			c.viewport = true
 		}
+		if v, ok := c.attr("http-equiv"); ok && asciiEqualFold(bytes.TrimSpace(v), "link") {
+			c.checkMetaLink(start, end)
+		}
 	case atom.Base:
 		c.addTag(ruleSandboxBase, start, end, "<base> is ignored in the sandbox.")
 		c.checkTarget(start, end, name)
@@ -140,6 +152,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		switch string(name) {
 		case "feimage":
 			c.checkSVGImage(start, end, name)
+			c.imageText(start, "href", "xlink:href")
 		case "portal", "fencedframe":
 			c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
 		}
@@ -147,8 +160,20 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 	if len(c.attrRefs) > 0 {
 		c.checkAttrRefs(start, end, name)
 	}
+	c.byScript, c.weakClick = false, false
+	if !clickable && c.scriptClicks && !foreign {
+		clickable, c.weakClick = c.scriptClickable(a)
+		c.byScript = clickable
+	}
 	if !clickable {
 		return false
+	}
+	if len(c.drawn) > 0 && void(a) {
+		if form, ok := c.downloadReading(c.drawn, labelOpts{reversed: c.bidiOverride}); ok {
+			c.addTag(ruleDownloadButton, start, end, fmt.Sprintf(
+				"The clickable <%s> draws an SVG image with the text %s%s: it is a download button, and the page must not have one.", name, q(c.drawn), readsAs(string(c.drawn), form)))
+			return false
+		}
 	}
 	// The accessible names of a clickable element, and the text that it
 	// shows of its own.
@@ -347,28 +372,42 @@ func (c *checker) checkMedia(start, end int, key string, v, name []byte) {
 
 // checkLink checks the target of a link (a or area href).
 func (c *checker) checkLink(start, end int, key string, v, name []byte) {
-	u := trimURL(v)
+	u := browserURL(v)
 	switch {
 	case hasPrefixFold(u, "data:"), hasPrefixFold(u, "blob:"):
 		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
 			"<%s %s=%s> links to a %s URL, which serves a file: it is a download link.", name, key, q(u), bytes.ToLower(u[:4])))
 	case hasPrefixFold(u, "javascript:"):
 		c.scanJS(c.attrPlace(start, end, c.findAttr(key)), v)
-	case serviceLink(u, c.opts.ServiceHosts):
-		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
-			"<%s %s=%s> links to this service's file page or download URL: it is a download link.", name, key, q(u)))
 	default:
-		if file := executableName(u); file != "" {
-			c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
-				"<%s %s=%s> links to the program or archive %s: it is a download link.", name, key, q(u), q([]byte(file))))
+		if msg := downloadTarget(u, c.opts.ServiceHosts); msg != "" {
+			c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf("<%s %s=%s> %s: it is a download link.", name, key, q(u), msg))
 		}
 	}
 }
 
+// downloadTarget says why the link u, read with browserURL, leads to a
+// download, or returns "".
+func downloadTarget(u []byte, hosts []string) string {
+	if len(u) == 0 || u[0] == '#' {
+		return "" // this page
+	}
+	if s := launchScheme(u); s != "" {
+		return fmt.Sprintf("uses the %s: scheme, which opens a program or fetches a file outside the page", s)
+	}
+	if serviceLink(u, hosts) {
+		return "links to this service's file page or download URL"
+	}
+	if file := executableName(u); file != "" {
+		return fmt.Sprintf("links to the program or archive %s", q([]byte(file)))
+	}
+	return ""
+}
+
 // checkFormAction checks where a form or submit button sends its data.
 func (c *checker) checkFormAction(start, end int, key string, v []byte) {
-	u := trimURL(v)
-	if serviceLink(u, c.opts.ServiceHosts) || hasPrefixFold(u, "data:") || hasPrefixFold(u, "blob:") || executableName(u) != "" {
+	u := browserURL(v)
+	if hasPrefixFold(u, "data:") || hasPrefixFold(u, "blob:") || downloadTarget(u, c.opts.ServiceHosts) != "" {
 		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
 			"The form %s=%s leads to a file download: it is a download button.", key, q(u)))
 	}
@@ -391,11 +430,58 @@ func (c *checker) checkTarget(start, end int, name []byte) {
 	}
 }
 
+// resourceHints are the rel values (lower-cased) with which a browser
+// fetches, connects to or resolves a URL before anything uses it.
+var resourceHints = []string{"preconnect", "dns-prefetch", "prefetch", "prerender", "preload",
+	"modulepreload", "next", "subresource", "compression-dictionary"}
+
+// resourceHint returns the first rel value of rel that is a resource hint.
+func resourceHint(rel []byte) []byte {
+	for r := range bytes.FieldsSeq(rel) {
+		for _, h := range resourceHints {
+			if asciiEqualFold(r, h) {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// checkMetaLink applies sandbox.resource_hint to <meta http-equiv=Link>,
+// which spells a Link header: <https://host>; rel=preconnect.
+func (c *checker) checkMetaLink(start, end int) {
+	content, _ := c.attr("content")
+	for _, part := range bytes.Split(content, []byte(",")) {
+		if k := bytes.IndexByte(part, '>'); k >= 0 {
+			part = part[k+1:] // after <URL>
+		}
+		i := bytes.Index(bytes.ToLower(part), []byte("rel"))
+		if i < 0 {
+			continue
+		}
+		rel := part[i+3:]
+		if j := bytes.IndexByte(rel, ';'); j >= 0 {
+			rel = rel[:j] // rel=preconnect; crossorigin
+		}
+		if h := resourceHint(bytes.Trim(bytes.TrimLeft(rel, " \t="), "\"' \t")); h != nil {
+			c.addAttr(ruleSandboxResourceHint, start, end, "content", true, fmt.Sprintf(
+				"<meta http-equiv=\"Link\"> declares the resource hint rel=%s, which connects to a host before any script runs.", q(h)))
+			return
+		}
+	}
+}
+
 // checkLinkElement applies the rules to a <link>, by its rel.
 func (c *checker) checkLinkElement(start, end int) {
 	rel, _ := c.attr("rel")
 	as, _ := c.attr("as")
 	href, hasHref := c.attr("href")
+	if h := resourceHint(rel); h != nil {
+		if u := browserURL(href); len(u) > 0 && u[0] != '#' || c.findAttr("imagesrcset") != nil {
+			c.addAttr(ruleSandboxResourceHint, start, end, "rel", true, fmt.Sprintf(
+				"<link rel=%s> makes the browser connect to or fetch %s before any script runs.", q(rel), q(u)))
+		}
+	}
 	for r := range bytes.FieldsSeq(rel) {
 		switch {
 		case asciiEqualFold(r, "stylesheet"), asciiEqualFold(r, "preload") && asciiEqualFold(as, "style"):
@@ -459,6 +545,7 @@ func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
 		case cssImport:
 			p.add(ruleInlineStyle, s, e, fmt.Sprintf("The %s has an @import rule, which loads an external stylesheet the sandbox blocks.", where))
 		case cssImage:
+			c.checkCSSImageText(p, s, e, v, where)
 			if !cssURLOK(v) {
 				u := trimURL(v)
 				p.add(ruleImageSource, s, e, fmt.Sprintf("The %s refers to the image %s, which is %s; images must be data: URIs or absolute https: URLs.", where, q(u), urlKind(u)))

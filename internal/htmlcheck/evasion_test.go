@@ -9,10 +9,7 @@ import (
 // (security issue 9, item 5) that Check accepted before the label was
 // normalised and read from every place a page shows text. Every row was
 // checked to pass the old checker, so each one is a regression test.
-var downloadEvasions = []struct {
-	name string
-	body string
-}{
+var downloadEvasions = []evasion{
 	// Look-alike letters.
 	{"greek omicron", `<a href="#">Dοwnload</a>`},
 	{"cyrillic o and a", `<button>Dоwnlоаd now</button>`},
@@ -99,8 +96,18 @@ var downloadEvasions = []struct {
 	{"german datei speichern", `<button>Datei speichern</button>`},
 }
 
-func TestDownloadEvasions(t *testing.T) {
-	for _, tt := range downloadEvasions {
+func TestDownloadEvasions(t *testing.T) { wantDownloadButton(t, downloadEvasions) }
+
+// evasion is a page body that must be rejected as a download button.
+type evasion struct {
+	name string
+	body string
+}
+
+// wantDownloadButton checks that each body is rejected by download.button.
+func wantDownloadButton(t *testing.T, rows []evasion) {
+	t.Helper()
+	for _, tt := range rows {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Check([]byte(page(tt.body)), testOptions)
 			if got := ruleNames(r.Errors); !slices.Contains(got, RuleDownloadButton) {
@@ -109,3 +116,49 @@ func TestDownloadEvasions(t *testing.T) {
 		})
 	}
 }
+
+// secondRoundEvasions are fake download buttons found by a second outside
+// tester that the checker of the first round (downloadEvasions) accepted.
+// Every row was checked to pass that checker (commit fd5af59), so each one
+// is a regression test.
+var secondRoundEvasions = []evasion{
+	// Letters hidden between others, by more means than the first round read.
+	{"aria-hidden letters", `<a href="#">Down<span aria-hidden="true">qq</span>load</a>`},
+	{"zero width letters", `<a href="#">Down<span style="width:0;overflow:hidden;display:inline-block">qq</span>load</a>`},
+	{"off-screen letters", `<a href="#">Down<span style="position:absolute;left:-9999px">qq</span>load</a>`},
+	{"clipped letters", `<a href="#">Down<span style="clip-path:inset(50%)">qq</span>load</a>`},
+	{"transparent colour letters", `<a href="#">Down<span style="color: Transparent">qq</span>load</a>`},
+	{"indented away letters", `<a href="#">Down<span style="display:inline-block;text-indent:-999px;overflow:hidden;width:1px">qq</span>load</a>`},
+	{"scaled to nothing", `<a href="#">Down<span style="transform:scale(0);position:absolute">qq</span>load</a>`},
+	{"template letters", `<a href="#">Down<template>xyz</template>load</a>`},
+	{"ruby annotation between", `<a href="#">Do<ruby>wn<rt>zz</rt></ruby>load</a>`},
+	{"ruby parenthesis between", `<a href="#">Down<rp>zz</rp>load</a>`},
+	// Declarative shadow DOM draws the template instead of the light DOM.
+	{"shadow root hides the rest", `<a href="#">Read <template shadowrootmode="open">Download</template> the guide about it</a>`},
+	// CSS that draws items in another order.
+	{"flex order", `<a href="#"><span style="order:2">load</span><span style="order:1">Down</span></a>`},
+	{"flex order per letter", `<a href="#" style="display:flex"><span style="order:8">d</span><span style="order:1">D</span><span style="order:2">o</span><span style="order:3">w</span><span style="order:4">n</span><span style="order:5">l</span><span style="order:6">o</span><span style="order:7">a</span></a>`},
+	{"negative order", `<button style="display:flex"><b>load</b><b style="order: -1">Down</b></button>`},
+	{"row-reverse", `<a href="#" style="display:flex;flex-direction:row-reverse"><span>load</span><span>Down</span></a>`},
+	{"row-reverse nested", `<button style="display:flex;flex-direction:row-reverse"><span><b>lo</b>ad</span><span>Down</span></button>`},
+	{"row-reverse inside", `<a href="#"><div style="display:flex;flex-flow:row-reverse wrap"><i>load</i><i>Down</i></div></a>`},
+	{"direction rtl words", `<a href="#" style="direction:rtl"><span>load</span> <span>Down</span></a>`},
+	{"dir rtl words", `<button dir="rtl">load Down</button>`},
+	// Text drawn by SVG images in data: URLs.
+	{"img svg data percent-encoded", `<a href="#"><img src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E"></a>`},
+	{"img svg data base64", `<a href="#"><img alt="" src="data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHdpZHRoPScxMjAnIGhlaWdodD0nMzAnPjxyZWN0IHdpZHRoPScxMjAnIGhlaWdodD0nMzAnIGZpbGw9JyMwYTAnLz48dGV4dCB4PScxMCcgeT0nMjAnIGZpbGw9JyNmZmYnPkRvd25sb2FkPC90ZXh0Pjwvc3ZnPg=="></a>`},
+	{"img svg data title", `<button><img src="data:image/svg+xml;utf8,<svg xmlns='http://www.w3.org/2000/svg'><title>Download</title></svg>"></button>`},
+	{"input image svg data", `<input type="image" alt="" src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E">`},
+	{"svg image svg data", `<a href="#"><svg><image href="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E"/></svg></a>`},
+	{"svg data inside svg data", `<a href="#"><img src="data:image/svg+xml,%3Csvg%3E%3Cimage href='data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnPjx0ZXh0PkRvd25sb2FkIG5vdzwvdGV4dD48L3N2Zz4='/%3E%3C/svg%3E"></a>`},
+	{"css background svg data", `<a href="#" style="background:url(&quot;data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'><text>Download</text></svg>&quot;)"></a>`},
+	{"css background svg data base64", `<style>.b { background-image: url(data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHdpZHRoPScxMjAnIGhlaWdodD0nMzAnPjxyZWN0IHdpZHRoPScxMjAnIGhlaWdodD0nMzAnIGZpbGw9JyMwYTAnLz48dGV4dCB4PScxMCcgeT0nMjAnIGZpbGw9JyNmZmYnPkRvd25sb2FkPC90ZXh0Pjwvc3ZnPg==) }</style><a class="b" href="#"></a>`},
+	// Click handlers attached by script.
+	{"script listener on a div", `<div class="dl" style="cursor:pointer">Download</div><script>document.querySelector('.dl').addEventListener('click', go)</script>`},
+	{"script onclick on a span", `<span id="get">Download now</span><script>document.getElementById('get').onclick = go</script>`},
+	{"script pointerdown, tabindex", `<div tabindex="0">Get the file</div><script>document.body.addEventListener("pointerdown", go)</script>`},
+	{"script listener, download id", `<p id="download-link">Save file</p><script>window.addEventListener('touchstart', go)</script>`},
+	{"jquery click", `<div>Free download</div><script>$("div").on("click", go)</script>`},
+}
+
+func TestDownloadEvasionsSecondRound(t *testing.T) { wantDownloadButton(t, secondRoundEvasions) }

@@ -17,6 +17,7 @@ const (
 	RuleSandboxBase          = "sandbox.base"
 	RuleSandboxWindowOpen    = "sandbox.window_open"
 	RuleSandboxTopNavigation = "sandbox.top_navigation"
+	RuleSandboxResourceHint  = "sandbox.resource_hint"
 	RuleHygieneDoctype       = "hygiene.doctype"
 	RuleHygieneTitle         = "hygiene.title"
 	RuleHygieneViewport      = "hygiene.viewport"
@@ -41,6 +42,7 @@ const (
 	ruleSandboxBase
 	ruleSandboxWindowOpen
 	ruleSandboxTopNavigation
+	ruleSandboxResourceHint
 	ruleHygieneDoctype
 	ruleHygieneTitle
 	ruleHygieneViewport
@@ -89,6 +91,8 @@ var rules = [numRules]struct {
 		"Popups are blocked in the sandbox: window.open and target=\"_blank\" do nothing. Show the content in the page (e.g. a dialog) or use a plain link without a target."},
 	ruleSandboxTopNavigation: {RuleSandboxTopNavigation, SeverityWarning,
 		"The page cannot navigate the top window (top.location, parent.location, target=\"_top\"/\"_parent\"); remove it, the visitor stays on the download page."},
+	ruleSandboxResourceHint: {RuleSandboxResourceHint, SeverityError,
+		"Remove the resource hint (<link rel=preconnect, dns-prefetch, prefetch, prerender, preload, modulepreload or next>, a Link in <meta http-equiv>, speculation rules): the browser connects to its host before any script runs, and the sandbox's Content-Security-Policy does not govern all of them. Images are fetched when they are used; a hint is not needed."},
 	ruleHygieneDoctype: {RuleHygieneDoctype, SeverityWarning,
 		"Start the document with <!DOCTYPE html> so browsers render it in standards mode."},
 	ruleHygieneTitle: {RuleHygieneTitle, SeverityWarning,

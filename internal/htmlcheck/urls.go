@@ -3,8 +3,6 @@ package htmlcheck
 import (
 	"bytes"
 	"net"
-	"net/url"
-	"path"
 	"strings"
 )
 
@@ -95,71 +93,138 @@ func eachSrcsetURL(s []byte, fn func(start, end int)) {
 	}
 }
 
-// executableExts are file name endings of programs, installers, scripts and
-// archives: linking to them is a download button by another name.
+// executableExts are file name endings of programs, installers, scripts,
+// disk images, archives, macro documents and shortcuts that Windows,
+// macOS or Linux run or open as a program: linking to them is a download
+// button by another name. The rule applies to links (a, area, form
+// actions), not to <script src> or images, so .js and .com here are
+// downloads, not page assets.
 var executableExts = []string{
 	".exe", ".msi", ".dmg", ".pkg", ".apk", ".zip", ".rar", ".7z", ".tar", ".gz",
 	".tgz", ".bz2", ".xz", ".iso", ".bat", ".cmd", ".ps1", ".sh", ".jar", ".deb",
 	".rpm", ".appimage", ".scr", ".vbs", ".msix", ".appx", ".xapk", ".ipa",
+	".lnk", ".hta", ".js", ".jse", ".vbe", ".wsf", ".wsh", ".cpl", ".reg", ".dll",
+	".com", ".pif", ".msp", ".mst", ".msc", ".img", ".vhd", ".vhdx", ".cab",
+	".zst", ".lz", ".lzma", ".tbz", ".tbz2", ".txz", ".docm", ".xlsm", ".pptm",
+	".application", ".url", ".library-ms", ".search-ms", ".settingcontent-ms",
+	".appinstaller", ".msixbundle", ".appxbundle", ".run", ".bin", ".command",
+	".py", ".pl", ".rb", ".psm1", ".ace", ".arj", ".xll", ".chm", ".inf", ".scf",
+	".jnlp", ".xpi", ".crx", ".vsix", ".iqy",
 }
 
-// executableName returns the last path segment of link when it names an
-// executable or an archive, and "" otherwise. Query and fragment are ignored.
+// launchSchemes are URL schemes (lower-cased, without the colon) whose
+// links launch a program, fetch a file outside the web, or install
+// something: Windows protocol handlers (ms-msdt, search-ms, Office's
+// ofe|u| commands), file shares, Java and iOS and Android installers.
+var launchSchemes = map[string]bool{
+	"ms-msdt": true, "search-ms": true, "search": true, "ms-search": true, "ms-appinstaller": true,
+	"ms-officecmd": true, "ms-word": true, "ms-excel": true, "ms-powerpoint": true,
+	"ms-visio": true, "ms-access": true, "ms-project": true, "ms-publisher": true,
+	"ms-spd": true, "ms-infopath": true, "ms-cxh": true, "ms-cxh-full": true,
+	"ms-its": true, "mk": true, "its": true, "hcp": true, "file": true, "smb": true,
+	"cifs": true, "nfs": true, "afp": true, "ftp": true, "sftp": true, "webdav": true,
+	"davs": true, "jar": true, "jnlp": true, "jnlps": true, "itms-services": true,
+	"intent": true, "ms-windows-store": true, "vscode": true, "vscode-insiders": true,
+}
+
+// launchScheme returns the scheme of link, read with browserURL and
+// lower-cased, when it is one of launchSchemes, and "" otherwise.
+func launchScheme(link []byte) string {
+	u := browserURL(link)
+	if !hasScheme(u) {
+		return ""
+	}
+	s := strings.ToLower(string(u[:bytes.IndexByte(u, ':')]))
+	if launchSchemes[s] {
+		return s
+	}
+	return ""
+}
+
+// executableName returns the file name that link names when it is an
+// executable or an archive (see executableExts), and "" otherwise. The
+// link is read as a browser reads it (see splitLink); the last segment of
+// its path counts with or without path parameters (";jsessionid=1",
+// ";.txt"), percent-decoded up to three times, without the trailing dots,
+// spaces, NULs and "::$DATA" that Windows drops; so does the value of any
+// query parameter (/get?file=setup.exe), which a download script serves.
+// The fragment is not sent, and does not count.
 func executableName(link []byte) string {
-	if hasPrefixFold(link, "javascript:") || hasPrefixFold(link, "mailto:") || hasPrefixFold(link, "tel:") {
+	if bytes.IndexByte(link, '.') < 0 && bytes.IndexByte(link, '%') < 0 {
+		return "" // no file name ending: most links ("#", "/about")
+	}
+	l := splitLink(link)
+	if !specialScheme(l.scheme) {
 		return ""
 	}
-	if i := bytes.IndexAny(link, "?#"); i >= 0 {
-		link = link[:i]
+	seg := l.path[strings.LastIndexByte(l.path, '/')+1:]
+	// A relative link "www.example.com" is a host name written without
+	// https://, not a .com program.
+	if name := exeName(seg, bytes.ContainsAny(link, `/\`)); name != "" {
+		return name
 	}
-	if i := bytes.LastIndexByte(link, '/'); i >= 0 {
-		link = link[i+1:]
-	}
-	if len(link) < 3 || bytes.IndexByte(link, '.') < 0 && bytes.IndexByte(link, '%') < 0 {
-		return ""
-	}
-	name := string(link)
-	if strings.IndexByte(name, '%') >= 0 {
-		if u, err := url.PathUnescape(name); err == nil {
-			name = u
+	for p := range strings.FieldsFuncSeq(l.query, func(r rune) bool { return r == '&' || r == ';' }) {
+		if i := strings.IndexByte(p, '='); i >= 0 {
+			p = p[i+1:]
 		}
-	}
-	lower := strings.ToLower(strings.TrimRight(name, ". "))
-	for _, ext := range executableExts {
-		if strings.HasSuffix(lower, ext) && len(lower) > len(ext) {
+		p = strings.ReplaceAll(p, "+", " ")
+		if name := exeName(p, false); name != "" {
 			return name
 		}
 	}
 	return ""
 }
 
-// contentBase stands for the address a custom page is served from, to
-// resolve relative links the way the browser will.
-var contentBase = &url.URL{Scheme: "https", Host: "content.invalid", Path: "/p/page/1"}
+// exeName returns the file name that s, a path segment or a query value,
+// names when it ends in an executable extension; a query value is read
+// up to its last slash. com says whether .com counts (a query value
+// "example.com" is a host name more often than a program).
+func exeName(s string, com bool) string {
+	if len(s) < 3 || strings.IndexByte(s, '.') < 0 && strings.IndexByte(s, '%') < 0 {
+		return ""
+	}
+	name := decodeAll(s)
+	if !com {
+		name = name[strings.LastIndexAny(name, `/\`)+1:]
+	}
+	for _, cand := range []string{name, name[:max(strings.IndexByte(name, ';'), 0)]} {
+		lower := strings.ToLower(cand)
+		for {
+			t := strings.TrimSuffix(strings.TrimRight(lower, ". \x00"), "::$data")
+			if t == lower {
+				break
+			}
+			lower = t
+		}
+		for _, ext := range executableExts {
+			if strings.HasSuffix(lower, ext) && len(lower) > len(ext) && (com || ext != ".com") {
+				return name
+			}
+		}
+	}
+	return ""
+}
 
 // serviceLink reports whether link points at this service's file pages or
 // downloads: a relative link whose path is under /f/ or has a "download"
-// segment, or an absolute link to one of hosts with such a path.
+// segment, or an absolute link to one of hosts with such a path. The link
+// is read as a browser reads it (see splitLink), and its path as the
+// service's router reads it: percent-decoded (also %2F, which only a
+// redirect or a second decoding would need, to fail safe).
 func serviceLink(link []byte, hosts []string) bool {
-	// Cheap rejection first: both kinds need "f/" or "download" in the URL.
-	if !bytes.Contains(link, []byte("f/")) && !bytes.Contains(link, []byte("F/")) && !containsFold(link, "download") {
+	// Cheap rejection first: both kinds need an f, a "download" or a
+	// percent escape that could spell one.
+	if bytes.IndexAny(link, "fF%") < 0 && !containsFold(link, "download") {
 		return false
 	}
-	u, err := url.Parse(string(link))
-	if err != nil {
-		return false
-	}
+	l := splitLink(link)
 	switch {
-	case u.Scheme == "" && u.Host == "":
-		u = contentBase.ResolveReference(u)
-	case u.Scheme == "" || strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https"):
-		if !serviceHost(u, hosts) {
-			return false
-		}
-	default:
+	case l.scheme != "http" && l.scheme != "https":
+		return false
+	case l.host != "" && !serviceHost(l, hosts):
 		return false
 	}
-	p := path.Clean("/" + u.Path)
+	p := removeDotSegments(decodeAll(l.path))
 	if strings.HasPrefix(p, "/f/") || p == "/f" {
 		return true
 	}
@@ -171,24 +236,26 @@ func serviceLink(link []byte, hosts []string) bool {
 	return false
 }
 
-// serviceHost reports whether u's host is one of hosts (host[:port]); an
+// serviceHost reports whether l's host is one of hosts (host[:port]); an
 // entry without a port matches any port.
-func serviceHost(u *url.URL, hosts []string) bool {
-	name := strings.TrimSuffix(u.Hostname(), ".")
-	port := u.Port()
+func serviceHost(l link, hosts []string) bool {
+	port := l.port
 	if port == "" {
 		port = "443"
-		if strings.EqualFold(u.Scheme, "http") {
+		if l.scheme == "http" {
 			port = "80"
 		}
 	}
-	h := net.JoinHostPort(name, port)
 	for _, e := range hosts {
 		e = strings.TrimSpace(e)
 		if e == "" {
 			continue
 		}
-		if strings.EqualFold(e, h) || strings.EqualFold(strings.TrimSuffix(e, "."), name) {
+		h, p, err := net.SplitHostPort(e)
+		if err != nil {
+			h, p = e, ""
+		}
+		if sameHost(l.host, h) && (p == "" || strings.TrimLeft(p, "0") == port) {
 			return true
 		}
 	}

@@ -1,0 +1,32 @@
+package htmlcheck
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzLinkReading reads arbitrary links as the download rules do: it
+// must not panic, and the path of a special-scheme link is absolute and
+// has no dot segments left.
+func FuzzLinkReading(f *testing.F) {
+	for _, href := range linkEvasionRows() {
+		f.Add(href)
+	}
+	f.Add("https://files.example.com:443/f/x?file=a.exe#frag")
+	f.Fuzz(func(t *testing.T, href string) {
+		l := splitLink([]byte(href))
+		if specialScheme(l.scheme) {
+			if !strings.HasPrefix(l.path, "/") {
+				t.Fatalf("%q: path %q is not absolute", href, l.path)
+			}
+			for seg := range strings.SplitSeq(l.path, "/") {
+				if seg == "." || seg == ".." {
+					t.Fatalf("%q: path %q has a dot segment", href, l.path)
+				}
+			}
+		}
+		executableName([]byte(href))
+		serviceLink([]byte(href), testOptions.ServiceHosts)
+		launchScheme([]byte(href))
+	})
+}
