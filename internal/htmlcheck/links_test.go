@@ -24,6 +24,9 @@ var linkEvasions = []string{
 	"https://dl.example.com/setup.exe%00",
 	"https://dl.example.com/setup.exe::$DATA",
 	"https://dl.example.com/setup%252eexe",
+	// A final slash (the third outside tester's).
+	"https://dl.example.com/setup.exe/",
+	"/tools/setup.msi//",
 	// The file name in the query.
 	"/get?file=setup.exe",
 	"/dl?name=x.msi&x=1",

@@ -157,7 +157,10 @@ func executableName(link []byte) string {
 	if !specialScheme(l.scheme) {
 		return ""
 	}
-	seg := l.path[strings.LastIndexByte(l.path, '/')+1:]
+	// The last segment that names something: a server answers
+	// /setup.exe/ with the program as readily as /setup.exe.
+	p := strings.TrimRight(l.path, "/")
+	seg := p[strings.LastIndexByte(p, '/')+1:]
 	// A relative link "www.example.com" is a host name written without
 	// https://, not a .com program.
 	if name := exeName(seg, bytes.ContainsAny(link, `/\`)); name != "" {
