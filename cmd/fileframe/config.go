@@ -42,8 +42,8 @@ type ServeConfig struct {
 	LogLevel          slog.Level
 	ShutdownTimeout   time.Duration
 	ReadHeaderTimeout time.Duration
-	// UploadIdleTimeout is how long an upload's body (tus, the form, the
-	// API) may send nothing before it is answered 408.
+	// UploadIdleTimeout is how long a request's body (an upload, a form,
+	// an API request) may send nothing before it is answered 408.
 	UploadIdleTimeout time.Duration
 	PreviewTTL        time.Duration
 	// CleanupEvery is how often serve removes what is no longer needed:
@@ -120,7 +120,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.StringVar(&raw.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaultShutdownTimeout, "how long a shutdown waits for requests in flight, downloads included")
 	fs.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", defaultReadHeaderTimeout, "how long a client may take to send a request's headers")
-	fs.DurationVar(&cfg.UploadIdleTimeout, "upload-idle-timeout", defaultUploadIdleTimeout, "how long an upload's body may send nothing before it is answered 408 (a tus upload then resumes from what arrived)")
+	fs.DurationVar(&cfg.UploadIdleTimeout, "upload-idle-timeout", defaultUploadIdleTimeout, "how long a request's body (an upload, a form, an API request) may send nothing before it is answered 408 (a tus upload then resumes from what arrived)")
 	fs.DurationVar(&cfg.PreviewTTL, "preview-ttl", defaultPreviewTTL, "how long a draft's preview link works")
 	fs.DurationVar(&cfg.CleanupEvery, "cleanup-every", defaultCleanupEvery, "how often to remove expired sessions, orphaned blobs and stale unfinished uploads")
 	fs.Float64Var(&cfg.KeyRate, "key-rate", defaultKeyRate, "API requests per second allowed per key, on average")

@@ -81,7 +81,7 @@ func (s *Server) customHTML(w http.ResponseWriter, r *http.Request) (customHTMLR
 	}
 
 	// 413 body_too_large
-	body, err := readCustomHTMLBody(w, r)
+	body, err := s.readCustomHTMLBody(w, r)
 	if err != nil {
 		return customHTMLResponse{}, err
 	}
@@ -198,7 +198,7 @@ func checkJSONContentType(header string) error {
 // over it is refused before reading anything, and a body of unknown length
 // is cut off by http.MaxBytesReader. After a refusal the connection is
 // closed, so the rest of the body is never read.
-func readCustomHTMLBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (s *Server) readCustomHTMLBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	tooLarge := func() error {
 		w.Header().Set("Connection", "close")
 		return fileframe.Errorf(fileframe.CodeBodyTooLarge,
@@ -212,10 +212,13 @@ func readCustomHTMLBody(w http.ResponseWriter, r *http.Request) ([]byte, error) 
 	if r.ContentLength > 0 {
 		buf.Grow(int(min(r.ContentLength, 2<<20)))
 	}
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxCustomHTMLBody))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, s.idleBody(w, r.Body), maxCustomHTMLBody))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return nil, tooLarge()
+	} else if stalled(err) {
+		return nil, fileframe.Errorf(fileframe.CodeRequestTimeout,
+			"No byte of the request body arrived for too long, so the server stopped waiting. Nothing was stored; send the request again.")
 	} else if err != nil {
 		return nil, fileframe.Errorf(fileframe.CodeInvalidJSON,
 			"The request body could not be read to its end: the connection broke, or the body was shorter than its Content-Length. Send the request again.")

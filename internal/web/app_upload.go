@@ -1,10 +1,13 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -63,6 +66,23 @@ const defaultUploadIdleTimeout = time.Minute
 // readDeadlineReader's deadlines.
 func (s *Server) uploadBody(w http.ResponseWriter, body io.Reader) readDeadlineReader {
 	return readDeadlineReader{r: body, rc: http.NewResponseController(w), idle: s.cfg.UploadIdleTimeout}
+}
+
+// idleBody is uploadBody for any request's body (a form, the API's JSON):
+// a client that stops sending is answered 408 after the idle timeout
+// instead of losing its connection, unanswered, at the server's
+// ReadTimeout.
+func (s *Server) idleBody(w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
+	return struct {
+		io.Reader
+		io.Closer
+	}{s.uploadBody(w, body), body}
+}
+
+// stalled reports whether err is a body's read that timed out.
+func stalled(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 func (d readDeadlineReader) Read(p []byte) (int, error) {

@@ -208,3 +208,30 @@ func TestFormTooLarge(t *testing.T) {
 		t.Errorf("password change with 1 MiB passwords: got %d, want 413", resp.StatusCode)
 	}
 }
+
+// TestStalledBodies: a form or an API request whose client stops sending
+// its body is answered 408 after the idle timeout, not left unanswered
+// until the server's read timeout closes the connection.
+func TestStalledBodies(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) { c.UploadIdleTimeout = 300 * time.Millisecond })
+	host := strings.TrimPrefix(e.app.URL, "http://")
+	e.member("stall@example.com", fileframe.PlanFree)
+	b := newAppBrowser(e)
+	token := b.token("/login")
+	status, body := rawExchange(t, host, fmt.Sprintf("POST /login HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\nOrigin: %s\r\n"+
+		"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\n", host, b.cookieHeader(), e.app.URL),
+		"csrf="+token+"&email=a", true)
+	if status != http.StatusRequestTimeout || !strings.Contains(body, "The form stopped arriving") {
+		t.Errorf("sign-in form that stops arriving: got %d, want 408 %q", status, "The form stopped arriving")
+	}
+	a := e.account(fileframe.PlanAgency)
+	key, _ := e.key(a, "")
+	status, body = rawExchange(t, host, fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n", customHTMLPath, host, key), `{"html":"<!doc`, true)
+	if status != http.StatusRequestTimeout || !strings.Contains(body, `"request_timeout"`) {
+		t.Errorf("API request that stops arriving: got %d %s, want 408 request_timeout", status, body)
+	}
+	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a client's stall was logged as a server error:\n%s", e.logs.String())
+	}
+}

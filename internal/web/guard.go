@@ -217,7 +217,7 @@ func (s *Server) readForm(w http.ResponseWriter, r *http.Request, user *signedIn
 		if body == imageBody {
 			max = maxAppearanceForm
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
+		r.Body = http.MaxBytesReader(w, s.idleBody(w, r.Body), max)
 		err = r.ParseMultipartForm(max)
 		if errors.Is(err, http.ErrNotMultipart) {
 			err = r.ParseForm()
@@ -225,7 +225,7 @@ func (s *Server) readForm(w http.ResponseWriter, r *http.Request, user *signedIn
 			context.AfterFunc(r.Context(), func() { r.MultipartForm.RemoveAll() })
 		}
 	default:
-		r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
+		r.Body = http.MaxBytesReader(w, s.idleBody(w, r.Body), maxFormBody)
 		err = r.ParseForm()
 	}
 	var tooBig *http.MaxBytesError
@@ -238,6 +238,9 @@ func (s *Server) readForm(w http.ResponseWriter, r *http.Request, user *signedIn
 	case errors.As(err, &tooBig) && body == imageBody:
 		s.appError(w, r, user, failure(fileframe.CodeBodyTooLarge, "The form could not be read",
 			"The form could not be read. Images can be at most "+maxImageLabel+" each; go back, choose smaller ones and try again."))
+	case stalled(err):
+		s.appError(w, r, user, failure(fileframe.CodeRequestTimeout, "The form stopped arriving",
+			"No part of the form arrived for too long, so the server stopped waiting. Reload the page and try again."))
 	case errors.As(err, &tooBig):
 		s.appError(w, r, user, failure(fileframe.CodeBodyTooLarge, "The form is too large",
 			"The form is larger than any of its fields can be. Reload the page and try again."))

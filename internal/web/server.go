@@ -107,8 +107,9 @@ type Config struct {
 	// nil means locks in this process's memory, right for one instance.
 	// Instances sharing unfinished uploads share one (postgres.TusLocker).
 	TusLocker tusd.Locker
-	// UploadIdleTimeout is how long an upload's body may send nothing
-	// before the upload fails with 408; default a minute.
+	// UploadIdleTimeout is how long a request's body (an upload, a form,
+	// the API's JSON) may send nothing before it is answered 408; default
+	// a minute.
 	UploadIdleTimeout time.Duration
 	// Quotas are the upload limits of each plan; a plan without one is
 	// unlimited.
