@@ -137,7 +137,6 @@ type frame struct {
 	shown    int // where its text starts in checker.shown
 	reported bool
 	byScript bool // clickable only because a script may make it so (see scriptClickable)
-	weak     bool // and only if its text is short
 }
 
 // maxLabel is how much text of clickable elements is kept.
@@ -198,9 +197,9 @@ type checker struct {
 	labels       map[string]uint8 // labels read so far that are not a call to download, and where
 	chars        readCache        // how the characters of labels read
 
-	scriptClicks bool // a script attaches click handlers (see scriptAttachesClicks)
-	byScript     bool // the current start tag is clickable because of scriptClicks
-	weakClick    bool // and only weakly
+	scriptClicks bool            // a script attaches click handlers (see scriptAttachesClicks)
+	scriptIDs    map[string]bool // ids a script looks up, when scriptClicks (see scriptLookedUpIDs)
+	byScript     bool            // the current start tag is clickable because of scriptClicks
 
 	clip             bool // a script writes the clipboard
 	clipPos, clipEnd int  // where, in src
@@ -215,6 +214,9 @@ func newChecker(doc []byte, opts Options) *checker {
 	c.src, c.cuts = shorten(doc)
 	c.findAttrRefs()
 	c.scriptClicks = scriptAttachesClicks(c.src)
+	if c.scriptClicks {
+		c.scriptIDs = scriptLookedUpIDs(c.src)
+	}
 	return c
 }
 
@@ -704,7 +706,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 				}
 			}
 		}
-		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript, weak: c.weakClick})
+		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript})
 	}
 	if len(c.frames) > 0 {
 		c.reorderStart(a, name, void(a) || selfClosing)
@@ -992,7 +994,7 @@ func (c *checker) closeFrame(end int) {
 	f := c.frames[len(c.frames)-1]
 	c.frames = c.frames[:len(c.frames)-1]
 	reported := f.reported
-	if !f.reported && c.want(ruleDownloadButton) && !(f.weak && wordsMore(c.label[f.text:], maxWeakWords)) {
+	if !f.reported && c.want(ruleDownloadButton) {
 		o := labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}
 		label := c.label[f.text:]
 		form, ok := c.downloadReading(label, o)

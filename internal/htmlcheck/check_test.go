@@ -237,6 +237,12 @@ func TestAllowed(t *testing.T) {
 		{"shadow root card", page(`<a href="#"><template shadowrootmode="open"><slot></slot> and more</template>Read the download guide</a>`)},
 		{"svg data images", page(`<a href="#"><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EOur logo%3C/text%3E%3C/svg%3E"></a><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E"><p style="background:url('data:image/svg+xml,<svg><text>Downloads: 2M</text></svg>')">x</p>`)},
 		{"tracking click handler", page(`<div class="hero"><h1>Download</h1><p>Use the button above.</p></div><div>2M downloads</div><span>Once you have downloaded the report, open it.</span><div class="card" tabindex="0">Pricing</div><section class="download-info"><h2>Download</h2><p>The file is scanned.</p></section><script>document.addEventListener('click', e => track(e.target))</script>`)},
+		// Feature lists on pages with a click script (fourth outside
+		// attack, row 38): short spans and divs are not buttons.
+		{"spec spans with a click listener", page(`<div class="stats"><span>2M downloads</span> <span>Download speed: 1 Gbps</span></div><script>document.addEventListener("click",function(e){console.log(e.target)});</script>`)},
+		{"pricing features with a toggle", page(`<button id="toggle" class="btn">Yearly</button><ul class="features"><li><span>Unlimited downloads</span></li><li><span>Fast downloads</span></li><li><span>Download history</span></li></ul><script>document.getElementById("toggle").addEventListener("click",()=>{});</script>`)},
+		{"menu and spec list", page(`<button class="menu-btn">Menu</button><ul><li><span>Download speed</span> <span>1 Gbps</span></li></ul><script>document.querySelector(".menu-btn").onclick = () => {};</script>`)},
+		{"feature cards with click toggles", page(`<div class="grid"><div class="feature">Offline mode</div><div class="feature">Download queue</div></div><script>document.querySelectorAll(".feature").forEach(f=>f.addEventListener("click",()=>f.classList.toggle("on")));</script>`)},
 		{"small margins", page(`<a href="#">Stats<span style="margin-left:-2px;min-width:0;border-width:0;opacity:0.8">: 2M downloads</span></a>`)},
 	}
 	for _, tt := range tests {

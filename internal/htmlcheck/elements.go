@@ -160,9 +160,9 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 	if len(c.attrRefs) > 0 {
 		c.checkAttrRefs(start, end, name)
 	}
-	c.byScript, c.weakClick = false, false
+	c.byScript = false
 	if !clickable && c.scriptClicks && !foreign {
-		clickable, c.weakClick = c.scriptClickable(a)
+		clickable = c.scriptClickable()
 		c.byScript = clickable
 	}
 	if !clickable {

@@ -158,7 +158,11 @@ var secondRoundEvasions = []evasion{
 	{"script onclick on a span", `<span id="get">Download now</span><script>document.getElementById('get').onclick = go</script>`},
 	{"script pointerdown, tabindex", `<div tabindex="0">Get the file</div><script>document.body.addEventListener("pointerdown", go)</script>`},
 	{"script listener, download id", `<p id="download-link">Save file</p><script>window.addEventListener('touchstart', go)</script>`},
-	{"jquery click", `<div>Free download</div><script>$("div").on("click", go)</script>`},
+	// A plain <div> that $("div").on("click", …) reaches is no longer
+	// read as a button: short div and span labels made feature lists
+	// buttons on any page with a click script (fourth outside attack,
+	// row 38). An id the script looks up still counts.
+	{"jquery click by id", `<div id="free">Free download</div><script>$("#free").on("click", go)</script>`},
 }
 
 func TestDownloadEvasionsSecondRound(t *testing.T) { wantDownloadButton(t, secondRoundEvasions) }

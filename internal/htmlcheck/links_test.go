@@ -114,6 +114,17 @@ func TestLinksAllowed(t *testing.T) {
 		"https://play.google.com/store/apps/details?id=com.example.app",
 		"#top", "?page=2", "https://example.com/blog/python-3.12-released",
 		"https://example.com/search?q=download+speed",
+		// Web pages named like .js, .pl and .com files, and share links
+		// whose parameter is a site (fourth outside attack, rows 35-37).
+		"https://github.com/mrdoob/three.js", "https://github.com/vercel/next.js/",
+		"https://github.com/chartjs/Chart.js", "https://en.wikipedia.org/wiki/Node.js",
+		"https://stackoverflow.com/questions/tagged/node.js", "https://www.google.com/search?q=three.js",
+		"https://example.com/blog/why-we-moved-to-next.js", "https://en.wikipedia.org/wiki/Booking.com",
+		"https://web.archive.org/web/2020/https://example.com", "https://example.com/perl/script.pl",
+		"https://twitter.com/intent/tweet?url=https://allegro.pl",
+		"https://www.linkedin.com/sharing/share-offsite/?url=https://example.pl",
+		"https://twitter.com/intent/tweet?url=https%3A%2F%2Fbrew.sh%2F&text=Homebrew",
+		"https://www.facebook.com/sharer/sharer.php?u=https://get.sh",
 	} {
 		body := `<a href="` + escapeAttr(href) + `">Read the guide</a>`
 		r := Check([]byte(page(body)), testOptions)
