@@ -66,6 +66,22 @@ var linkEvasions = []string{
 	"http://0177.0.0.01:8080/f/x",
 	"http://[::ffff:127.0.0.1]:8080/f/x",
 	"https:///files.example.com/f/x",
+	// Host names that browsers map (UTS #46) to the service's (fourth
+	// outside attack, rows 20-21).
+	"https://fileſ.example.com/f/x",
+	"https://ｆｉｌｅｓ.example.com/f/x",
+	"https://files。example。com/f/x",
+	"https://files．example．com/f/x",
+	"https://files｡example｡com/f/x",
+	"https://files.exam\u00adple.com/f/x",
+	"https://files.example.com\u200b/f/x",
+	"https://FILES.EXAMPLE.ＣＯＭ/f/x",
+	"https://files%E3%80%82example.com/f/x",
+	"https://%EF%BD%86iles.example.com/f/x",
+	"https://files.example.com。/f/x",
+	"http://127。0。0。1:8080/f/x",
+	"http://１２７.０.０.１:8080/f/x",
+	"http://127.0.0.1\u200b:8080/f/x",
 }
 
 func linkEvasionRows() []string {
