@@ -44,6 +44,9 @@ var linkEvasions = []string{
 	"jar:https://attacker.example/app.zip!/",
 	"itms-services://?action=download-manifest&url=https://attacker.example/m.plist",
 	"intent://scan/#Intent;scheme=zxing;package=com.example;end",
+	"onenote:https://attacker.example/a.one",
+	"ms-settings:windowsdefender",
+	"https://dl.example.com/get?f=book.xlam",
 	// Read as browsers read URLs: tab, newline and controls dropped.
 	"https://dl.example.com/setup.e\txe",
 	"https://dl.example.com/setup.e\nxe",

@@ -112,6 +112,11 @@ var executableExts = []string{
 	".appinstaller", ".msixbundle", ".appxbundle", ".run", ".bin", ".command",
 	".py", ".rb", ".psm1", ".ace", ".arj", ".xll", ".chm", ".inf", ".scf",
 	".jnlp", ".xpi", ".crx", ".vsix", ".iqy",
+	// Fourth outside attack, row 24: an Excel add-in, OneNote, MSDT
+	// cabinets, script components, gadgets, remote-desktop shortcuts,
+	// Access and SYLK files, archives, disk images, Android bundles.
+	".xlam", ".one", ".diagcab", ".sct", ".wsc", ".gadget", ".rdp", ".ica",
+	".accde", ".slk", ".zipx", ".lzh", ".ova", ".vmdk", ".aab",
 }
 
 // launchSchemes are URL schemes (lower-cased, without the colon) whose
@@ -127,6 +132,7 @@ var launchSchemes = map[string]bool{
 	"cifs": true, "nfs": true, "afp": true, "ftp": true, "sftp": true, "webdav": true,
 	"davs": true, "jar": true, "jnlp": true, "jnlps": true, "itms-services": true,
 	"intent": true, "ms-windows-store": true, "vscode": true, "vscode-insiders": true,
+	"onenote": true, "ms-settings": true,
 }
 
 // launchScheme returns the scheme of link, read with browserURL and
