@@ -832,8 +832,10 @@ func svgInline(name []byte) bool {
 // draws it where it is not read with the letters around it: the hidden
 // attribute, aria-hidden (a screen reader skips it), <template> content
 // that is not a shadow root, <rp> (not drawn where ruby is supported),
-// <rt> (drawn above the letters, not between them), or an inline style
-// (see hidingStyle). A class that hides it cannot be told.
+// <rt> (drawn above the letters, not between them), an inline style
+// (see hidingStyle), or in SVG the presentation attributes that say the
+// same (display="none", font-size="0"; see svgHidingAttrs). A class that
+// hides it cannot be told.
 func (c *checker) hides(a atom.Atom) bool {
 	switch a {
 	case atom.Rp, atom.Rt:
@@ -848,8 +850,34 @@ func (c *checker) hides(a atom.Atom) bool {
 	if v, ok := c.attr("aria-hidden"); ok && asciiEqualFold(bytes.TrimSpace(v), "true") {
 		return true
 	}
-	style, ok := c.attr("style")
-	return ok && hidingStyle(style)
+	if style, ok := c.attr("style"); ok && hidingStyle(style) {
+		return true
+	}
+	return c.inForeign() && c.svgAttrsHide()
+}
+
+// svgHidingAttrs are the SVG presentation attributes that can hide text,
+// read as the CSS properties of the same names. (fill="none" is not one:
+// stroked letters still show.)
+var svgHidingAttrs = []string{"display", "visibility", "font-size", "opacity"}
+
+// svgAttrsHide reports whether the current start tag's SVG presentation
+// attributes hide its text (see svgHidingAttrs).
+func (c *checker) svgAttrsHide() bool {
+	return presentationHides(func(k string) ([]byte, bool) { return c.attr(k) })
+}
+
+// presentationHides reports whether the SVG presentation attributes that
+// get returns hide an element's text, as the same inline style would.
+func presentationHides(get func(k string) ([]byte, bool)) bool {
+	var b [128]byte
+	st := b[:0]
+	for _, k := range svgHidingAttrs {
+		if v, ok := get(k); ok && len(v) < 24 {
+			st = append(append(append(append(st, k...), ':'), v...), ';')
+		}
+	}
+	return len(st) > 0 && hidingStyle(st)
 }
 
 // shadowRoot returns the mode of the current start tag's declarative

@@ -107,6 +107,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		if v, ok := c.attr("poster"); ok {
 			c.checkImage(start, end, "poster", v, name)
 		}
+		c.imageText(start, "poster")
 		if v, ok := c.attr("src"); ok {
 			c.checkMedia(start, end, "src", v, name)
 		}

@@ -166,3 +166,19 @@ var secondRoundEvasions = []evasion{
 }
 
 func TestDownloadEvasionsSecondRound(t *testing.T) { wantDownloadButton(t, secondRoundEvasions) }
+
+// fourthRoundEvasions are fake download buttons from the fourth outside
+// attack that the checker before it accepted (each row was checked to
+// pass that checker).
+var fourthRoundEvasions = []evasion{
+	// SVG presentation attributes hide letters as styles do (row 29).
+	{"svg tspan display none", `<a href="https://ok.example/"><svg width="120" height="30"><text y="20">Down<tspan display="none">qq</tspan>load</text></svg></a>`},
+	{"svg tspan visibility and font-size", `<a href="https://ok.example/"><svg width="120" height="30"><text y="20">Down<tspan visibility="hidden" font-size="0">qq</tspan>load</text></svg></a>`},
+	{"svg tspan opacity", `<a href="https://ok.example/"><svg width="120" height="30"><text y="20">Down<tspan opacity="0">qq</tspan>load</text></svg></a>`},
+	{"svg data tspan font-size", `<a href="https://ok.example/"><img src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='120' height='30'%3E%3Ctext y='20'%3EDown%3Ctspan font-size='0'%3Eqq%3C/tspan%3Eload%3C/text%3E%3C/svg%3E" alt=""></a>`},
+	{"svg data tspan display style", `<a href="https://ok.example/"><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDown%3Ctspan style='display:none'%3Eqq%3C/tspan%3Eload%3C/text%3E%3C/svg%3E" alt=""></a>`},
+	// A video's poster is drawn like an image (row 30).
+	{"video poster svg data", `<a href="https://ok.example/"><video width="120" height="30" poster="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='120' height='30'%3E%3Ctext y='20'%3EDownload%3C/text%3E%3C/svg%3E"></video></a>`},
+}
+
+func TestDownloadEvasionsFourthRound(t *testing.T) { wantDownloadButton(t, fourthRoundEvasions) }
