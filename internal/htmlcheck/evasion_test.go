@@ -177,6 +177,9 @@ var fourthRoundEvasions = []evasion{
 	{"svg tspan opacity", `<a href="https://ok.example/"><svg width="120" height="30"><text y="20">Down<tspan opacity="0">qq</tspan>load</text></svg></a>`},
 	{"svg data tspan font-size", `<a href="https://ok.example/"><img src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='120' height='30'%3E%3Ctext y='20'%3EDown%3Ctspan font-size='0'%3Eqq%3C/tspan%3Eload%3C/text%3E%3C/svg%3E" alt=""></a>`},
 	{"svg data tspan display style", `<a href="https://ok.example/"><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDown%3Ctspan style='display:none'%3Eqq%3C/tspan%3Eload%3C/text%3E%3C/svg%3E" alt=""></a>`},
+	// One word in ::before and ::after (row 28).
+	{"css before and after", `<style>.x::before{content:"Down"}.x::after{content:"load"}</style><a class="x" href="https://ok.example/"></a>`},
+	{"css before and after, escaped", `<style>.x:before { content: "D\6f wn" } .x:after { content: 'load now' }</style><span class="x" onclick="go()"></span>`},
 	// A video's poster is drawn like an image (row 30).
 	{"video poster svg data", `<a href="https://ok.example/"><video width="120" height="30" poster="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='120' height='30'%3E%3Ctext y='20'%3EDownload%3C/text%3E%3C/svg%3E"></video></a>`},
 }
