@@ -911,7 +911,7 @@ var zeroPatterns = []string{
 }
 
 // hidingStyle reports whether an inline style hides text (see
-// hidingPatterns and zeroPatterns).
+// hidingPatterns, zeroPatterns and farDecls).
 func hidingStyle(style []byte) bool {
 	var b [256]byte
 	st := compactStyle(b[:0], style)
@@ -937,7 +937,7 @@ func hidingStyle(style []byte) bool {
 			}
 		}
 	}
-	return false
+	return farDecls(st)
 }
 
 // descendantLabel adds what an element inside a clickable one shows or
