@@ -832,7 +832,9 @@ func svgInline(name []byte) bool {
 // draws it where it is not read with the letters around it: the hidden
 // attribute, aria-hidden (a screen reader skips it), <template> content
 // that is not a shadow root, <rp> (not drawn where ruby is supported),
-// <rt> (drawn above the letters, not between them), an inline style
+// <rt> (drawn above the letters, not between them), the fallback content
+// of <audio>, <video>, <canvas>, <datalist> and <object>, an SVG of zero
+// width or height, an inline style
 // (see hidingStyle), or in SVG the presentation attributes that say the
 // same (display="none", font-size="0"; see svgHidingAttrs). A class that
 // hides it cannot be told.
@@ -840,6 +842,15 @@ func (c *checker) hides(a atom.Atom) bool {
 	switch a {
 	case atom.Rp, atom.Rt:
 		return true
+	case atom.Audio, atom.Video, atom.Canvas, atom.Datalist, atom.Object:
+		// Their content is fallback that browsers do not draw (or, for
+		// an object that does not load, draw instead of it: reading the
+		// label both ways covers both).
+		return true
+	case atom.Svg:
+		if c.zeroSize() {
+			return true
+		}
 	case atom.Template:
 		_, shadow := c.shadowRoot()
 		return !shadow
@@ -854,6 +865,22 @@ func (c *checker) hides(a atom.Atom) bool {
 		return true
 	}
 	return c.inForeign() && c.svgAttrsHide()
+}
+
+// zeroSize reports whether the current start tag has a zero width or
+// height attribute ("0", "0px", "0%").
+func (c *checker) zeroSize() bool {
+	for _, k := range []string{"width", "height"} {
+		if v, ok := c.attr(k); ok {
+			v = bytes.TrimSpace(v)
+			if n := numberEnd(v); n > 0 {
+				if f, err := strconv.ParseFloat(string(v[:n]), 64); err == nil && f <= 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // svgHidingAttrs are the SVG presentation attributes that can hide text,
@@ -960,7 +987,16 @@ func (c *checker) descendantLabel(a atom.Atom, foreign bool) {
 			continue
 		}
 		if v, ok := c.attr(k); ok {
-			c.appendLabel(v)
+			if k == "alt" && a == atom.Img && c.hideDepth == 0 {
+				// A loaded image does not show its alt: the label is
+				// read with it and without it.
+				c.labelHidden = true
+				c.hideDepth++
+				c.appendLabel(v)
+				c.hideDepth--
+			} else {
+				c.appendLabel(v)
+			}
 			c.appendLabel([]byte(" "))
 		}
 	}

@@ -246,6 +246,7 @@ func TestAllowed(t *testing.T) {
 		{"svg presentation attributes", page(`<a href="#"><svg><text y="20">Pricing<tspan opacity="0.6" font-size="0.8em"> from $5</tspan><tspan display="inline"> a month</tspan></text></svg></a><video poster="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDownloads: 2M%3C/text%3E%3C/svg%3E"></video>`)},
 		{"css strings side by side", page(`<style>.price::before{content:"$"} .price::after{content:"/mo"} .n::before{content:"Downloads"} .n::after{content:": 2M so far"} .q::before{content:"Read"} .q::after{content:" more"}</style><p class="price">5</p><p class="n">x</p>`)},
 		{"ordinary inline styles", page(`<a href="#">Read<span style="opacity:0.5;font-size:0.8em;margin-left:-20px;color:rgba(0,0,0,0.6)"> the download guide</span></a><a href="#">Down<span style="color:#0000ff;zoom:1.2;filter:opacity(0.8);left:50%;position:relative;top:100px">stream</span> news</a><button>Get<span style="color:#000;text-indent:999px;font-size:1px"> started</span></button>`)},
+		{"media fallback and alt in links", page(`<a href="#tour"><video width="320" height="180">Your browser does not play this video.</video> Watch the tour</a><a href="#team"><img alt="The team" src="https://img.example.com/t.png"> Meet us</a><a href="#c"><canvas width="10" height="10">chart</canvas> Stats</a>`)},
 		{"small margins", page(`<a href="#">Stats<span style="margin-left:-2px;min-width:0;border-width:0;opacity:0.8">: 2M downloads</span></a>`)},
 	}
 	for _, tt := range tests {

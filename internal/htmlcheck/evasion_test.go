@@ -194,6 +194,14 @@ var fourthRoundEvasions = []evasion{
 	{"style color:rgba(0,0,0,0)", `<a href="https://ok.example/">Down<span style="color:rgba(0,0,0,0)">qq</span>load</a>`},
 	{"style color:hsla(0, 0%, 0%, 0)", `<a href="https://ok.example/">Down<span style="color:hsla(0, 0%, 0%, 0)">qq</span>load</a>`},
 	{"style color:rgb(0 0 0 / 0%)", `<a href="https://ok.example/">Down<span style="color:rgb(0 0 0 / 0%)">qq</span>load</a>`},
+	// Content browsers do not draw (row 27).
+	{"audio fallback", `<a href="https://ok.example/">Down<audio>qq</audio>load</a>`},
+	{"video fallback", `<a href="https://ok.example/">Down<video>qq</video>load</a>`},
+	{"datalist options", `<a href="https://ok.example/">Down<datalist><option>qq</option></datalist>load</a>`},
+	{"canvas fallback", `<a href="https://ok.example/">Down<canvas width="0" height="0">qq</canvas>load</a>`},
+	{"object fallback", `<a href="https://ok.example/">Down<object data="https://ok.example/x.png" type="image/png">qq</object>load</a>`},
+	{"zero-size svg", `<a href="https://ok.example/">Down<svg width="0" height="0"><text>qq</text></svg>load</a>`},
+	{"alt of a loaded image", `<a href="https://ok.example/">Down<img alt="qq" width="0" height="0" src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7">load</a>`},
 	// One word in ::before and ::after (row 28).
 	{"css before and after", `<style>.x::before{content:"Down"}.x::after{content:"load"}</style><a class="x" href="https://ok.example/"></a>`},
 	{"css before and after, escaped", `<style>.x:before { content: "D\6f wn" } .x:after { content: 'load now' }</style><span class="x" onclick="go()"></span>`},
