@@ -137,7 +137,6 @@ type frame struct {
 	shown    int // where its text starts in checker.shown
 	reported bool
 	byScript bool // clickable only because a script may make it so (see scriptClickable)
-	weak     bool // and only if its text is short
 }
 
 // maxLabel is how much text of clickable elements is kept.
@@ -198,9 +197,9 @@ type checker struct {
 	labels       map[string]uint8 // labels read so far that are not a call to download, and where
 	chars        readCache        // how the characters of labels read
 
-	scriptClicks bool // a script attaches click handlers (see scriptAttachesClicks)
-	byScript     bool // the current start tag is clickable because of scriptClicks
-	weakClick    bool // and only weakly
+	scriptClicks bool            // a script attaches click handlers (see scriptAttachesClicks)
+	scriptIDs    map[string]bool // ids a script looks up, when scriptClicks (see scriptLookedUpIDs)
+	byScript     bool            // the current start tag is clickable because of scriptClicks
 
 	clip             bool // a script writes the clipboard
 	clipPos, clipEnd int  // where, in src
@@ -215,6 +214,9 @@ func newChecker(doc []byte, opts Options) *checker {
 	c.src, c.cuts = shorten(doc)
 	c.findAttrRefs()
 	c.scriptClicks = scriptAttachesClicks(c.src)
+	if c.scriptClicks {
+		c.scriptIDs = scriptLookedUpIDs(c.src)
+	}
 	return c
 }
 
@@ -704,7 +706,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 				}
 			}
 		}
-		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript, weak: c.weakClick})
+		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript})
 	}
 	if len(c.frames) > 0 {
 		c.reorderStart(a, name, void(a) || selfClosing)
@@ -830,12 +832,25 @@ func svgInline(name []byte) bool {
 // draws it where it is not read with the letters around it: the hidden
 // attribute, aria-hidden (a screen reader skips it), <template> content
 // that is not a shadow root, <rp> (not drawn where ruby is supported),
-// <rt> (drawn above the letters, not between them), or an inline style
-// (see hidingStyle). A class that hides it cannot be told.
+// <rt> (drawn above the letters, not between them), the fallback content
+// of <audio>, <video>, <canvas>, <datalist> and <object>, an SVG of zero
+// width or height, an inline style
+// (see hidingStyle), or in SVG the presentation attributes that say the
+// same (display="none", font-size="0"; see svgHidingAttrs). A class that
+// hides it cannot be told.
 func (c *checker) hides(a atom.Atom) bool {
 	switch a {
 	case atom.Rp, atom.Rt:
 		return true
+	case atom.Audio, atom.Video, atom.Canvas, atom.Datalist, atom.Object:
+		// Their content is fallback that browsers do not draw (or, for
+		// an object that does not load, draw instead of it: reading the
+		// label both ways covers both).
+		return true
+	case atom.Svg:
+		if c.zeroSize() {
+			return true
+		}
 	case atom.Template:
 		_, shadow := c.shadowRoot()
 		return !shadow
@@ -846,8 +861,50 @@ func (c *checker) hides(a atom.Atom) bool {
 	if v, ok := c.attr("aria-hidden"); ok && asciiEqualFold(bytes.TrimSpace(v), "true") {
 		return true
 	}
-	style, ok := c.attr("style")
-	return ok && hidingStyle(style)
+	if style, ok := c.attr("style"); ok && hidingStyle(style) {
+		return true
+	}
+	return c.inForeign() && c.svgAttrsHide()
+}
+
+// zeroSize reports whether the current start tag has a zero width or
+// height attribute ("0", "0px", "0%").
+func (c *checker) zeroSize() bool {
+	for _, k := range []string{"width", "height"} {
+		if v, ok := c.attr(k); ok {
+			v = bytes.TrimSpace(v)
+			if n := numberEnd(v); n > 0 {
+				if f, err := strconv.ParseFloat(string(v[:n]), 64); err == nil && f <= 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// svgHidingAttrs are the SVG presentation attributes that can hide text,
+// read as the CSS properties of the same names. (fill="none" is not one:
+// stroked letters still show.)
+var svgHidingAttrs = []string{"display", "visibility", "font-size", "opacity"}
+
+// svgAttrsHide reports whether the current start tag's SVG presentation
+// attributes hide its text (see svgHidingAttrs).
+func (c *checker) svgAttrsHide() bool {
+	return presentationHides(func(k string) ([]byte, bool) { return c.attr(k) })
+}
+
+// presentationHides reports whether the SVG presentation attributes that
+// get returns hide an element's text, as the same inline style would.
+func presentationHides(get func(k string) ([]byte, bool)) bool {
+	var b [128]byte
+	st := b[:0]
+	for _, k := range svgHidingAttrs {
+		if v, ok := get(k); ok && len(v) < 24 {
+			st = append(append(append(append(st, k...), ':'), v...), ';')
+		}
+	}
+	return len(st) > 0 && hidingStyle(st)
 }
 
 // shadowRoot returns the mode of the current start tag's declarative
@@ -881,7 +938,7 @@ var zeroPatterns = []string{
 }
 
 // hidingStyle reports whether an inline style hides text (see
-// hidingPatterns and zeroPatterns).
+// hidingPatterns, zeroPatterns and farDecls).
 func hidingStyle(style []byte) bool {
 	var b [256]byte
 	st := compactStyle(b[:0], style)
@@ -907,7 +964,7 @@ func hidingStyle(style []byte) bool {
 			}
 		}
 	}
-	return false
+	return farDecls(st)
 }
 
 // descendantLabel adds what an element inside a clickable one shows or
@@ -930,7 +987,16 @@ func (c *checker) descendantLabel(a atom.Atom, foreign bool) {
 			continue
 		}
 		if v, ok := c.attr(k); ok {
-			c.appendLabel(v)
+			if k == "alt" && a == atom.Img && c.hideDepth == 0 {
+				// A loaded image does not show its alt: the label is
+				// read with it and without it.
+				c.labelHidden = true
+				c.hideDepth++
+				c.appendLabel(v)
+				c.hideDepth--
+			} else {
+				c.appendLabel(v)
+			}
 			c.appendLabel([]byte(" "))
 		}
 	}
@@ -992,7 +1058,7 @@ func (c *checker) closeFrame(end int) {
 	f := c.frames[len(c.frames)-1]
 	c.frames = c.frames[:len(c.frames)-1]
 	reported := f.reported
-	if !f.reported && c.want(ruleDownloadButton) && !(f.weak && wordsMore(c.label[f.text:], maxWeakWords)) {
+	if !f.reported && c.want(ruleDownloadButton) {
 		o := labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}
 		label := c.label[f.text:]
 		form, ok := c.downloadReading(label, o)

@@ -107,6 +107,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		if v, ok := c.attr("poster"); ok {
 			c.checkImage(start, end, "poster", v, name)
 		}
+		c.imageText(start, "poster")
 		if v, ok := c.attr("src"); ok {
 			c.checkMedia(start, end, "src", v, name)
 		}
@@ -160,9 +161,9 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 	if len(c.attrRefs) > 0 {
 		c.checkAttrRefs(start, end, name)
 	}
-	c.byScript, c.weakClick = false, false
+	c.byScript = false
 	if !clickable && c.scriptClicks && !foreign {
-		clickable, c.weakClick = c.scriptClickable(a)
+		clickable = c.scriptClickable()
 		c.byScript = clickable
 	}
 	if !clickable {
@@ -540,6 +541,11 @@ func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
 	if !c.bidiOverride && containsFold(css, "bidi-override") {
 		c.bidiOverride = true
 	}
+	// The strings of consecutive declarations are also read joined:
+	// .x::before{content:"Down"} .x::after{content:"load"} draws one word
+	// on one element.
+	var prev []byte
+	prevStart := 0
 	scanCSS(css, decls, func(k cssKind, s, e int, v []byte) {
 		switch k {
 		case cssImport:
@@ -561,11 +567,28 @@ func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
 			}
 			// Whatever the selector: which elements it reaches, now or
 			// after a script adds a class, cannot be known here.
-			if form, ok := c.downloadReading(v, labelOpts{reversed: c.bidiOverride, anywhere: true}); ok {
-				p.add(ruleDownloadButton, s, e, fmt.Sprintf(
-					"The %s draws the text %s%s (CSS content or a string it can use): generated text that calls to download makes a download button, and the page must not have one.",
-					where, q(v), readsAs(string(v), form)))
+			text, from := v, s
+			if len(prev) > 0 && !decls && len(prev)+len(v) <= maxLabel {
+				// Alone first, then joined with the string before it.
+				text, from = append(prev, v...), prevStart
 			}
+			for _, t := range []struct {
+				text []byte
+				from int
+				how  string
+			}{{v, s, ""}, {text, from, " in two pieces that one element can show side by side (::before and ::after)"}} {
+				if t.how != "" && t.from == s {
+					break
+				}
+				if form, ok := c.downloadReading(t.text, labelOpts{reversed: c.bidiOverride, anywhere: true}); ok {
+					p.add(ruleDownloadButton, t.from, e, fmt.Sprintf(
+						"The %s draws the text %s%s%s (CSS content or a string it can use): generated text that calls to download makes a download button, and the page must not have one.",
+						where, q(t.text), readsAs(string(t.text), form), t.how))
+					prev = prev[:0]
+					return
+				}
+			}
+			prev, prevStart = append(prev[:0], v...), s
 		case cssAttr:
 			c.addAttrRef(v)
 		}

@@ -158,7 +158,55 @@ var secondRoundEvasions = []evasion{
 	{"script onclick on a span", `<span id="get">Download now</span><script>document.getElementById('get').onclick = go</script>`},
 	{"script pointerdown, tabindex", `<div tabindex="0">Get the file</div><script>document.body.addEventListener("pointerdown", go)</script>`},
 	{"script listener, download id", `<p id="download-link">Save file</p><script>window.addEventListener('touchstart', go)</script>`},
-	{"jquery click", `<div>Free download</div><script>$("div").on("click", go)</script>`},
+	// A plain <div> that $("div").on("click", …) reaches is no longer
+	// read as a button: short div and span labels made feature lists
+	// buttons on any page with a click script (fourth outside attack,
+	// row 38). An id the script looks up still counts.
+	{"jquery click by id", `<div id="free">Free download</div><script>$("#free").on("click", go)</script>`},
 }
 
 func TestDownloadEvasionsSecondRound(t *testing.T) { wantDownloadButton(t, secondRoundEvasions) }
+
+// fourthRoundEvasions are fake download buttons from the fourth outside
+// attack that the checker before it accepted (each row was checked to
+// pass that checker).
+var fourthRoundEvasions = []evasion{
+	// SVG presentation attributes hide letters as styles do (row 29).
+	{"svg tspan display none", `<a href="https://ok.example/"><svg width="120" height="30"><text y="20">Down<tspan display="none">qq</tspan>load</text></svg></a>`},
+	{"svg tspan visibility and font-size", `<a href="https://ok.example/"><svg width="120" height="30"><text y="20">Down<tspan visibility="hidden" font-size="0">qq</tspan>load</text></svg></a>`},
+	{"svg tspan opacity", `<a href="https://ok.example/"><svg width="120" height="30"><text y="20">Down<tspan opacity="0">qq</tspan>load</text></svg></a>`},
+	{"svg data tspan font-size", `<a href="https://ok.example/"><img src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='120' height='30'%3E%3Ctext y='20'%3EDown%3Ctspan font-size='0'%3Eqq%3C/tspan%3Eload%3C/text%3E%3C/svg%3E" alt=""></a>`},
+	{"svg data tspan display style", `<a href="https://ok.example/"><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDown%3Ctspan style='display:none'%3Eqq%3C/tspan%3Eload%3C/text%3E%3C/svg%3E" alt=""></a>`},
+	// Inline styles that hide letters without a zero (row 26).
+	{"style font-size:0.01px", `<a href="https://ok.example/">Down<span style="font-size:0.01px">qq</span>load</a>`},
+	{"style font-size:0.01em", `<a href="https://ok.example/">Down<span style="font-size:0.01em">qq</span>load</a>`},
+	{"style color:#0000;position:absolute", `<a href="https://ok.example/">Down<span style="color:#0000;position:absolute">qq</span>load</a>`},
+	{"style color:#ffffff00", `<a href="https://ok.example/">Down<span style="color:#ffffff00">qq</span>load</a>`},
+	{"style position:absolute;opacity:0.001", `<a href="https://ok.example/">Down<span style="position:absolute;opacity:0.001">qq</span>load</a>`},
+	{"style opacity:1%", `<a href="https://ok.example/">Down<span style="opacity:1%">qq</span>load</a>`},
+	{"style zoom:0.001", `<a href="https://ok.example/">Down<span style="zoom:0.001">qq</span>load</a>`},
+	{"style position:absolute;filter:opacity(0)", `<a href="https://ok.example/">Down<span style="position:absolute;filter:opacity(0)">qq</span>load</a>`},
+	{"style filter:blur(0) opacity(0.01)", `<a href="https://ok.example/">Down<span style="filter:blur(0) opacity(0.01)">qq</span>load</a>`},
+	{"style position:absolute;left:99999px", `<a href="https://ok.example/">Down<span style="position:absolute;left:99999px">qq</span>load</a>`},
+	{"style position:absolute;margin-left:-99999px", `<a href="https://ok.example/">Down<span style="position:absolute;margin-left:-99999px">qq</span>load</a>`},
+	{"style position:relative;top:5000px", `<a href="https://ok.example/">Down<span style="position:relative;top:5000px">qq</span>load</a>`},
+	{"style text-indent:2000px;overflow:hidden;display:inline-block;width:1px", `<a href="https://ok.example/">Down<span style="text-indent:2000px;overflow:hidden;display:inline-block;width:1px">qq</span>load</a>`},
+	{"style color:rgba(0,0,0,0)", `<a href="https://ok.example/">Down<span style="color:rgba(0,0,0,0)">qq</span>load</a>`},
+	{"style color:hsla(0, 0%, 0%, 0)", `<a href="https://ok.example/">Down<span style="color:hsla(0, 0%, 0%, 0)">qq</span>load</a>`},
+	{"style color:rgb(0 0 0 / 0%)", `<a href="https://ok.example/">Down<span style="color:rgb(0 0 0 / 0%)">qq</span>load</a>`},
+	// Content browsers do not draw (row 27).
+	{"audio fallback", `<a href="https://ok.example/">Down<audio>qq</audio>load</a>`},
+	{"video fallback", `<a href="https://ok.example/">Down<video>qq</video>load</a>`},
+	{"datalist options", `<a href="https://ok.example/">Down<datalist><option>qq</option></datalist>load</a>`},
+	{"canvas fallback", `<a href="https://ok.example/">Down<canvas width="0" height="0">qq</canvas>load</a>`},
+	{"object fallback", `<a href="https://ok.example/">Down<object data="https://ok.example/x.png" type="image/png">qq</object>load</a>`},
+	{"zero-size svg", `<a href="https://ok.example/">Down<svg width="0" height="0"><text>qq</text></svg>load</a>`},
+	{"alt of a loaded image", `<a href="https://ok.example/">Down<img alt="qq" width="0" height="0" src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7">load</a>`},
+	// One word in ::before and ::after (row 28).
+	{"css before and after", `<style>.x::before{content:"Down"}.x::after{content:"load"}</style><a class="x" href="https://ok.example/"></a>`},
+	{"css before and after, escaped", `<style>.x:before { content: "D\6f wn" } .x:after { content: 'load now' }</style><span class="x" onclick="go()"></span>`},
+	// A video's poster is drawn like an image (row 30).
+	{"video poster svg data", `<a href="https://ok.example/"><video width="120" height="30" poster="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='120' height='30'%3E%3Ctext y='20'%3EDownload%3C/text%3E%3C/svg%3E"></video></a>`},
+}
+
+func TestDownloadEvasionsFourthRound(t *testing.T) { wantDownloadButton(t, fourthRoundEvasions) }

@@ -44,6 +44,9 @@ var linkEvasions = []string{
 	"jar:https://attacker.example/app.zip!/",
 	"itms-services://?action=download-manifest&url=https://attacker.example/m.plist",
 	"intent://scan/#Intent;scheme=zxing;package=com.example;end",
+	"onenote:https://attacker.example/a.one",
+	"ms-settings:windowsdefender",
+	"https://dl.example.com/get?f=book.xlam",
 	// Read as browsers read URLs: tab, newline and controls dropped.
 	"https://dl.example.com/setup.e\txe",
 	"https://dl.example.com/setup.e\nxe",
@@ -66,6 +69,22 @@ var linkEvasions = []string{
 	"http://0177.0.0.01:8080/f/x",
 	"http://[::ffff:127.0.0.1]:8080/f/x",
 	"https:///files.example.com/f/x",
+	// Host names that browsers map (UTS #46) to the service's (fourth
+	// outside attack, rows 20-21).
+	"https://fileſ.example.com/f/x",
+	"https://ｆｉｌｅｓ.example.com/f/x",
+	"https://files。example。com/f/x",
+	"https://files．example．com/f/x",
+	"https://files｡example｡com/f/x",
+	"https://files.exam\u00adple.com/f/x",
+	"https://files.example.com\u200b/f/x",
+	"https://FILES.EXAMPLE.ＣＯＭ/f/x",
+	"https://files%E3%80%82example.com/f/x",
+	"https://%EF%BD%86iles.example.com/f/x",
+	"https://files.example.com。/f/x",
+	"http://127。0。0。1:8080/f/x",
+	"http://１２７.０.０.１:8080/f/x",
+	"http://127.0.0.1\u200b:8080/f/x",
 }
 
 func linkEvasionRows() []string {
@@ -114,6 +133,17 @@ func TestLinksAllowed(t *testing.T) {
 		"https://play.google.com/store/apps/details?id=com.example.app",
 		"#top", "?page=2", "https://example.com/blog/python-3.12-released",
 		"https://example.com/search?q=download+speed",
+		// Web pages named like .js, .pl and .com files, and share links
+		// whose parameter is a site (fourth outside attack, rows 35-37).
+		"https://github.com/mrdoob/three.js", "https://github.com/vercel/next.js/",
+		"https://github.com/chartjs/Chart.js", "https://en.wikipedia.org/wiki/Node.js",
+		"https://stackoverflow.com/questions/tagged/node.js", "https://www.google.com/search?q=three.js",
+		"https://example.com/blog/why-we-moved-to-next.js", "https://en.wikipedia.org/wiki/Booking.com",
+		"https://web.archive.org/web/2020/https://example.com", "https://example.com/perl/script.pl",
+		"https://twitter.com/intent/tweet?url=https://allegro.pl",
+		"https://www.linkedin.com/sharing/share-offsite/?url=https://example.pl",
+		"https://twitter.com/intent/tweet?url=https%3A%2F%2Fbrew.sh%2F&text=Homebrew",
+		"https://www.facebook.com/sharer/sharer.php?u=https://get.sh",
 	} {
 		body := `<a href="` + escapeAttr(href) + `">Read the guide</a>`
 		r := Check([]byte(page(body)), testOptions)

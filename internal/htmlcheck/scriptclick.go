@@ -12,14 +12,12 @@ import (
 // statically, so when the page's scripts attach click, pointer, mouse or
 // touch handlers, the elements that look clickable count as clickable:
 // those with tabindex, cursor: pointer, or an id or class that names a
-// button or a download; and, weakly, a <div> or <span> whose own short
-// text reads as a call to download (see maxWeakWords), unless it holds a
-// heading.
-
-// maxWeakWords is the longest text of a div or span that counts as a
-// button's label when a script attaches click handlers: a whole section
-// that starts with a heading "Download" is not one.
-const maxWeakWords = 4
+// button or a download, or an id that a script looks up
+// (getElementById("get"), querySelector("#get")) (a role makes any element clickable, script or
+// not), unless it holds a heading. A plain short <div> or <span> does not
+// count: on a page with a menu or an analytics listener, feature lists
+// ("Download speed: 1 Gbps", "Download history", "Download queue") were
+// refused as buttons (fourth outside attack, row 38).
 
 // clickEvents are the events that a click, tap or press fires.
 var clickEvents = []string{"click", "dblclick", "auxclick", "pointerdown", "pointerup", "mousedown", "mouseup",
@@ -75,29 +73,31 @@ func clickEventArg(a []byte) bool {
 	return false
 }
 
-// scriptClickable reports whether the current start tag a looks
-// clickable to a page whose scripts attach click handlers, and whether
-// only weakly (see maxWeakWords).
-func (c *checker) scriptClickable(a atom.Atom) (clickable, weak bool) {
+// scriptClickable reports whether the current start tag looks clickable
+// to a page whose scripts attach click handlers.
+func (c *checker) scriptClickable() bool {
 	if _, ok := c.attr("tabindex"); ok {
-		return true, false
+		return true
+	}
+	if id, ok := c.attr("id"); ok && c.scriptIDs[string(id)] {
+		return true
 	}
 	for _, k := range []string{"id", "class"} {
 		if v, ok := c.attr(k); ok && (containsFold(v, "btn") || containsFold(v, "button") || containsFold(v, "download")) {
-			return true, false
+			return true
 		}
 	}
 	if style, ok := c.attr("style"); ok && containsFold(style, "pointer") {
 		var b [256]byte
 		if bytes.Contains(compactStyle(b[:0], style), []byte("cursor:pointer")) {
-			return true, false
+			return true
 		}
 	}
-	return a == atom.Div || a == atom.Span, true
+	return false
 }
 
-// heading reports whether a is a heading, which makes a weakly clickable
-// element around it a section rather than a button.
+// heading reports whether a is a heading, which makes an element that a
+// script may make clickable around it a section rather than a button.
 func heading(a atom.Atom) bool {
 	switch a {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Header, atom.Hgroup:
@@ -106,19 +106,36 @@ func heading(a atom.Atom) bool {
 	return false
 }
 
-// wordsMore reports whether b has more than n words separated by ASCII
-// white space.
-func wordsMore(b []byte, n int) bool {
-	words, in := 0, false
-	for _, ch := range b {
-		space := ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f'
-		if !space && !in {
-			words++
-			if words > n {
-				return true
+// scriptLookedUpIDs returns the ids that src looks up by
+// getElementById("…") or querySelector("#…") with a quoted literal: an
+// element a script fetches by its id on a page that attaches click
+// handlers is most likely the one it attaches them to.
+func scriptLookedUpIDs(src []byte) map[string]bool {
+	ids := map[string]bool{}
+	for _, call := range []string{"getElementById(", "querySelector(", "querySelectorAll(", "$("} {
+		for rest := src; ; {
+			i := bytes.Index(rest, []byte(call))
+			if i < 0 {
+				break
 			}
+			rest = rest[i+len(call):]
+			a := bytes.TrimLeft(rest[:min(len(rest), 128)], " \t\n\r")
+			if len(a) == 0 || a[0] != '\'' && a[0] != '"' && a[0] != '`' {
+				continue
+			}
+			end := bytes.IndexByte(a[1:], a[0])
+			if end < 0 {
+				continue
+			}
+			v := a[1 : 1+end]
+			if call != "getElementById(" {
+				if len(v) < 2 || v[0] != '#' || bytes.ContainsAny(v[1:], " .#[:>,") {
+					continue
+				}
+				v = v[1:]
+			}
+			ids[string(v)] = true
 		}
-		in = !space
 	}
-	return false
+	return ids
 }

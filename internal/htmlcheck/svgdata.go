@@ -58,13 +58,28 @@ func svgText(dst, svg []byte, nesting int) []byte {
 	z := html.NewTokenizer(bytes.NewReader(svg))
 	z.AllowCDATA(true)
 	skip := 0 // inside <style> or <script>
+	// Text that display="none", font-size="0" or a hiding style leaves
+	// undrawn is read as it is written and, once more after it, without
+	// the hidden letters (as a page's own hidden letters are).
+	var shown []byte
+	depth, hideAt, hid := 0, -1, false
+	add := func(t ...byte) {
+		dst = append(dst, t...)
+		if hideAt < 0 && len(shown) < maxLabel {
+			shown = append(shown, t...)
+		}
+	}
 	for len(dst) < maxLabel {
-		switch z.Next() {
+		tt := z.Next()
+		switch tt {
 		case html.ErrorToken:
+			if hid {
+				dst = append(append(dst, ' '), shown...)
+			}
 			return dst
 		case html.TextToken:
 			if skip == 0 {
-				dst = append(dst, z.Text()...)
+				add(z.Text()...)
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, more := z.TagName()
@@ -72,25 +87,67 @@ func svgText(dst, svg []byte, nesting int) []byte {
 				skip++
 			}
 			z.NextIsNotRawText()
-			dst = append(dst, ' ')
+			add(' ')
+			var attrs [][2][]byte
 			for more {
 				var k, v []byte
 				k, v, more = z.TagAttr()
+				attrs = append(attrs, [2][]byte{k, v})
+			}
+			hides := presentationHides(func(k string) ([]byte, bool) {
+				for _, a := range attrs {
+					if string(a[0]) == k {
+						return a[1], true
+					}
+				}
+				return nil, false
+			})
+			for _, a := range attrs {
+				if string(a[0]) == "style" && hidingStyle(a[1]) {
+					hides = true
+				}
+			}
+			depth++
+			if hides && hideAt < 0 {
+				hideAt, hid = depth, true
+			}
+			self := tt == html.SelfClosingTagToken
+			for _, a := range attrs {
+				k, v := a[0], a[1]
 				switch string(k) {
 				case "aria-label":
-					dst = append(append(dst, v...), ' ')
+					add(v...)
+					add(' ')
 				case "href", "xlink:href", "src":
+					n := len(dst)
 					dst = svgDataText(dst, v, nesting+1)
+					if hideAt < 0 {
+						shown = append(shown, dst[n:]...)
+					}
 				case "style":
+					n := len(dst)
 					dst = svgCSSText(dst, v, nesting+1)
+					if hideAt < 0 {
+						shown = append(shown, dst[n:]...)
+					}
 				}
+			}
+			if self {
+				if hideAt == depth {
+					hideAt = -1
+				}
+				depth--
 			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
 			if (string(name) == "style" || string(name) == "script") && skip > 0 {
 				skip--
 			}
-			dst = append(dst, ' ')
+			if hideAt == depth {
+				hideAt = -1
+			}
+			depth = max(depth-1, 0)
+			add(' ')
 		}
 	}
 	return dst

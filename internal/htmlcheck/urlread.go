@@ -5,6 +5,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // Links are read the way browsers read them (the WHATWG URL standard),
@@ -98,8 +100,8 @@ func splitLink(u []byte) link {
 }
 
 // splitHostPort reads the authority a: user info dropped, host
-// lower-cased and percent-decoded without its trailing dot, port without
-// leading zeros.
+// percent-decoded, mapped as browsers map it (see mapHost) and without
+// its trailing dot, port without leading zeros.
 func splitHostPort(a string) (host, port string) {
 	if i := strings.LastIndexByte(a, '@'); i >= 0 {
 		a = a[i+1:]
@@ -108,9 +110,42 @@ func splitHostPort(a string) (host, port string) {
 	if i := strings.LastIndexByte(a, ':'); i >= 0 && !strings.HasSuffix(a, "]") {
 		host, port = a[:i], strings.TrimLeft(a[i+1:], "0")
 	}
-	host = strings.TrimSuffix(strings.ToLower(string(percentDecode([]byte(host)))), ".")
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	return host, port
+	host = string(percentDecode([]byte(host)))
+	if strings.HasPrefix(host, "[") {
+		host = strings.TrimSuffix(strings.TrimPrefix(strings.ToLower(host), "["), "]")
+		return host, port
+	}
+	return strings.TrimSuffix(mapHost(host), "."), port
+}
+
+// hostProfile maps host names as the WHATWG URL standard does (UTS #46
+// with CheckHyphens, UseSTD3ASCIIRules and Transitional_Processing off,
+// CheckBidi and CheckJoiners on).
+var hostProfile = idna.New(idna.MapForLookup(), idna.Transitional(false),
+	idna.StrictDomainName(false), idna.CheckHyphens(false), idna.CheckJoiners(true),
+	idna.BidiRule())
+
+// mapHost returns the host name h (percent-decoded) as browsers read it:
+// case, width and compatibility forms mapped (ſ to s, full-width letters
+// and digits, "。" "．" "｡" to "."), soft hyphens and zero-width spaces
+// dropped, non-ASCII labels in their xn-- form. When the mapping fails
+// (a browser then does not follow the link), h is only lower-cased.
+func mapHost(h string) string {
+	ascii := true
+	for i := range len(h) {
+		if c := h[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return h
+	}
+	m, err := hostProfile.ToASCII(h)
+	if err != nil || m == "" {
+		return strings.ToLower(h)
+	}
+	return strings.ToLower(m)
 }
 
 // removeDotSegments resolves the "." and ".." segments of the absolute

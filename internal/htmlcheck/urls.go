@@ -97,19 +97,26 @@ func eachSrcsetURL(s []byte, fn func(start, end int)) {
 // disk images, archives, macro documents and shortcuts that Windows,
 // macOS or Linux run or open as a program: linking to them is a download
 // button by another name. The rule applies to links (a, area, form
-// actions), not to <script src> or images, so .js and .com here are
-// downloads, not page assets.
+// actions), not to <script src> or images. .js, .pl and .com are not
+// here: they end the names of web pages far more often than programs
+// (github.com/mrdoob/three.js, /wiki/Node.js, allegro.pl,
+// /wiki/Booking.com), and 16-bit .com programs no longer run on Windows.
 var executableExts = []string{
 	".exe", ".msi", ".dmg", ".pkg", ".apk", ".zip", ".rar", ".7z", ".tar", ".gz",
 	".tgz", ".bz2", ".xz", ".iso", ".bat", ".cmd", ".ps1", ".sh", ".jar", ".deb",
 	".rpm", ".appimage", ".scr", ".vbs", ".msix", ".appx", ".xapk", ".ipa",
-	".lnk", ".hta", ".js", ".jse", ".vbe", ".wsf", ".wsh", ".cpl", ".reg", ".dll",
-	".com", ".pif", ".msp", ".mst", ".msc", ".img", ".vhd", ".vhdx", ".cab",
+	".lnk", ".hta", ".jse", ".vbe", ".wsf", ".wsh", ".cpl", ".reg", ".dll",
+	".pif", ".msp", ".mst", ".msc", ".img", ".vhd", ".vhdx", ".cab",
 	".zst", ".lz", ".lzma", ".tbz", ".tbz2", ".txz", ".docm", ".xlsm", ".pptm",
 	".application", ".url", ".library-ms", ".search-ms", ".settingcontent-ms",
 	".appinstaller", ".msixbundle", ".appxbundle", ".run", ".bin", ".command",
-	".py", ".pl", ".rb", ".psm1", ".ace", ".arj", ".xll", ".chm", ".inf", ".scf",
+	".py", ".rb", ".psm1", ".ace", ".arj", ".xll", ".chm", ".inf", ".scf",
 	".jnlp", ".xpi", ".crx", ".vsix", ".iqy",
+	// Fourth outside attack, row 24: an Excel add-in, OneNote, MSDT
+	// cabinets, script components, gadgets, remote-desktop shortcuts,
+	// Access and SYLK files, archives, disk images, Android bundles.
+	".xlam", ".one", ".diagcab", ".sct", ".wsc", ".gadget", ".rdp", ".ica",
+	".accde", ".slk", ".zipx", ".lzh", ".ova", ".vmdk", ".aab",
 }
 
 // launchSchemes are URL schemes (lower-cased, without the colon) whose
@@ -125,6 +132,7 @@ var launchSchemes = map[string]bool{
 	"cifs": true, "nfs": true, "afp": true, "ftp": true, "sftp": true, "webdav": true,
 	"davs": true, "jar": true, "jnlp": true, "jnlps": true, "itms-services": true,
 	"intent": true, "ms-windows-store": true, "vscode": true, "vscode-insiders": true,
+	"onenote": true, "ms-settings": true,
 }
 
 // launchScheme returns the scheme of link, read with browserURL and
@@ -161,9 +169,7 @@ func executableName(link []byte) string {
 	// /setup.exe/ with the program as readily as /setup.exe.
 	p := strings.TrimRight(l.path, "/")
 	seg := p[strings.LastIndexByte(p, '/')+1:]
-	// A relative link "www.example.com" is a host name written without
-	// https://, not a .com program.
-	if name := exeName(seg, bytes.ContainsAny(link, `/\`)); name != "" {
+	if name := exeName(seg, false); name != "" {
 		return name
 	}
 	for p := range strings.FieldsFuncSeq(l.query, func(r rune) bool { return r == '&' || r == ';' }) {
@@ -171,23 +177,37 @@ func executableName(link []byte) string {
 			p = p[i+1:]
 		}
 		p = strings.ReplaceAll(p, "+", " ")
-		if name := exeName(p, false); name != "" {
+		if siteURL(p) {
+			continue
+		}
+		if name := exeName(p, true); name != "" {
 			return name
 		}
 	}
 	return ""
 }
 
+// siteURL reports whether the query value v, percent-decoded, is itself
+// an absolute URL whose path is empty or "/": a share link's
+// ?url=https://allegro.pl names a site, and a host is not a file.
+func siteURL(v string) bool {
+	d := decodeAll(v)
+	if !hasScheme([]byte(d)) {
+		return false
+	}
+	l := splitLink([]byte(d))
+	return specialScheme(l.scheme) && l.host != "" && l.path == "/" && l.query == ""
+}
+
 // exeName returns the file name that s, a path segment or a query value,
-// names when it ends in an executable extension; a query value is read
-// up to its last slash. com says whether .com counts (a query value
-// "example.com" is a host name more often than a program).
-func exeName(s string, com bool) string {
+// names when it ends in an executable extension; a query value (query
+// true) is read up to its last slash.
+func exeName(s string, query bool) string {
 	if len(s) < 3 || strings.IndexByte(s, '.') < 0 && strings.IndexByte(s, '%') < 0 {
 		return ""
 	}
 	name := decodeAll(s)
-	if !com {
+	if query {
 		name = name[strings.LastIndexAny(name, `/\`)+1:]
 	}
 	for _, cand := range []string{name, name[:max(strings.IndexByte(name, ';'), 0)]} {
@@ -200,7 +220,7 @@ func exeName(s string, com bool) string {
 			lower = t
 		}
 		for _, ext := range executableExts {
-			if strings.HasSuffix(lower, ext) && len(lower) > len(ext) && (com || ext != ".com") {
+			if strings.HasSuffix(lower, ext) && len(lower) > len(ext) {
 				return name
 			}
 		}

@@ -1,0 +1,175 @@
+package htmlcheck
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// Inline styles hide letters without a zero as well: a font size or
+// opacity too small to see, zoom, filter: opacity(), a colour with no
+// alpha, an element moved a thousand pixels away (fourth outside attack,
+// row 26). farDecls reads each declaration of a compacted style for
+// these.
+
+// farOffset is the offset, in CSS pixels either way, that moves letters
+// out of sight on any screen.
+const farOffset = 1000
+
+// offsetProps are the properties whose large values move an element's
+// letters away from the letters around it.
+var offsetProps = map[string]bool{
+	"left": true, "top": true, "right": true, "bottom": true,
+	"margin-left": true, "margin-top": true, "text-indent": true,
+	"inset-inline-start": true, "inset-block-start": true,
+	"margin-inline-start": true, "margin-block-start": true,
+}
+
+// farDecls reports whether a declaration of the compacted (lower-cased,
+// spaceless) style st hides its element's text: font-size below 1px,
+// opacity or zoom below 0.05, filter: opacity() below 0.05, a text colour
+// with zero alpha, an offset (see offsetProps) of farOffset or more.
+func farDecls(st []byte) bool {
+	for decl := range bytes.SplitSeq(st, []byte(";")) {
+		i := bytes.IndexByte(decl, ':')
+		if i <= 0 {
+			continue
+		}
+		prop := string(decl[:i])
+		v := bytes.TrimSuffix(decl[i+1:], []byte("!important"))
+		switch {
+		case prop == "font-size":
+			if px, ok := cssPixels(v); ok && px < 1 {
+				return true
+			}
+		case prop == "opacity" || prop == "zoom":
+			if f, ok := cssFraction(v); ok && f < 0.05 {
+				return true
+			}
+		case prop == "filter":
+			if j := bytes.Index(v, []byte("opacity(")); j >= 0 {
+				arg := v[j+len("opacity("):]
+				if k := bytes.IndexByte(arg, ')'); k >= 0 {
+					if f, ok := cssFraction(arg[:k]); ok && f < 0.05 {
+						return true
+					}
+				}
+			}
+		case prop == "color" || prop == "-webkit-text-fill-color":
+			if clearColour(v) {
+				return true
+			}
+		case offsetProps[prop]:
+			if px, ok := cssPixels(v); ok && (px >= farOffset || px <= -farOffset) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cssUnitPixels are CSS length units in pixels, font-relative ones at the
+// default 16px font and viewport ones on a 320px-wide phone.
+var cssUnitPixels = map[string]float64{
+	"px": 1, "em": 16, "rem": 16, "lh": 16, "rlh": 16, "cap": 11, "ic": 16, "ex": 8, "ch": 8,
+	"%": 0.16, "pt": 4.0 / 3, "pc": 16, "in": 96, "cm": 96 / 2.54, "mm": 96 / 25.4, "q": 96 / 101.6,
+	"vw": 3.2, "vh": 3.2, "vmin": 3.2, "vmax": 3.2, "svw": 3.2, "svh": 3.2, "lvw": 3.2, "lvh": 3.2,
+	"dvw": 3.2, "dvh": 3.2, "vi": 3.2, "vb": 3.2, "cqw": 3.2, "cqh": 3.2,
+}
+
+// cssPixels reads the length v ("0.01em", "-99999px", "0") in pixels.
+func cssPixels(v []byte) (float64, bool) {
+	n := numberEnd(v)
+	if n == 0 {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v[:n]), 64)
+	if err != nil {
+		return 0, false
+	}
+	unit := string(v[n:])
+	if unit == "" {
+		return f, f == 0 // a unitless length is only 0
+	}
+	k, ok := cssUnitPixels[unit]
+	return f * k, ok
+}
+
+// cssFraction reads the number or percentage v ("0.001", "1%") as a
+// fraction of one.
+func cssFraction(v []byte) (float64, bool) {
+	n := numberEnd(v)
+	if n == 0 {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v[:n]), 64)
+	switch {
+	case err != nil:
+		return 0, false
+	case n == len(v):
+		return f, true
+	case string(v[n:]) == "%":
+		return f / 100, true
+	}
+	return 0, false
+}
+
+// numberEnd returns the length of the CSS number that v starts with.
+func numberEnd(v []byte) int {
+	i := 0
+	if i < len(v) && (v[i] == '-' || v[i] == '+') {
+		i++
+	}
+	digits := 0
+	for i < len(v) && ('0' <= v[i] && v[i] <= '9' || v[i] == '.') {
+		i++
+		digits++
+	}
+	if digits == 0 {
+		return 0
+	}
+	if i+1 < len(v) && v[i] == 'e' && ('0' <= v[i+1] && v[i+1] <= '9' || v[i+1] == '-') {
+		i += 2
+		for i < len(v) && '0' <= v[i] && v[i] <= '9' {
+			i++
+		}
+	}
+	return i
+}
+
+// clearColour reports whether the colour v (compacted) has zero alpha:
+// transparent, #rgba or #rrggbbaa with alpha 0, rgb()/rgba()/hsl()/
+// hsla()/hwb()/lab()/… with an alpha of 0 after a comma or a slash.
+func clearColour(v []byte) bool {
+	switch {
+	case string(v) == "transparent":
+		return true
+	case len(v) == 5 && v[0] == '#' && v[4] == '0':
+		return allHex(v[1:])
+	case len(v) == 9 && v[0] == '#' && v[7] == '0' && v[8] == '0':
+		return allHex(v[1:])
+	}
+	open := bytes.IndexByte(v, '(')
+	if open <= 0 || !bytes.HasSuffix(v, []byte(")")) {
+		return false
+	}
+	args := v[open+1 : len(v)-1]
+	sep := bytes.LastIndexByte(args, '/')
+	if sep < 0 {
+		if bytes.Count(args, []byte(",")) != 3 {
+			return false
+		}
+		sep = bytes.LastIndexByte(args, ',')
+	}
+	f, ok := cssFraction(args[sep+1:])
+	return ok && f <= 0
+}
+
+// allHex reports whether b is all hexadecimal digits.
+func allHex(b []byte) bool {
+	for _, c := range b {
+		if !isHex(c) {
+			return false
+		}
+	}
+	return true
+}
