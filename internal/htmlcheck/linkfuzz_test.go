@@ -13,6 +13,7 @@ func FuzzLinkReading(f *testing.F) {
 		f.Add(href)
 	}
 	f.Add("https://files.example.com:443/f/x?file=a.exe#frag")
+	f.Add("/f/plain-path_1~x")
 	f.Fuzz(func(t *testing.T, href string) {
 		l := splitLink([]byte(href))
 		if specialScheme(l.scheme) {
@@ -23,6 +24,12 @@ func FuzzLinkReading(f *testing.F) {
 				if seg == "." || seg == ".." {
 					t.Fatalf("%q: path %q has a dot segment", href, l.path)
 				}
+			}
+		}
+		if plainPath([]byte(href)) {
+			p, err := urlParser.ParseRef(contentPage, href)
+			if err != nil || p.Pathname() != href || p.Hostname() != contentHost || p.Search() != "" {
+				t.Fatalf("%q: taken as a plain path, but the parser reads %v (%v)", href, p, err)
 			}
 		}
 		executableName([]byte(href))
