@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -281,8 +280,7 @@ func (w *clientFaultWriter) WriteHeader(code int) {
 	}
 	if err := w.body.failed(); code >= 500 && err != nil {
 		code = http.StatusBadRequest
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
+		if stalled(err) {
 			code = http.StatusRequestTimeout
 		}
 	}

@@ -22,9 +22,10 @@ type errorKind struct {
 // surface: the API (apiError), the application's pages (appError), the
 // public pages (publicError), plain text (textError: the content origin,
 // the operations endpoints) and tus (tusError). A code not listed is a
-// server fault: 500, its cause logged and never shown. The stores' ECONFLICT and EINVALID are not listed: a
-// handler that expects one answers it in its own words (a taken email is
-// "already exists"), and one it did not expect is a fault.
+// server fault: 500, its cause logged and never shown. The stores'
+// ECONFLICT and EINVALID are not listed: a handler that expects one
+// answers it in its own words (a taken email is "already exists"), and one
+// it did not expect is a fault.
 var errorKinds = map[string]errorKind{
 	fileframe.CodeUnauthorized:         {http.StatusUnauthorized, "Missing or invalid API key"},
 	fileframe.CodePlanRequired:         {http.StatusForbidden, "Agency plan required"},
@@ -45,7 +46,7 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeFileCountExceeded:    {http.StatusRequestEntityTooLarge, "File count limit reached"},
 	fileframe.CodeTooManyFiles:         {http.StatusRequestEntityTooLarge, "Too many files in one request"},
 	fileframe.CodeUploadIncomplete:     {http.StatusBadRequest, "Upload incomplete"},
-	fileframe.CodeRequestTimeout:       {http.StatusRequestTimeout, "Upload stalled"},
+	fileframe.CodeRequestTimeout:       {http.StatusRequestTimeout, "Request body stalled"},
 	fileframe.CodeBusy:                 {http.StatusServiceUnavailable, "Busy, try again shortly"},
 	fileframe.CodeFormExpired:          {http.StatusForbidden, "This form expired"},
 	fileframe.CodeForbidden:            {http.StatusForbidden, "Forbidden"},
