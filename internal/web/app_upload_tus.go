@@ -491,9 +491,10 @@ func tusUploadAccount(id string) (fileframe.AccountID, bool) {
 }
 
 // validMultipartID reports whether s can be the multipart upload ID that
-// s3store puts after "+" in an upload ID.
+// s3store puts after "+" in an upload ID: never with "..", which no store
+// should meet in an ID, even where it is no path.
 func validMultipartID(s string) bool {
-	if s == "" || len(s) > 1024 {
+	if s == "" || len(s) > 1024 || strings.Contains(s, "..") {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
