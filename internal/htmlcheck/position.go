@@ -206,21 +206,6 @@ func eachAttrSpan(raw []byte, fn func(attrSpan) bool) {
 // htmlSpace marks the bytes the tokenizer treats as white space in tags.
 var htmlSpace = [256]bool{' ': true, '\n': true, '\r': true, '\t': true, '\f': true}
 
-// findAttr returns the span of the first attribute of the raw start tag
-// whose key, ASCII-lowercased, is key.
-func findAttr(raw []byte, key string) (attrSpan, bool) {
-	var found attrSpan
-	ok := false
-	eachAttrSpan(raw, func(s attrSpan) bool {
-		if asciiEqualFold(raw[s.k0:s.k1], key) {
-			found, ok = s, true
-			return false
-		}
-		return true
-	})
-	return found, ok
-}
-
 // asciiEqualFold reports whether b equals s, ignoring ASCII case; s must be
 // lower case.
 func asciiEqualFold(b []byte, s string) bool {

@@ -34,13 +34,6 @@ func pgError(err error) *pgconn.PgError {
 	return nil
 }
 
-// violates reports whether err is a violation (SQLSTATE code) of the named
-// constraint.
-func violates(err error, code, constraint string) bool {
-	pe := pgError(err)
-	return pe != nil && pe.Code == code && pe.ConstraintName == constraint
-}
-
 // retryable reports whether err is transient: the transaction failed only
 // because of another one running at the same time, and trying it again
 // succeeds. A page_revisions_sha256_fkey violation is the race between a
