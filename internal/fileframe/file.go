@@ -24,6 +24,21 @@ type File struct {
 	CreatedAt   time.Time
 }
 
+// FileQuery asks ListFiles for one page of an account's files.
+type FileQuery struct {
+	Account AccountID
+	// After, when set, is the last file of the previous page.
+	After *FileCursor
+	Limit int
+}
+
+// FileCursor is where a page of ListFiles ends: its last file's creation
+// time and ID.
+type FileCursor struct {
+	CreatedAt time.Time
+	ID        FileID
+}
+
 // URL returns the file's public path, /f/<slug>.
 func (f File) URL() string { return "/f/" + f.Slug }
 
@@ -51,6 +66,11 @@ type FileStore interface {
 	// FilesByAccount lists the account's files, newest first, with the
 	// state of each one's custom page.
 	FilesByAccount(ctx context.Context, id AccountID) ([]FileListing, error)
+	// ListFiles lists up to q.Limit (1 to 1000) of the account's files,
+	// newest first by CreatedAt and then by ID, starting after q.After
+	// when it is set (keyset pagination: files added meanwhile do not
+	// shift the pages). A missing account is ENOTFOUND.
+	ListFiles(ctx context.Context, q FileQuery) ([]FileListing, error)
 	// RenameFile changes the name visitors download the file under.
 	RenameFile(ctx context.Context, id FileID, name string) error
 	// DeleteFile removes the file's row with its page, revisions, appearance

@@ -12,6 +12,10 @@ type Page struct {
 	LatestRevision int // the revision most recently stored
 	LiveRevision   int // the published revision; 0 when the page is a draft
 	UpdatedAt      time.Time
+	// SameAsLatest is set by SavePage when the HTML was the same as the
+	// latest revision's, so that no revision was added (LatestRevision is
+	// that revision).
+	SameAsLatest bool
 }
 
 // Published reports whether the page is live.
@@ -42,7 +46,11 @@ type PageWrite struct {
 	FileID  FileID
 	HTML    []byte
 	Publish bool
-	At      time.Time
+	// KeepLive, without Publish, leaves the live revision as it is instead
+	// of taking the page offline (the REST API's drafts; the seed endpoint's
+	// drafts unpublish).
+	KeepLive bool
+	At       time.Time
 }
 
 // RevisionsKept is how many of a page's latest revisions are kept; revisions
@@ -56,8 +64,11 @@ type PageStore interface {
 	// revision number, the HTML and the page's live/draft state change
 	// together or not at all, and concurrent calls for one file are
 	// serialised (the last to commit wins). With Publish the new revision
-	// becomes live; without it the page becomes a draft (not live), even if
-	// it was published. Identical HTML is stored once. Old revisions beyond
+	// becomes live; with KeepLive the live revision stays; with neither the
+	// page becomes a draft (not live), even if it was published. HTML equal
+	// to the latest revision's adds no revision: the latest one is
+	// published, kept or taken offline the same way, and the answer has
+	// SameAsLatest. Identical HTML is stored once. Old revisions beyond
 	// RevisionsKept that were never published are pruned. The file must
 	// exist (else ENOTFOUND).
 	SavePage(ctx context.Context, w PageWrite) (Page, error)

@@ -44,6 +44,7 @@ type Store interface {
 	KeyStore
 	PageStore
 	SessionStore
+	IdempotencyStore
 
 	// Secret returns the named server secret (e.g. the key that signs preview
 	// links), creating it with generate on first use. Concurrent first calls

@@ -128,6 +128,29 @@ type execer interface {
 // ENOTFOUND for an account that does not exist, and an empty list for one
 // without files.
 func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]fileframe.FileListing, error) {
+	list, err := s.listFiles(ctx, id, `ORDER BY f.created_at DESC, f.seq DESC`)
+	return list, wrap("files by account", err)
+}
+
+// ListFiles lists one page of the account's files, newest first by
+// creation time and then by ID.
+func (s *Store) ListFiles(ctx context.Context, q fileframe.FileQuery) ([]fileframe.FileListing, error) {
+	if q.Limit < 1 || q.Limit > 1000 {
+		return nil, fileframe.Errorf(fileframe.EINVALID, "A page of files holds 1 to 1000 files, not %d.", q.Limit)
+	}
+	args := []any{q.Limit}
+	where := ""
+	if q.After != nil {
+		where = `AND (f.created_at, f.id) < ($3, $4)`
+		args = append(args, q.After.CreatedAt.UTC(), string(q.After.ID))
+	}
+	list, err := s.listFiles(ctx, q.Account, where+` ORDER BY f.created_at DESC, f.id DESC LIMIT $2`, args...)
+	return list, wrap("list files", err)
+}
+
+// listFiles runs the listing query of an account's files ($1), with the
+// condition, order and limit in tail and its arguments ($2 on).
+func (s *Store) listFiles(ctx context.Context, id fileframe.AccountID, tail string, args ...any) ([]fileframe.FileListing, error) {
 	if !storable(string(id)) {
 		return nil, notFound("Account")
 	}
@@ -149,7 +172,7 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 			       coalesce(a.logo_bytes, 0), coalesce(a.background_bytes, 0)
 			FROM files f LEFT JOIN pages p ON p.file_id = f.id
 			LEFT JOIN file_appearances a ON a.file_id = f.id
-			WHERE f.account_id = $1 ORDER BY f.created_at DESC, f.seq DESC`, id)
+			WHERE f.account_id = $1 `+tail, append([]any{id}, args...)...)
 		if err != nil {
 			return err
 		}
@@ -170,7 +193,7 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, wrap("files by account", err)
+		return nil, err
 	}
 	return list, nil
 }

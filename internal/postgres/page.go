@@ -64,17 +64,49 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 			ON CONFLICT (sha256) DO NOTHING`, hash, html); err != nil {
 			return err
 		}
+		// The page's row, locked, with its latest revision's hash: HTML
+		// equal to it adds no revision.
+		var latest, curLive int
+		var latestHash *string
+		err := tx.QueryRow(ctx, `
+			SELECT p.latest_revision, p.live_revision, r.sha256
+			FROM pages p LEFT JOIN page_revisions r ON r.file_id = p.file_id AND r.number = p.latest_revision
+			WHERE p.file_id = $1 FOR UPDATE OF p`, w.FileID).Scan(&latest, &curLive, &latestHash)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if err == nil && latestHash != nil && *latestHash == hash {
+			live := 0
+			switch {
+			case w.Publish:
+				live = latest
+				if _, err := tx.Exec(ctx, `
+					UPDATE page_revisions SET published_at = coalesce(published_at, $3)
+					WHERE file_id = $1 AND number = $2`, w.FileID, latest, at); err != nil {
+					return err
+				}
+			case w.KeepLive:
+				live = curLive
+			}
+			if _, err := tx.Exec(ctx, `UPDATE pages SET live_revision = $2, updated_at = $3 WHERE file_id = $1`,
+				w.FileID, live, at); err != nil {
+				return err
+			}
+			page = fileframe.Page{FileID: w.FileID, LatestRevision: latest, LiveRevision: live, UpdatedAt: at, SameAsLatest: true}
+			return nil
+		}
 		// A missing file is the violation of pages_file_id_fkey (see wrap).
 		var n, live int
-		err := tx.QueryRow(ctx, `
+		err = tx.QueryRow(ctx, `
 			INSERT INTO pages AS p (file_id, latest_revision, live_revision, updated_at)
 			VALUES ($1, 1, CASE WHEN $2::boolean THEN 1 ELSE 0 END, $3)
 			ON CONFLICT (file_id) DO UPDATE SET
 				latest_revision = p.latest_revision + 1,
-				live_revision = CASE WHEN $2::boolean THEN p.latest_revision + 1 ELSE 0 END,
+				live_revision = CASE WHEN $2::boolean THEN p.latest_revision + 1
+					WHEN $4::boolean THEN p.live_revision ELSE 0 END,
 				updated_at = excluded.updated_at
 			RETURNING latest_revision, live_revision`,
-			w.FileID, w.Publish, at).Scan(&n, &live)
+			w.FileID, w.Publish, at, w.KeepLive).Scan(&n, &live)
 		if err != nil {
 			return err
 		}

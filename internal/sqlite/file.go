@@ -140,6 +140,31 @@ func (s *Store) AddDownloads(ctx context.Context, counts map[fileframe.FileID]in
 // ENOTFOUND for an account that does not exist, and an empty list for one
 // without files.
 func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]fileframe.FileListing, error) {
+	list, err := s.listFiles(ctx, id, `ORDER BY f.created_at DESC, f.rowid DESC`)
+	return list, wrap("files by account", err)
+}
+
+// ListFiles lists one page of the account's files, newest first by
+// creation time and then by ID.
+func (s *Store) ListFiles(ctx context.Context, q fileframe.FileQuery) ([]fileframe.FileListing, error) {
+	if q.Limit < 1 || q.Limit > 1000 {
+		return nil, fileframe.Errorf(fileframe.EINVALID, "A page of files holds 1 to 1000 files, not %d.", q.Limit)
+	}
+	var args []any
+	where := ""
+	if q.After != nil {
+		at := q.After.CreatedAt.UnixMilli()
+		where = `AND (f.created_at < ? OR (f.created_at = ? AND f.id < ?))`
+		args = append(args, at, at, string(q.After.ID))
+	}
+	args = append(args, q.Limit)
+	list, err := s.listFiles(ctx, q.Account, where+` ORDER BY f.created_at DESC, f.id DESC LIMIT ?`, args...)
+	return list, wrap("list files", err)
+}
+
+// listFiles runs the listing query of an account's files, with the
+// condition, order and limit in tail and its arguments.
+func (s *Store) listFiles(ctx context.Context, id fileframe.AccountID, tail string, args ...any) ([]fileframe.FileListing, error) {
 	list := []fileframe.FileListing{}
 	err := s.readTx(ctx, func(tx *sql.Tx) error {
 		if err := accountExists(ctx, tx, id); err != nil {
@@ -153,7 +178,7 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 			       coalesce(a.logo_bytes, 0), coalesce(a.background_bytes, 0)
 			FROM files f LEFT JOIN pages p ON p.file_id = f.id
 			LEFT JOIN file_appearances a ON a.file_id = f.id
-			WHERE f.account_id = ? ORDER BY f.created_at DESC, f.rowid DESC`, id)
+			WHERE f.account_id = ? `+tail, append([]any{id}, args...)...)
 		if err != nil {
 			return err
 		}
@@ -174,7 +199,7 @@ func (s *Store) FilesByAccount(ctx context.Context, id fileframe.AccountID) ([]f
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, wrap("files by account", err)
+		return nil, err
 	}
 	return list, nil
 }

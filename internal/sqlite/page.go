@@ -33,19 +33,47 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 	}
 	var page fileframe.Page
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
-		var latest sql.NullInt64 // NULL when the file has no page yet
+		// NULL when the file has no page yet.
+		var latest, curLive sql.NullInt64
+		var latestHash sql.NullString
 		err := tx.QueryRowContext(ctx, `
-			SELECT p.latest_revision FROM files f LEFT JOIN pages p ON p.file_id = f.id
-			WHERE f.id = ?`, w.FileID).Scan(&latest)
+			SELECT p.latest_revision, p.live_revision, r.sha256
+			FROM files f LEFT JOIN pages p ON p.file_id = f.id
+			LEFT JOIN page_revisions r ON r.file_id = f.id AND r.number = p.latest_revision
+			WHERE f.id = ?`, w.FileID).Scan(&latest, &curLive, &latestHash)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("File")
 		} else if err != nil {
 			return err
 		}
+		if latestHash.Valid && latestHash.String == hash {
+			// The same HTML as the latest revision: no new one.
+			n, live := int(latest.Int64), 0
+			switch {
+			case w.Publish:
+				live = n
+				if _, err := tx.ExecContext(ctx, `
+					UPDATE page_revisions SET published_at = coalesce(published_at, ?)
+					WHERE file_id = ? AND number = ?`, at.UnixMilli(), w.FileID, n); err != nil {
+					return err
+				}
+			case w.KeepLive:
+				live = int(curLive.Int64)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE pages SET live_revision = ?, updated_at = ? WHERE file_id = ?`,
+				live, at.UnixMilli(), w.FileID); err != nil {
+				return err
+			}
+			page = fileframe.Page{FileID: w.FileID, LatestRevision: n, LiveRevision: live, UpdatedAt: at, SameAsLatest: true}
+			return nil
+		}
 		n := int(latest.Int64) + 1
 		live, published := 0, any(nil)
-		if w.Publish {
+		switch {
+		case w.Publish:
 			live, published = n, at.UnixMilli()
+		case w.KeepLive:
+			live = int(curLive.Int64)
 		}
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO page_html (sha256, html) VALUES (?, ?)

@@ -489,3 +489,67 @@ func testFileManagement(t *testing.T, newStore func(t *testing.T) fileframe.Stor
 		inUse("both", true, "a file's blob that another file's appearance uses")
 	})
 }
+
+// testListFiles: pages of an account's files, newest first, by cursor.
+func testListFiles(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
+	s := newStore(t)
+	ctx := t.Context()
+	a, other := newAccount(t, s), newAccount(t, s)
+	newFile(t, s, other.ID)
+	// Seven files, three of them in the same millisecond: the ID breaks
+	// the tie.
+	base := time.Now().Add(-time.Hour)
+	var want []fileframe.FileID
+	for i, at := range []time.Duration{0, 1, 2, 2, 2, 3, 4} {
+		f, err := s.CreateFile(ctx, fileframe.File{AccountID: a.ID, Name: fmt.Sprintf("f%d.pdf", i), Size: 1,
+			ContentType: "application/pdf", BlobKey: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+			CreatedAt: base.Add(at * time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, f.ID)
+	}
+	all, err := s.FilesByAccount(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Newest first by time, then by ID descending.
+	slices.SortStableFunc(all, func(x, y fileframe.FileListing) int {
+		if c := y.CreatedAt.Compare(x.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(string(y.ID), string(x.ID))
+	})
+	var got []fileframe.FileID
+	q := fileframe.FileQuery{Account: a.ID, Limit: 3}
+	for pages := 0; ; pages++ {
+		if pages > 5 {
+			t.Fatal("the pages never end")
+		}
+		page, err := s.ListFiles(ctx, q)
+		if err != nil {
+			t.Fatalf("ListFiles: %v", err)
+		}
+		if len(page) > 3 {
+			t.Fatalf("ListFiles: %d files, want at most 3", len(page))
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, l := range page {
+			got = append(got, l.ID)
+		}
+		last := page[len(page)-1]
+		q.After = &fileframe.FileCursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	if !slices.Equal(got, listingIDs(all)) {
+		t.Errorf("the pages' files: got %v, want %v", got, listingIDs(all))
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d files, want %d", len(got), len(want))
+	}
+	_, err = s.ListFiles(ctx, fileframe.FileQuery{Account: "a_missing", Limit: 3})
+	wantCode(t, "ListFiles of a missing account", err, fileframe.ENOTFOUND)
+	_, err = s.ListFiles(ctx, fileframe.FileQuery{Account: a.ID, Limit: 0})
+	wantCode(t, "ListFiles with limit 0", err, fileframe.EINVALID)
+}

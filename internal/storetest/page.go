@@ -606,3 +606,60 @@ func testLiveRevision(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		}
 	})
 }
+
+// testSameHTML: HTML equal to the latest revision's adds no revision, and
+// KeepLive stores a draft without taking the live revision offline.
+func testSameHTML(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
+	s := newStore(t)
+	ctx := t.Context()
+	a := newAccount(t, s)
+	f := newFile(t, s, a.ID)
+	one, two := pageHTML(1, 100), pageHTML(2, 100)
+
+	p := savePage(t, s, f.ID, one, true)
+	if p.LatestRevision != 1 || p.LiveRevision != 1 || p.SameAsLatest {
+		t.Fatalf("first save: got %+v", p)
+	}
+	p = savePage(t, s, f.ID, one, true)
+	if p.LatestRevision != 1 || p.LiveRevision != 1 || !p.SameAsLatest {
+		t.Errorf("the same HTML again, published: got %+v, want revision 1 live, SameAsLatest", p)
+	}
+	if got := revisionNumbers(t, s, f.ID); !slices.Equal(got, []int{1}) {
+		t.Errorf("revisions after the same HTML: got %v, want [1]", got)
+	}
+
+	// A draft of different HTML with KeepLive: revision 2, 1 stays live.
+	p, err := s.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: two, KeepLive: true, At: time.Now()})
+	if err != nil || p.LatestRevision != 2 || p.LiveRevision != 1 || p.SameAsLatest {
+		t.Errorf("KeepLive draft: got %+v, %v; want latest 2, live 1", p, err)
+	}
+	if got, err := s.PageByFile(ctx, f.ID); err != nil || got.LiveRevision != 1 || got.LatestRevision != 2 {
+		t.Errorf("PageByFile after a KeepLive draft: got %+v, %v", got, err)
+	}
+	// The same draft again with KeepLive: nothing changes.
+	p, err = s.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: two, KeepLive: true, At: time.Now()})
+	if err != nil || p.LatestRevision != 2 || p.LiveRevision != 1 || !p.SameAsLatest {
+		t.Errorf("the same KeepLive draft again: got %+v, %v; want latest 2, live 1, SameAsLatest", p, err)
+	}
+	// The same HTML published: revision 2 goes live and is marked published.
+	p = savePage(t, s, f.ID, two, true)
+	if p.LatestRevision != 2 || p.LiveRevision != 2 || !p.SameAsLatest {
+		t.Errorf("publishing the same HTML: got %+v, want revision 2 live", p)
+	}
+	if r := revisionOf(t, s, f.ID, 2); r.PublishedAt.IsZero() {
+		t.Error("revision 2 published by a save of the same HTML has no PublishedAt")
+	}
+	// The same HTML as a plain draft (the seed endpoint's): offline.
+	p = savePage(t, s, f.ID, two, false)
+	if p.LatestRevision != 2 || p.LiveRevision != 0 || !p.SameAsLatest {
+		t.Errorf("the same HTML as a draft: got %+v, want revision 2, not live", p)
+	}
+	// A different HTML equal to an older revision is a new revision.
+	p = savePage(t, s, f.ID, one, false)
+	if p.LatestRevision != 3 || p.SameAsLatest {
+		t.Errorf("HTML of an older revision: got %+v, want revision 3", p)
+	}
+	if got := revisionNumbers(t, s, f.ID); !slices.Equal(got, []int{3, 2, 1}) {
+		t.Errorf("revisions: got %v, want [3 2 1]", got)
+	}
+}

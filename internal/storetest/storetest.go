@@ -21,6 +21,8 @@ func Run(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 	t.Run("AccountAdmin", func(t *testing.T) { testAccountAdmin(t, newStore) })
 	t.Run("Appearance", func(t *testing.T) { testAppearances(t, newStore) })
 	t.Run("File", func(t *testing.T) { testFiles(t, newStore) })
+	t.Run("ListFiles", func(t *testing.T) { testListFiles(t, newStore) })
+	t.Run("SameHTML", func(t *testing.T) { testSameHTML(t, newStore) })
 	t.Run("FileManagement", func(t *testing.T) { testFileManagement(t, newStore) })
 	t.Run("Key", func(t *testing.T) { testKeys(t, newStore) })
 	t.Run("Page", func(t *testing.T) { testPages(t, newStore) })
@@ -28,6 +30,7 @@ func Run(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 	t.Run("Session", func(t *testing.T) { testSessions(t, newStore) })
 	t.Run("Reservation", func(t *testing.T) { testReservations(t, newStore) })
 	t.Run("FinishedUpload", func(t *testing.T) { testFinishedUploads(t, newStore) })
+	t.Run("Idempotency", func(t *testing.T) { testIdempotency(t, newStore) })
 	t.Run("Secret", func(t *testing.T) { testSecrets(t, newStore) })
 	t.Run("Time", func(t *testing.T) { testTimes(t, newStore) })
 	t.Run("Ping succeeds", func(t *testing.T) {
