@@ -316,7 +316,8 @@ const staleS3TempAge = time.Hour
 // (service.AddFile; they no longer count), and, on S3, of temp objects
 // older than staleS3TempAge (crash leftovers; see s3.Store.CleanTemp;
 // s3.Open also does it at start); and, once, the measuring of appearance
-// images stored before their sizes were kept (measureImages). Every
+// images stored before their sizes were kept (measureImages); and of the
+// answers kept for retries with an Idempotency-Key (web.IdempotencyKeep). Every
 // instance may do it: all of it is idempotent.
 func (m *Main) startBackground() {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -332,6 +333,9 @@ func (m *Main) startBackground() {
 	})
 	m.every(ctx, "records of uploads finished over a day ago", func(ctx context.Context) (int, error) {
 		return m.store.DeleteUploadRecords(ctx, time.Now().Add(-staleUploadAge))
+	})
+	m.every(ctx, "answers kept for Idempotency-Key retries over a day ago", func(ctx context.Context) (int, error) {
+		return m.store.DeleteIdempotentBefore(ctx, time.Now().Add(-web.IdempotencyKeep))
 	})
 	m.every(ctx, "expired upload reservations", func(ctx context.Context) (int, error) {
 		return m.store.DeleteExpiredReservations(ctx, time.Now())

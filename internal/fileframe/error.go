@@ -57,6 +57,18 @@ const (
 	// CodeMisdirected is the code of a request sent to this server under
 	// a name that is not its origin's (421 Misdirected Request).
 	CodeMisdirected = "misdirected"
+	// CodeKeyScope is the code of a request that the API key may not make:
+	// a page-bound key that uploads, renames or deletes files.
+	CodeKeyScope = "key_scope"
+	// CodeRevisionNotFound is the code of a page revision that is not
+	// kept (or a file without a page).
+	CodeRevisionNotFound = "revision_not_found"
+	// The codes of the Idempotency-Key header: a malformed key; a key
+	// reused for a different request; a key whose first request is still
+	// running.
+	CodeIdempotencyKeyInvalid    = "invalid_idempotency_key"
+	CodeIdempotencyKeyReused     = "idempotency_key_reused"
+	CodeIdempotencyKeyInProgress = "idempotency_in_progress"
 )
 
 // Error is the one error type of the service: a stable code and a message

@@ -118,6 +118,23 @@ func NewAccountID() AccountID { return AccountID("a_" + RandomBase62(16)) }
 // NewFileID returns a fresh random file ID.
 func NewFileID() FileID { return FileID("f_" + RandomBase62(16)) }
 
+// LooksLikeFileID reports whether s has the shape of a file ID: "f_" and
+// 1 to 64 ASCII letters and digits (NewFileID makes 16). An ID from a
+// request of any other shape (dots, slashes, escapes, other scripts) is
+// not looked up at all.
+func LooksLikeFileID(s string) bool {
+	rest, ok := strings.CutPrefix(s, "f_")
+	if !ok || len(rest) == 0 || len(rest) > 64 {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
 // NewKeyID returns a fresh random key ID.
 func NewKeyID() KeyID { return KeyID("k_" + RandomBase62(16)) }
 

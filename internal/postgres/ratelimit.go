@@ -32,9 +32,9 @@ const rateLimitPurgeEvery = time.Minute
 // full buckets (tat before now), which behave exactly like missing rows; so
 // the table holds only buckets in use. A failure of that clean-up is
 // ignored: the next one retries.
-func (s *Store) Allow(ctx context.Context, bucket string, perSecond float64, burst int, now time.Time) (bool, time.Duration, error) {
+func (s *Store) Allow(ctx context.Context, bucket string, perSecond float64, burst int, now time.Time) (fileframe.RateDecision, error) {
 	if perSecond <= 0 {
-		return false, 0, errors.New("postgres: rate limit: perSecond must be positive")
+		return fileframe.RateDecision{}, errors.New("postgres: rate limit: perSecond must be positive")
 	}
 	burst = max(burst, 1)
 	interval := max(time.Duration(float64(time.Second)/perSecond), time.Microsecond)
@@ -43,10 +43,11 @@ func (s *Store) Allow(ctx context.Context, bucket string, perSecond float64, bur
 		window = time.Duration(1<<63 - 1)
 	}
 	now = now.UTC()
-	// prev reads the row as the statement's snapshot saw it; it is only
-	// used to say how long a refused request must wait.
+	// prev reads the row as the statement's snapshot saw it; it says how
+	// long a refused request must wait and what is left. tat is the row
+	// after this request, when it passed.
 	var allowed bool
-	var prev *time.Time
+	var prev, tat *time.Time
 	err := s.pool.QueryRow(ctx, `
 		WITH prev AS (
 			SELECT tat FROM rate_limits WHERE bucket = $1
@@ -59,21 +60,34 @@ func (s *Store) Allow(ctx context.Context, bucket string, perSecond float64, bur
 					<= $2::timestamptz + $4::bigint * interval '1 microsecond'
 			RETURNING tat
 		)
-		SELECT EXISTS (SELECT 1 FROM up), (SELECT tat FROM prev)`,
+		SELECT EXISTS (SELECT 1 FROM up), (SELECT tat FROM prev), (SELECT tat FROM up)`,
 		bucket, now, interval.Microseconds(), window.Microseconds(),
-	).Scan(&allowed, &prev)
+	).Scan(&allowed, &prev, &tat)
 	if err != nil {
-		return false, 0, fmt.Errorf("postgres: rate limit: %w", err)
+		return fileframe.RateDecision{}, fmt.Errorf("postgres: rate limit: %w", err)
 	}
 	s.purgeRateLimits(ctx, now)
+	// The bucket is full when tat ≤ now; each interval of tat beyond now
+	// is a token taken.
+	left := func(tat time.Time) (int, time.Duration) {
+		used := max(tat.Sub(now), 0)
+		return max(int((window-used)/interval), 0), used
+	}
 	if allowed {
-		return true, 0, nil
+		d := fileframe.RateDecision{Allowed: true}
+		if tat != nil {
+			d.Remaining, d.Reset = left(*tat)
+		}
+		return d, nil
 	}
 	wait := interval // the row appeared after the snapshot: about one interval
+	d := fileframe.RateDecision{}
 	if prev != nil {
 		wait = prev.Add(interval).Sub(now.Add(window))
+		d.Remaining, d.Reset = left(*prev)
 	}
-	return false, max(wait, time.Microsecond), nil
+	d.RetryAfter = max(wait, time.Microsecond)
+	return d, nil
 }
 
 // purgeRateLimits deletes the rows of full buckets, at most once per

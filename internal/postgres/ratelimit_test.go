@@ -17,7 +17,8 @@ func TestRateLimitShared(t *testing.T) {
 
 	allow := func(s *Store, bucket string, at time.Time) (bool, time.Duration) {
 		t.Helper()
-		ok, wait, err := s.Allow(t.Context(), bucket, 2, 3, at) // 2/s, bursts of 3
+		d, err := s.Allow(t.Context(), bucket, 2, 3, at) // 2/s, bursts of 3
+		ok, wait := d.Allowed, d.RetryAfter
 		if err != nil {
 			t.Fatalf("Allow: %v", err)
 		}
@@ -68,7 +69,8 @@ func TestRateLimitConcurrent(t *testing.T) {
 	for i := range 10 {
 		wg.Go(func() {
 			for range 10 {
-				ok, _, err := stores[i%2].Allow(t.Context(), "key:busy", 0.001, 25, now)
+				d, err := stores[i%2].Allow(t.Context(), "key:busy", 0.001, 25, now)
+				ok := d.Allowed
 				if err != nil {
 					t.Errorf("Allow: %v", err)
 					return
@@ -90,12 +92,12 @@ func TestRateLimitConcurrent(t *testing.T) {
 func TestRateLimitPurge(t *testing.T) {
 	s := open(t, newDatabase(t))
 	start := time.Now()
-	if ok, _, err := s.Allow(t.Context(), "ip:old", 1, 1, start); err != nil || !ok {
-		t.Fatalf("Allow: %v %v", ok, err)
+	if d, err := s.Allow(t.Context(), "ip:old", 1, 1, start); err != nil || !d.Allowed {
+		t.Fatalf("Allow: %v %v", d.Allowed, err)
 	}
 	// Two minutes later the bucket is full, and a purge is due.
-	if ok, _, err := s.Allow(t.Context(), "ip:new", 1, 1, start.Add(2*time.Minute)); err != nil || !ok {
-		t.Fatalf("Allow: %v %v", ok, err)
+	if d, err := s.Allow(t.Context(), "ip:new", 1, 1, start.Add(2*time.Minute)); err != nil || !d.Allowed {
+		t.Fatalf("Allow: %v %v", d.Allowed, err)
 	}
 	var buckets []string
 	rows, err := s.pool.Query(t.Context(), `SELECT bucket FROM rate_limits ORDER BY bucket`)
@@ -113,7 +115,7 @@ func TestRateLimitPurge(t *testing.T) {
 	if len(buckets) != 1 || buckets[0] != "ip:new" {
 		t.Errorf("rows after the purge: got %q, want only ip:new", buckets)
 	}
-	if ok, _, _ := s.Allow(t.Context(), "ip:old", 1, 1, start.Add(2*time.Minute)); !ok {
+	if d, _ := s.Allow(t.Context(), "ip:old", 1, 1, start.Add(2*time.Minute)); !d.Allowed {
 		t.Errorf("a purged bucket: refused, want allowed (full)")
 	}
 }
@@ -121,7 +123,7 @@ func TestRateLimitPurge(t *testing.T) {
 func TestRateLimitFailsOnClosedStore(t *testing.T) {
 	s := open(t, newDatabase(t))
 	s.Close()
-	if _, _, err := s.Allow(t.Context(), "key:x", 1, 1, time.Now()); err == nil {
+	if _, err := s.Allow(t.Context(), "key:x", 1, 1, time.Now()); err == nil {
 		t.Errorf("Allow on a closed store: got no error")
 	}
 }

@@ -60,3 +60,9 @@ func (s *Service) DeleteFile(ctx context.Context, a fileframe.Account, id filefr
 	}
 	return deleted, blobErr, nil
 }
+
+// ListFiles returns one page of the account's files, newest first, after
+// the cursor when it is set (fileframe.FileQuery).
+func (s *Service) ListFiles(ctx context.Context, a fileframe.Account, after *fileframe.FileCursor, limit int) ([]fileframe.FileListing, error) {
+	return s.store.ListFiles(ctx, fileframe.FileQuery{Account: a.ID, After: after, Limit: limit})
+}

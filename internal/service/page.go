@@ -67,12 +67,22 @@ func (s *Service) CheckPage(ctx context.Context, doc []byte) (htmlcheck.Result, 
 	return res, nil
 }
 
+// PageMode says what saving a page does to what is live.
+type PageMode struct {
+	// Publish makes the saved revision live.
+	Publish bool
+	// KeepLive, without Publish, leaves the live revision live; without
+	// either, a published page goes back to draft (the seed endpoint's
+	// contract).
+	KeepLive bool
+}
+
 // SavePage stores doc as the next revision of the custom page of file f,
-// one of a's files: published, or as a draft when publish is false (a
-// published page then goes back to draft, as the API's contract says).
-// The account must be on Agency; the HTML must pass the rules (CheckPage).
-// The result carries the rules' warnings.
-func (s *Service) SavePage(ctx context.Context, a fileframe.Account, f fileframe.File, doc []byte, publish bool) (fileframe.Page, htmlcheck.Result, error) {
+// one of a's files, as mode says. HTML equal to the latest revision's adds
+// no revision (the page's SameAsLatest). The account must be on Agency;
+// the HTML must pass the rules (CheckPage). The result carries the rules'
+// warnings.
+func (s *Service) SavePage(ctx context.Context, a fileframe.Account, f fileframe.File, doc []byte, mode PageMode) (fileframe.Page, htmlcheck.Result, error) {
 	if err := customPages(a); err != nil {
 		return fileframe.Page{}, htmlcheck.Result{}, err
 	}
@@ -83,7 +93,7 @@ func (s *Service) SavePage(ctx context.Context, a fileframe.Account, f fileframe
 	if err != nil {
 		return fileframe.Page{}, res, err
 	}
-	page, err := s.store.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: doc, Publish: publish, At: s.now()})
+	page, err := s.store.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: doc, Publish: mode.Publish, KeepLive: mode.KeepLive, At: s.now()})
 	if fileframe.IsNotFound(err) {
 		return fileframe.Page{}, res, fileNotFound(f.ID) // deleted meanwhile
 	} else if err != nil {
@@ -167,4 +177,31 @@ func IsPageRejected(err error) (*PageRejected, bool) {
 	var pr *PageRejected
 	ok := errors.As(err, &pr)
 	return pr, ok
+}
+
+// Page returns the custom page of f, one of a's files: its latest and live
+// revisions. A file without a page is ENOTFOUND.
+func (s *Service) Page(ctx context.Context, a fileframe.Account, f fileframe.File) (fileframe.Page, error) {
+	if f.AccountID != a.ID {
+		return fileframe.Page{}, fileNotFound(f.ID)
+	}
+	return s.store.PageByFile(ctx, f.ID)
+}
+
+// Revisions lists the kept revisions of f's page, newest first, without
+// their HTML. A file without a page is ENOTFOUND.
+func (s *Service) Revisions(ctx context.Context, a fileframe.Account, f fileframe.File) ([]fileframe.Revision, error) {
+	if f.AccountID != a.ID {
+		return nil, fileNotFound(f.ID)
+	}
+	return s.store.Revisions(ctx, f.ID)
+}
+
+// Revision returns revision n of f's page with its HTML; one that is not
+// kept is ENOTFOUND.
+func (s *Service) Revision(ctx context.Context, a fileframe.Account, f fileframe.File, n int) (fileframe.Revision, error) {
+	if f.AccountID != a.ID {
+		return fileframe.Revision{}, fileNotFound(f.ID)
+	}
+	return s.store.Revision(ctx, f.ID, n)
 }

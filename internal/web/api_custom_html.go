@@ -2,15 +2,13 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -39,191 +37,93 @@ type customHTMLResponse struct {
 	Warnings   []htmlcheck.Finding `json:"warnings"`
 }
 
-// apiCustomHTML handles POST /api/campaign/custom-html: it stores the HTML
-// as the next revision of a file's custom page, published or as a draft.
-func (s *Server) apiCustomHTML(w http.ResponseWriter, r *http.Request) {
-	resp, err := s.customHTML(w, r)
-	if err != nil {
-		s.apiError(w, r, err)
-		return
-	}
-	s.writeAPIJSON(w, "application/json", http.StatusOK, resp)
+// apiCustomHTML is POST /api/campaign/custom-html: it stores the HTML as
+// the next revision of a file's custom page, published or as a draft.
+func (s *Server) apiCustomHTML() http.Handler {
+	return s.api(apiEndpoint{body: bodyJSON, run: s.customHTML})
 }
 
-// customHTML runs the checks of DESIGN.md's "Order of checks" one after the
-// other, the first failure winning, and then stores the page. Headers that
-// belong to a failure (Retry-After, Connection: close) are set on w here;
-// the caller writes the response.
-func (s *Server) customHTML(w http.ResponseWriter, r *http.Request) (customHTMLResponse, error) {
-	// 401
-	caller, err := s.authenticate(r)
-	if err != nil {
-		return customHTMLResponse{}, err
-	}
-	key := caller.key
-	s.touchKey(r, key)
-
-	// 403
-	if !caller.account.Plan.CustomPages() {
-		return customHTMLResponse{}, fileframe.Errorf(fileframe.CodePlanRequired,
-			"The account that owns this API key is on the %s plan; the API needs the Agency plan. Ask the account owner to upgrade: the same key works again as soon as the account is on Agency.",
-			caller.account.Plan)
-	}
-
-	// 429
-	if err := s.rateLimit(w, r, key); err != nil {
-		return customHTMLResponse{}, err
-	}
-
-	// 415
-	if err := checkJSONContentType(r.Header.Get("Content-Type")); err != nil {
-		return customHTMLResponse{}, err
-	}
-
-	// 413 body_too_large
-	body, err := s.readCustomHTMLBody(w, r)
-	if err != nil {
-		return customHTMLResponse{}, err
-	}
-
+// customHTML runs the checks of DESIGN.md's "Order of checks" that follow
+// the pipeline's (api), the first failure winning, and then stores the
+// page. Headers that belong to a failure (Retry-After) are set on w here.
+func (s *Server) customHTML(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
+	key := c.caller.key
 	// 400 invalid_json, invalid_field
-	req, err := parseCustomHTMLRequest(body)
+	req, err := parseCustomHTMLRequest(c.body)
 	if err != nil {
-		return customHTMLResponse{}, err
+		return 0, nil, err
 	}
 
 	// 400 file_id_required, file_id_not_allowed
 	fileID, err := targetFile(key, req.FileID)
 	if err != nil {
-		return customHTMLResponse{}, err
+		return 0, nil, err
 	}
 
 	// 404: another account's file is "not found" too, so that a key
 	// cannot tell which file IDs exist.
-	file, err := s.svc.OwnFile(r.Context(), caller.account, fileID)
-	if fileframe.IsNotFound(err) {
-		return customHTMLResponse{}, fileNotFound(fileID)
-	} else if err != nil {
-		return customHTMLResponse{}, fmt.Errorf("looking up file %s: %w", fileID, err)
+	file, err := s.reachFile(r.Context(), c.caller, fileID)
+	if err != nil {
+		return 0, nil, err
 	}
 
 	// 400 html_required
 	if req.HTML == "" {
-		return customHTMLResponse{}, fileframe.Errorf(fileframe.CodeHTMLRequired,
+		return 0, nil, fileframe.Errorf(fileframe.CodeHTMLRequired,
 			"The body has no html, or html is empty. Put the whole page, one complete HTML document as a JSON string, in the html field.")
 	}
 
 	// 413 html_too_large, then 422, then stored: the same use case as
 	// the app's page form.
-	doc := []byte(req.HTML)
-	page, check, err := s.svc.SavePage(r.Context(), caller.account, file, doc, req.Publish)
-	if rej, ok := service.IsPageRejected(err); ok {
-		return customHTMLResponse{}, pageRejection(rej)
-	} else if fileframe.IsNotFound(err) {
-		return customHTMLResponse{}, fileNotFound(fileID) // deleted meanwhile
-	} else if fileframe.ErrorCode(err) == fileframe.CodeBusy {
-		w.Header().Set("Retry-After", "5")
-		return customHTMLResponse{}, err
-	} else if err != nil {
-		return customHTMLResponse{}, fmt.Errorf("saving the page of file %s: %w", file.ID, err)
+	resp, err := s.savePageOp(r.Context(), c.caller, file, []byte(req.HTML), req.Publish, false)
+	if err != nil {
+		if fileframe.ErrorCode(err) == fileframe.CodeBusy {
+			w.Header().Set("Retry-After", "5")
+		}
+		return 0, nil, err
 	}
-	s.logFor(r).Info("api: custom page stored", "key_id", key.ID, "file_id", file.ID,
-		"revision", page.LatestRevision, "published", page.Published(), "bytes", len(doc))
+	return http.StatusOK, resp.customHTMLResponse, nil
+}
 
+// savedPage is the answer of an API call that stores a page revision: the
+// seed endpoint's answer, and for the REST API whether a revision was
+// added.
+type savedPage struct {
+	customHTMLResponse
+	// Created is false when the HTML was the same as the latest
+	// revision's, which then is Revision.
+	Created bool `json:"created"`
+}
+
+// savePageOp stores doc as a revision of f's page (service.SavePage):
+// published, a draft that takes the page offline (the seed endpoint), or
+// with keepLive a draft that leaves the live revision alone.
+func (s *Server) savePageOp(ctx context.Context, c apiCaller, f fileframe.File, doc []byte, publish, keepLive bool) (savedPage, error) {
+	page, check, err := s.svc.SavePage(ctx, c.account, f, doc, service.PageMode{Publish: publish, KeepLive: keepLive})
+	if rej, ok := service.IsPageRejected(err); ok {
+		return savedPage{}, pageRejection(rej)
+	} else if fileframe.IsNotFound(err) {
+		return savedPage{}, fileNotFound(f.ID) // deleted meanwhile
+	} else if fileframe.ErrorCode(err) == fileframe.CodeBusy {
+		return savedPage{}, err
+	} else if err != nil {
+		return savedPage{}, fmt.Errorf("saving the page of file %s: %w", f.ID, err)
+	}
+	s.logCtx(ctx).Info("api: custom page stored", "key_id", c.key.ID, "file_id", f.ID,
+		"revision", page.LatestRevision, "published", page.Published(), "new_revision", !page.SameAsLatest, "bytes", len(doc))
 	resp := customHTMLResponse{
 		OK:        true,
-		Slug:      file.Slug,
-		URL:       file.URL(),
-		Published: page.Published(),
+		Slug:      f.Slug,
+		URL:       f.URL(),
+		Published: page.LiveRevision == page.LatestRevision,
 		Revision:  page.LatestRevision,
-		PublicURL: s.publicURL(file.URL()),
+		PublicURL: s.publicURL(f.URL()),
 		Warnings:  nonNil(check.Warnings),
 	}
 	if !resp.Published {
-		token := s.previewToken(file.Slug, page.LatestRevision, s.now().Add(s.cfg.PreviewTTL))
-		resp.PreviewURL = s.publicURL(file.URL()) + "?preview=" + url.QueryEscape(token)
+		resp.PreviewURL = s.publicPreviewURL(f, page.LatestRevision)
 	}
-	return resp, nil
-}
-
-// rateLimit takes a token from the key's bucket and from the client
-// address's bucket. When either is empty it sets Retry-After and returns a
-// rate_limited error.
-func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request, key fileframe.Key) error {
-	ok, wait := s.allow(r, "key:"+string(key.ID), s.cfg.KeyRate, s.cfg.KeyBurst)
-	what := fmt.Sprintf("this API key (%g requests a second on average, bursts of %d)", s.cfg.KeyRate, max(s.cfg.KeyBurst, 1))
-	if ok {
-		ok, wait = s.allow(r, clientBucket(r.RemoteAddr), s.cfg.IPRate, s.cfg.IPBurst)
-		what = fmt.Sprintf("your network address (%g requests a second on average, bursts of %d)", s.cfg.IPRate, max(s.cfg.IPBurst, 1))
-	}
-	if ok {
-		return nil
-	}
-	secs := retryAfterSeconds(wait)
-	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
-	return fileframe.Errorf(fileframe.CodeRateLimited,
-		"Too many requests for %s. Wait %d seconds (the Retry-After header) and send the same request again.", what, secs)
-}
-
-// allow takes a token from a bucket of the rate limiter. A limiter that
-// fails (a shared one whose database is unreachable) lets the request pass:
-// the error is logged, and the API stays up without limits rather than
-// going down with the limiter.
-func (s *Server) allow(r *http.Request, bucket string, perSecond float64, burst int) (bool, time.Duration) {
-	ok, wait, err := s.limits.Allow(r.Context(), bucket, perSecond, burst, s.now())
-	if err != nil {
-		s.logFor(r).Error("api: rate limiter failed; letting the request pass", "bucket", bucket, "err", err)
-		return true, 0
-	}
-	return ok, wait
-}
-
-// checkJSONContentType accepts application/json with any parameters (such
-// as charset=utf-8) and refuses anything else.
-func checkJSONContentType(header string) error {
-	mediaType, _, err := mime.ParseMediaType(header)
-	if header == "" || err != nil || mediaType != "application/json" {
-		got := "no Content-Type header"
-		if header != "" {
-			got = fmt.Sprintf("Content-Type %q", truncate(header, 100))
-		}
-		return fileframe.Errorf(fileframe.CodeUnsupportedMediaType,
-			"The request has %s. Send the body as a JSON object with `Content-Type: application/json`.", got)
-	}
-	return nil
-}
-
-// readCustomHTMLBody reads the request body, refusing one larger than
-// maxCustomHTMLBody without reading past the cap: a declared Content-Length
-// over it is refused before reading anything, and a body of unknown length
-// is cut off by http.MaxBytesReader. After a refusal the connection is
-// closed, so the rest of the body is never read.
-func (s *Server) readCustomHTMLBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooLarge := func() error {
-		w.Header().Set("Connection", "close")
-		return fileframe.Errorf(fileframe.CodeBodyTooLarge,
-			"The request body is larger than %d bytes (8 MiB), so it was not read. The html field may hold at most %d bytes (1 MiB); shrink the page (inline smaller images, drop unused CSS) and send it again.",
-			maxCustomHTMLBody, htmlcheck.MaxSize)
-	}
-	if r.ContentLength > maxCustomHTMLBody {
-		return nil, tooLarge()
-	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 {
-		buf.Grow(int(min(r.ContentLength, 2<<20)))
-	}
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, s.idleBody(w, r.Body), maxCustomHTMLBody))
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return nil, tooLarge()
-	} else if stalled(err) {
-		return nil, fileframe.Errorf(fileframe.CodeRequestTimeout,
-			"No byte of the request body arrived for too long, so the server stopped waiting. Nothing was stored; send the request again.")
-	} else if err != nil {
-		return nil, fileframe.Errorf(fileframe.CodeInvalidJSON,
-			"The request body could not be read to its end: the connection broke, or the body was shorter than its Content-Length. Send the request again.")
-	}
-	return buf.Bytes(), nil
+	return savedPage{customHTMLResponse: resp, Created: !page.SameAsLatest}, nil
 }
 
 // targetFile applies the fileId rules: a page-bound key acts on its own file
@@ -388,4 +288,12 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// publicPreviewURL is the full address of the signed link that shows
+// revision rev of f's page as visitors would see it, for the preview
+// lifetime.
+func (s *Server) publicPreviewURL(f fileframe.File, rev int) string {
+	token := s.previewToken(f.Slug, rev, s.now().Add(s.cfg.PreviewTTL))
+	return s.publicURL(f.URL()) + "?preview=" + url.QueryEscape(token)
 }

@@ -692,9 +692,10 @@ func wantHeader(t *testing.T, res apiResult, name, want string) {
 }
 
 // TestAPIPublishTransitions follows one page through the spec's state table
-// (§3): each stored POST is the next revision; publish true makes it live,
-// and any POST without it takes the page offline (DESIGN: "A POST without
-// publish: true on a published page makes it a draft").
+// (§3): each stored POST of new HTML is the next revision; publish true
+// makes it live, and any POST without it takes the page offline (DESIGN: "A
+// POST without publish: true on a published page makes it a draft"). HTML
+// equal to the latest revision's adds none, with the same transitions.
 func TestAPIPublishTransitions(t *testing.T) {
 	fx := newAPIFixture(t)
 	steps := []struct {
@@ -709,7 +710,7 @@ func TestAPIPublishTransitions(t *testing.T) {
 		{true, true},
 	}
 	for i, st := range steps {
-		fields := map[string]any{"html": validPage}
+		fields := map[string]any{"html": strings.Replace(validPage, "</body>", fmt.Sprintf("<!-- %d --></body>", i), 1)}
 		if st.publish != nil {
 			fields["publish"] = st.publish
 		}
@@ -719,6 +720,15 @@ func TestAPIPublishTransitions(t *testing.T) {
 			t.Errorf("step %d: revision %d, want %d", i+1, got, i+1)
 		}
 		wantPublished(t, res, st.live)
+		// The same HTML again, with the other publish: no new revision,
+		// and the transition the second POST asks for.
+		again := map[string]any{"html": fields["html"], "publish": !st.live}
+		res = fx.post(t, fx.page, again)
+		checkSuccess(t, fx, res, fx.file)
+		if got := int(res.body["revision"].(float64)); got != i+1 {
+			t.Errorf("step %d again: revision %d, want %d (no new revision for the same HTML)", i+1, got, i+1)
+		}
+		wantPublished(t, res, !st.live)
 	}
 }
 

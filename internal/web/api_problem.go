@@ -86,7 +86,9 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 	case fileframe.CodeUnauthorized:
 		h.Set("WWW-Authenticate", "Bearer")
 	case fileframe.CodeMethodNotAllowed:
-		h.Set("Allow", http.MethodPost)
+		if h.Get("Allow") == "" {
+			h.Set("Allow", http.MethodPost)
+		}
 	}
 	s.writeAPIJSON(w, "application/problem+json", status, body)
 }

@@ -1,11 +1,15 @@
 package web
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"hash"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"strconv"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/service"
@@ -40,52 +44,74 @@ func (s *Server) uploaded(f fileframe.File) uploadedFile {
 	}
 }
 
-// apiUploadFiles handles POST /api/files: a general API key of an Agency
+// apiUploadFiles is POST /api/files: a general API key of an Agency
 // account uploads files, as multipart/form-data (every part named "file"
 // with a file name) or as the raw body with the name in ?name=.
-func (s *Server) apiUploadFiles(w http.ResponseWriter, r *http.Request) {
-	files, err := s.apiUpload(w, r)
+func (s *Server) apiUploadFiles() http.Handler {
+	return s.api(apiEndpoint{body: bodyStream, general: true, scope: "Uploading files",
+		run: s.apiUpload, fingerprint: s.uploadFingerprint})
+}
+
+func (s *Server) apiUpload(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
+	var files []uploadedFile
+	fp := newUploadFingerprint(r)
+	err := s.eachUpload(r, s.uploadBody(w, r.Body), func(name string, size int64, content io.Reader) error {
+		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: c.caller.account, Name: name, Size: size, Body: content})
+		if err != nil {
+			return err
+		}
+		fp.add(name, f.BlobKey)
+		files = append(files, s.uploaded(f))
+		return nil
+	})
 	if err != nil {
 		if len(files) > 0 {
 			err = &storedFilesError{err: err, files: files}
 		}
-		s.apiError(w, r, err)
-		return
+		return 0, nil, err
 	}
+	c.fingerprint = fp.sum()
 	resp := uploadResponse{OK: true, uploadedFile: files[0], Files: files}
 	w.Header().Set("Location", resp.Page)
-	s.writeAPIJSON(w, "application/json", http.StatusCreated, resp)
+	return http.StatusCreated, resp, nil
 }
 
-func (s *Server) apiUpload(w http.ResponseWriter, r *http.Request) ([]uploadedFile, error) {
-	caller, err := s.authenticate(r)
-	if err != nil {
-		return nil, err
-	}
-	s.touchKey(r, caller.key)
-	if !caller.account.Plan.CustomPages() {
-		return nil, fileframe.Errorf(fileframe.CodePlanRequired,
-			"The account that owns this API key is on the %s plan; the API needs the Agency plan. Ask the account owner to upgrade: the same key works again as soon as the account is on Agency.",
-			caller.account.Plan)
-	}
-	if caller.key.Kind != fileframe.KeyGeneral {
-		return nil, unauthorized("This is a page-bound key (ffp_), which acts on one file's page only. Uploading files needs a general key (ffk_).")
-	}
-	if err := s.rateLimit(w, r, caller.key); err != nil {
-		return nil, err
-	}
-	body := s.uploadBody(w, r.Body)
-	var files []uploadedFile
-	err = s.eachUpload(r, body, func(name string, size int64, content io.Reader) error {
-		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: caller.account, Name: name, Size: size, Body: content})
-		if err != nil {
-			return err
+// uploadFingerprint reads an upload request's files to their ends and
+// returns the fingerprint that apiUpload gives the same request: its
+// files' names and contents, hashed (not its bytes: a multipart boundary
+// differs from one try of curl to the next). Nothing is stored.
+func (s *Server) uploadFingerprint(w http.ResponseWriter, r *http.Request, _ *apiCall) (string, error) {
+	fp := newUploadFingerprint(r)
+	err := s.eachUpload(r, s.uploadBody(w, r.Body), func(name string, _ int64, content io.Reader) error {
+		h := sha256.New()
+		if _, err := io.Copy(h, content); stalled(err) {
+			return fileframe.Errorf(fileframe.CodeRequestTimeout,
+				"No bytes of the upload arrived for too long, so the server stopped waiting. Send the file again.")
+		} else if err != nil {
+			return fileframe.Errorf(fileframe.CodeUploadIncomplete,
+				"The upload ended before all of its bytes arrived: the connection was cut. Send the file again.")
 		}
-		files = append(files, s.uploaded(f))
+		fp.add(name, hex.EncodeToString(h.Sum(nil)))
 		return nil
 	})
-	return files, err
+	return fp.sum(), err
 }
+
+// uploadHash hashes the path of an upload request and each of its
+// files' name and content hash, in order.
+type uploadHash struct{ h hash.Hash }
+
+func newUploadFingerprint(r *http.Request) uploadHash {
+	u := uploadHash{sha256.New()}
+	io.WriteString(u.h, r.Method+" "+r.URL.EscapedPath()+"\n")
+	return u
+}
+
+func (u uploadHash) add(name, contentSHA256 string) {
+	io.WriteString(u.h, strconv.Quote(name)+" "+contentSHA256+"\n")
+}
+
+func (u uploadHash) sum() string { return hex.EncodeToString(u.h.Sum(nil)) }
 
 // storedFilesError is the error of an upload request that stored files
 // before it failed: the answer lists them (problem.Files).
@@ -138,12 +164,6 @@ func (s *Server) eachUpload(r *http.Request, body io.Reader, store func(name str
 			"The multipart body has no file: send each file in a part named file with a file name (curl -F file=@report.pdf).")
 	}
 	return nil
-}
-
-// apiUploadMethodNotAllowed answers any method but POST on /api/files.
-func (s *Server) apiUploadMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	s.apiError(w, r, fileframe.Errorf(fileframe.CodeMethodNotAllowed,
-		"%s is not allowed here: upload files with POST /api/files.", r.Method))
 }
 
 // eachFormPart calls fn for every part of a multipart/form-data body.

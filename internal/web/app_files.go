@@ -480,7 +480,7 @@ func (s *Server) savePage(w http.ResponseWriter, r *http.Request, user *signedIn
 	var page fileframe.Page
 	if msg == "" {
 		var err error
-		page, res, err = s.svc.SavePage(r.Context(), user.account, f, doc, publish)
+		page, res, err = s.svc.SavePage(r.Context(), user.account, f, doc, service.PageMode{Publish: publish})
 		if _, rejected := service.IsPageRejected(err); rejected {
 			msg = "The page was not saved: fix the problem listed below and save again."
 			if n := len(res.Errors); n > 1 {

@@ -95,11 +95,11 @@ type limitedBucket struct {
 // charged.
 func (s *Server) rateLimited(w http.ResponseWriter, r *http.Request, name string, p appPage, buckets ...limitedBucket) bool {
 	for _, b := range buckets {
-		ok, wait := s.allow(r, b.name, b.limit.PerSecond, b.limit.Burst)
-		if ok {
+		d := s.allow(r, b.name, b.limit.PerSecond, b.limit.Burst)
+		if d.Allowed {
 			continue
 		}
-		secs := retryAfterSeconds(wait)
+		secs := retryAfterSeconds(d.RetryAfter)
 		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 		p.Errors[""] = fmt.Sprintf("Too many attempts. Please wait %d seconds and try again.", secs)
 		s.renderApp(w, r, http.StatusTooManyRequests, name, p)

@@ -521,11 +521,11 @@ func TestAppRateLimit(t *testing.T) {
 // everything else pass, so a test sees that bucket is asked for.
 type emailLimiter struct{ refuse string }
 
-func (l emailLimiter) Allow(_ context.Context, bucket string, _ float64, _ int, _ time.Time) (bool, time.Duration, error) {
+func (l emailLimiter) Allow(_ context.Context, bucket string, _ float64, _ int, _ time.Time) (fileframe.RateDecision, error) {
 	if bucket == l.refuse {
-		return false, 30 * time.Second, nil
+		return fileframe.RateDecision{RetryAfter: 30 * time.Second}, nil
 	}
-	return true, 0, nil
+	return fileframe.RateDecision{Allowed: true}, nil
 }
 
 func TestAppRateLimitPerEmail(t *testing.T) {

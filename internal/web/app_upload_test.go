@@ -458,7 +458,7 @@ func TestAPIUploadRefused(t *testing.T) {
 	}{
 		{"no key", "", "application/octet-stream", "?name=a", strings.NewReader("a"), 401, fileframe.CodeUnauthorized},
 		{"Pro account", proKey, "application/octet-stream", "?name=a", strings.NewReader("a"), 403, fileframe.CodePlanRequired},
-		{"page-bound key", pageKey, "application/octet-stream", "?name=a", strings.NewReader("a"), 401, fileframe.CodeUnauthorized},
+		{"page-bound key", pageKey, "application/octet-stream", "?name=a", strings.NewReader("a"), 403, fileframe.CodeKeyScope},
 		{"raw without a name", key, "application/octet-stream", "", strings.NewReader("a"), 400, fileframe.CodeInvalidField},
 		{"name with a line break", key, "application/octet-stream", "?name=a%0Ab", strings.NewReader("a"), 400, fileframe.CodeInvalidField},
 		{"multipart without a file", key, noFileCT, "", noFileBody, 400, fileframe.CodeInvalidField},
@@ -490,8 +490,9 @@ func TestAPIUploadRefused(t *testing.T) {
 	if resp.StatusCode != 413 || !strings.Contains(string(body), "larger than the 399 B left of the Agency plan's 1000 B of storage") {
 		t.Errorf("multipart over the storage quota: got %d: %s", resp.StatusCode, body)
 	}
-	if resp, _ := e.get(e.app.URL + "/api/files"); resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("GET /api/files: got %d, want 405", resp.StatusCode)
+	req, _ := http.NewRequest(http.MethodPut, e.app.URL+"/api/files", nil)
+	if resp, _ := e.do(req); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST" {
+		t.Errorf("PUT /api/files: got %d, Allow %q; want 405, GET, POST", resp.StatusCode, resp.Header.Get("Allow"))
 	}
 }
 

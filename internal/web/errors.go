@@ -52,6 +52,12 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeForbidden:            {http.StatusForbidden, "Forbidden"},
 	fileframe.CodeMisdirected:          {http.StatusMisdirectedRequest, "Misdirected request"},
 	fileframe.ENOTFOUND:                {http.StatusNotFound, "Not found"},
+	// The REST API's (api_files.go, api_pages.go, api_idempotency.go).
+	fileframe.CodeKeyScope:                 {http.StatusForbidden, "Key cannot do this"},
+	fileframe.CodeRevisionNotFound:         {http.StatusNotFound, "Revision not found"},
+	fileframe.CodeIdempotencyKeyInvalid:    {http.StatusBadRequest, "Malformed Idempotency-Key"},
+	fileframe.CodeIdempotencyKeyReused:     {http.StatusUnprocessableEntity, "Idempotency-Key reused for another request"},
+	fileframe.CodeIdempotencyKeyInProgress: {http.StatusConflict, "Request with this Idempotency-Key still running"},
 }
 
 // internalKind is the answer to every error without a listed code.

@@ -283,7 +283,7 @@ func TestOwnWritesCounted(t *testing.T) {
 		do   func() error
 	}{
 		{"SavePage", func() error {
-			_, _, err := svc.SavePage(ctx, a, f, []byte(customHTML("x")), true)
+			_, _, err := svc.SavePage(ctx, a, f, []byte(customHTML("x")), service.PageMode{Publish: true})
 			return err
 		}},
 		{"PublishRevision", func() error { _, err := svc.PublishRevision(ctx, a, f, 0); return err }},

@@ -64,12 +64,18 @@ var _ fileframe.RateLimiter = (*limiter)(nil)
 
 // Allow is allow at the given time, as fileframe.RateLimiter; it never
 // fails.
-func (l *limiter) Allow(_ context.Context, bucket string, perSecond float64, burst int, now time.Time) (bool, time.Duration, error) {
-	ok, wait := l.allowAt(now, bucket, perSecond, burst)
-	return ok, wait, nil
+func (l *limiter) Allow(_ context.Context, bucket string, perSecond float64, burst int, now time.Time) (fileframe.RateDecision, error) {
+	return l.take(now, bucket, perSecond, burst), nil
 }
 
 func (l *limiter) allowAt(now time.Time, bucket string, perSecond float64, burst int) (ok bool, retryAfter time.Duration) {
+	d := l.take(now, bucket, perSecond, burst)
+	return d.Allowed, d.RetryAfter
+}
+
+// take takes a token from the bucket at now, if there is one, and says
+// what is left.
+func (l *limiter) take(now time.Time, bucket string, perSecond float64, burst int) fileframe.RateDecision {
 	burst = max(burst, 1) // a bucket of 0 would refuse everything for ever
 
 	// Everything happens under l.mu, so that a sweep cannot drop a bucket
@@ -98,13 +104,19 @@ func (l *limiter) allowAt(now time.Time, bucket string, perSecond float64, burst
 	}
 	r := lim.ReserveN(now, 1)
 	if !r.OK() {
-		return false, time.Duration(math.MaxInt64)
+		return fileframe.RateDecision{RetryAfter: time.Duration(math.MaxInt64)}
 	}
-	if d := r.DelayFrom(now); d > 0 {
+	d := fileframe.RateDecision{Allowed: true}
+	if wait := r.DelayFrom(now); wait > 0 {
 		r.CancelAt(now)
-		return false, d
+		d = fileframe.RateDecision{RetryAfter: wait}
 	}
-	return true, 0
+	tokens := lim.TokensAt(now)
+	d.Remaining = max(int(math.Floor(tokens)), 0)
+	if missing := float64(burst) - tokens; missing > 0 && perSecond > 0 {
+		d.Reset = time.Duration(missing / perSecond * float64(time.Second))
+	}
+	return d
 }
 
 // dropFull removes the buckets that have refilled to their burst.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
 // recordingLimiter is a fileframe.RateLimiter that refuses every bucket
@@ -20,18 +22,18 @@ type recordingLimiter struct {
 	lastNow time.Time
 }
 
-func (l *recordingLimiter) Allow(_ context.Context, bucket string, perSecond float64, burst int, now time.Time) (bool, time.Duration, error) {
+func (l *recordingLimiter) Allow(_ context.Context, bucket string, perSecond float64, burst int, now time.Time) (fileframe.RateDecision, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.calls = append(l.calls, bucket)
 	l.lastNow = now
 	if l.err != nil {
-		return false, 0, l.err
+		return fileframe.RateDecision{}, l.err
 	}
 	if d, ok := l.deny[bucket]; ok {
-		return false, d, nil
+		return fileframe.RateDecision{RetryAfter: d}, nil
 	}
-	return true, 0, nil
+	return fileframe.RateDecision{Allowed: true, Remaining: burst - 1}, nil
 }
 
 // TestAPIRateLimiterPluggable checks that the API asks Config.RateLimiter,

@@ -26,7 +26,13 @@ func requestID(ctx context.Context) string {
 
 // logFor returns the server's logger with the request's ID on every line.
 func (s *Server) logFor(r *http.Request) *slog.Logger {
-	return s.log.With("request_id", requestID(r.Context()))
+	return s.logCtx(r.Context())
+}
+
+// logCtx is logFor for code that has the request's context only (the
+// API's operations, which MCP calls too).
+func (s *Server) logCtx(ctx context.Context) *slog.Logger {
+	return s.log.With("request_id", requestID(ctx))
 }
 
 // requestIDLen is the length of the IDs that requestIDs makes.

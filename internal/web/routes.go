@@ -63,11 +63,33 @@ func (s *Server) appRoutes() []route {
 		{"GET /f/{slug}/background", groupPublic, s.publicImage("background")},
 		{"GET /static/", groupPublic, s.staticFiles()},
 
-		// API, by key (api_*.go).
-		{"POST /api/campaign/custom-html", groupKey, http.HandlerFunc(s.apiCustomHTML)},
-		{"/api/campaign/custom-html", groupPublic, http.HandlerFunc(s.apiMethodNotAllowed)},
-		{"POST /api/files", groupKey, http.HandlerFunc(s.apiUploadFiles)},
-		{"/api/files", groupPublic, http.HandlerFunc(s.apiUploadMethodNotAllowed)},
+		// API, by key (api_*.go): every endpoint runs the pipeline of
+		// api_call.go (key, plan, key scope, rate limits, body,
+		// Idempotency-Key); each path answers other methods 405.
+		{"POST /api/campaign/custom-html", groupKey, s.apiCustomHTML()},
+		{"/api/campaign/custom-html", groupPublic, s.apiMethods("POST")},
+		{"GET /api/files", groupKey, s.api(apiEndpoint{run: s.apiListFiles})},
+		{"POST /api/files", groupKey, s.apiUploadFiles()},
+		{"/api/files", groupPublic, s.apiMethods("GET", "POST")},
+		{"GET /api/files/{id}", groupKey, s.api(apiEndpoint{run: s.apiGetFile})},
+		{"PATCH /api/files/{id}", groupKey, s.api(apiEndpoint{body: bodyJSON, mergePatch: true, general: true, scope: "Renaming files", run: s.apiRenameFile})},
+		{"DELETE /api/files/{id}", groupKey, s.api(apiEndpoint{general: true, scope: "Deleting files", run: s.apiDeleteFile})},
+		{"/api/files/{id}", groupPublic, s.apiMethods("GET", "PATCH", "DELETE")},
+		{"GET /api/files/{id}/page", groupKey, s.api(apiEndpoint{run: s.apiGetPage})},
+		{"/api/files/{id}/page", groupPublic, s.apiMethods("GET")},
+		{"GET /api/files/{id}/page/revisions", groupKey, s.api(apiEndpoint{run: s.apiListRevisions})},
+		{"POST /api/files/{id}/page/revisions", groupKey, s.api(apiEndpoint{body: bodyJSON, run: s.apiSaveRevision})},
+		{"/api/files/{id}/page/revisions", groupPublic, s.apiMethods("GET", "POST")},
+		{"GET /api/files/{id}/page/revisions/{rev}", groupKey, s.api(apiEndpoint{run: s.apiGetRevision})},
+		{"/api/files/{id}/page/revisions/{rev}", groupPublic, s.apiMethods("GET")},
+		{"POST /api/files/{id}/page/revisions/{rev}/restore", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiRestoreRevision})},
+		{"/api/files/{id}/page/revisions/{rev}/restore", groupPublic, s.apiMethods("POST")},
+		{"POST /api/files/{id}/page/publish", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiPublish})},
+		{"/api/files/{id}/page/publish", groupPublic, s.apiMethods("POST")},
+		{"POST /api/files/{id}/page/unpublish", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiUnpublish})},
+		{"/api/files/{id}/page/unpublish", groupPublic, s.apiMethods("POST")},
+		{"POST /api/html/check", groupKey, s.api(apiEndpoint{body: bodyJSON, run: s.apiCheckHTML})},
+		{"/api/html/check", groupPublic, s.apiMethods("POST")},
 		{"/api/", groupPublic, http.HandlerFunc(s.apiNotFound)},
 
 		// Visitors (app_pages.go).
