@@ -59,6 +59,11 @@ const (
 	CodeMisdirected = "misdirected"
 )
 
+// CodeKeyScope is the code of a request that a valid key of an Agency
+// account may not make: its kind cannot do that (a page-bound key acts on
+// one file's page; uploading needs a general key).
+const CodeKeyScope = "key_scope"
+
 // Error is the one error type of the service: a stable code and a message
 // that is safe to show to the user. Internal causes are never put in Message;
 // wrap them with fmt.Errorf and they are logged, not shown.

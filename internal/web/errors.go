@@ -52,6 +52,9 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeForbidden:            {http.StatusForbidden, "Forbidden"},
 	fileframe.CodeMisdirected:          {http.StatusMisdirectedRequest, "Misdirected request"},
 	fileframe.ENOTFOUND:                {http.StatusNotFound, "Not found"},
+
+	// Keys.
+	fileframe.CodeKeyScope: {http.StatusForbidden, "Key cannot do this"},
 }
 
 // internalKind is the answer to every error without a listed code.
