@@ -169,6 +169,7 @@ func runRemoteUpload(ctx context.Context, c *CLI, flags *flag.FlagSet, args []st
 			progressbar.OptionSetWriter(c.Stderr),
 			progressbar.OptionSetDescription(*name),
 			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
