@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 
+	"github.com/fileframe/fileframe/internal/client"
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/password"
 )
@@ -36,10 +38,28 @@ Usage:
   fileframe migrate [--json]
   fileframe version
 
-Every command but version takes --data DIR (default ./data, or $FILEFRAME_DATA)
+Every command above but version takes --data DIR (default ./data, or $FILEFRAME_DATA)
 and the same flags as serve for PostgreSQL (--database-url) and S3 (--s3-bucket, ...),
-and works while servers run on the same data. Run 'fileframe COMMAND -h' for
-a command's flags.
+and works while servers run on the same data.
+
+Client commands (talk to a server over HTTP):
+  fileframe remote upload PATH [--name N] [--json]
+  fileframe remote files [--limit N] [--all] [--json]
+  fileframe remote file FILE_ID [--json]
+  fileframe remote rename FILE_ID NAME [--json]
+  fileframe remote delete FILE_ID [--json]
+  fileframe remote check PAGE.html [--json]
+  fileframe remote publish FILE_ID PAGE.html [--draft] [--json]
+  fileframe remote page FILE_ID [--json]
+  fileframe remote revisions FILE_ID [--limit N] [--all] [--json]
+  fileframe remote unpublish FILE_ID [--json]
+  fileframe remote restore FILE_ID REV [--publish] [--json]
+
+They never open a database: they need the server's address and an API key,
+from $FILEFRAME_URL and $FILEFRAME_KEY or --url and --key. remote upload
+resumes where an interrupted run of the same command stopped.
+
+Run 'fileframe COMMAND -h' for a command's flags.
 `
 
 // CLI runs one fileframe command. Its fields are the process's streams and
@@ -50,6 +70,12 @@ type CLI struct {
 	// Passwords hashes the passwords of account create under its memory
 	// budget, as serve's does; nil means password's defaults.
 	Passwords *password.Hasher
+	// HTTPClient sends the client commands' requests; nil means one with
+	// http.DefaultTransport.
+	HTTPClient *http.Client
+	// CacheDir is where remote upload keeps the state of unfinished
+	// uploads (under fileframe/uploads); "" means os.UserCacheDir().
+	CacheDir string
 }
 
 // passwords returns c.Passwords, or a Hasher with password's defaults.
@@ -87,6 +113,17 @@ func commands() []command {
 		{"key revoke", runKeyRevoke},
 		{"migrate", runMigrate},
 		{"version", runVersion},
+		{"remote upload", runRemoteUpload},
+		{"remote files", runRemoteFiles},
+		{"remote file", runRemoteFile},
+		{"remote rename", runRemoteRename},
+		{"remote delete", runRemoteDelete},
+		{"remote check", runRemoteCheck},
+		{"remote publish", runRemotePublish},
+		{"remote page", runRemotePage},
+		{"remote revisions", runRemoteRevisions},
+		{"remote unpublish", runRemoteUnpublish},
+		{"remote restore", runRemoteRestore},
 	}
 }
 
@@ -104,7 +141,7 @@ func (c *CLI) Run(ctx context.Context, args []string) int {
 	cmd, rest, ok := findCommand(args)
 	if !ok {
 		name := args[0]
-		if len(args) > 1 && (name == "account" || name == "file" || name == "key") {
+		if len(args) > 1 && (name == "account" || name == "file" || name == "key" || name == "remote") {
 			name += " " + args[1]
 		}
 		fmt.Fprintf(c.Stderr, "fileframe: unknown command %q\n\n%s", name, usageText)
@@ -144,6 +181,10 @@ func findCommand(args []string) (command, []string, bool) {
 // errorText is what the operator sees for err: the user-safe message of a
 // *fileframe.Error, else the error with the context it was wrapped in.
 func errorText(err error) string {
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return remoteErrorText(err, ce)
+	}
 	var fe *fileframe.Error
 	if errors.As(err, &fe) && fileframe.ErrorCode(err) != fileframe.EINTERNAL {
 		return fe.Message

@@ -103,8 +103,9 @@ func (s *Server) newTusUploads() (*tusUploads, error) {
 }
 
 // tusRoute is a route of the tus endpoint (routes.go): a session of the
-// upload's own account, the session's CSRF token on a state change
-// (tusSession), and the cross-origin protection, around tusd's handler h.
+// upload's own account with the session's CSRF token on a state change, or
+// a general API key of it (tusSession), and the cross-origin protection,
+// around tusd's handler h.
 func (s *Server) tusRoute(h http.HandlerFunc) http.Handler {
 	return s.crossOrigin(s.tusSession(http.StripPrefix(strings.TrimSuffix(tusBasePath, "/"), s.tus.h.Middleware(h))))
 }
@@ -183,40 +184,61 @@ func (s *Server) tusHead(t *tusUploads) http.HandlerFunc {
 	}
 }
 
-// uploaderKey is the context key of the signed-in session of a tus request,
-// which tusd's hooks read from their event's context.
+// uploaderKey is the context key of the account a tus request uploads
+// for (a fileframe.Account), which tusd's hooks read from their event's
+// context.
 type uploaderKey struct{}
 
-// tusSession lets a tus request through only for a signed-in session (401
-// otherwise), with the session's CSRF token in csrfHeader on a state change
-// (403 otherwise), and on an upload of the session's account (404
-// otherwise: an upload ID names its account, tusUploadAccount).
+// tusSession lets a tus request through for one of two callers: a request
+// with an Authorization header is an API client's (tusKey: a general key
+// of an Agency account, as POST /api/files takes; no CSRF token, no
+// cookies read); any other needs a signed-in session (401 otherwise), with
+// the session's CSRF token in csrfHeader on a state change (403
+// otherwise). Either way the upload must be the caller's account's (404
+// otherwise: an upload ID names its account, tusUploadAccount). Refusals
+// of a key are problem+json (apiError), of a session plain text.
 func (s *Server) tusSession(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		user := s.currentSession(w, r)
-		if user == nil {
-			s.textError(w, r, errTusSignIn)
-			return
-		}
-		if r.Method != http.MethodHead && !verifyCSRF(s.csrfKey(), "session:"+user.session.Hash, r.Header.Get(csrfHeader)) {
-			s.textError(w, r, fileframe.Errorf(fileframe.CodeFormExpired, "This page expired. Reload it and upload again."))
-			return
+		var account fileframe.Account
+		refuse := func(err error) { s.textError(w, r, err) }
+		if r.Header.Get("Authorization") != "" {
+			// The key only, even beside a session cookie: a request
+			// must not be both, and a key needs no CSRF token because a
+			// browser never sends one on its own.
+			refuse = func(err error) { s.apiError(w, r, err) }
+			caller, err := s.tusKey(w, r)
+			if err != nil {
+				refuse(err)
+				return
+			}
+			account = caller.account
+		} else {
+			user := s.currentSession(w, r)
+			if user == nil {
+				refuse(errTusSignIn)
+				return
+			}
+			if r.Method != http.MethodHead && !verifyCSRF(s.csrfKey(), "session:"+user.session.Hash, r.Header.Get(csrfHeader)) {
+				refuse(fileframe.Errorf(fileframe.CodeFormExpired, "This page expired. Reload it and upload again."))
+				return
+			}
+			account = user.account
 		}
 		// The ID as the route decoded it, and as tusd will read it (the
 		// path StripPrefix leaves): both must be one upload ID of this
 		// account, whole, so that no encoding can make them differ.
 		if id := r.PathValue("id"); id != "" {
 			owner, ok := tusUploadAccount(id)
-			if !ok || owner != user.account.ID || r.URL.Path != tusBasePath+id {
-				s.textError(w, r, fileframe.Errorf(fileframe.ENOTFOUND, "There is no such upload."))
+			if !ok || owner != account.ID || r.URL.Path != tusBasePath+id {
+				refuse(fileframe.Errorf(fileframe.ENOTFOUND, "There is no such upload."))
 				return
 			}
 		}
 		// A length told later would leave nothing to reserve the quota
 		// for; tusd answers it 501, which is for the server's failings.
 		if r.Header.Get("Upload-Defer-Length") != "" {
-			s.textError(w, r, fileframe.Errorf(fileframe.CodeInvalidField, "Send the upload's length in Upload-Length when it starts: its space is reserved then (Upload-Defer-Length is not supported)."))
+			refuse(fileframe.Errorf(fileframe.CodeInvalidField, "Send the upload's length in Upload-Length when it starts: its space is reserved then (Upload-Defer-Length is not supported)."))
 			return
 		}
 		// A body that the client cuts short or stops sending is its
@@ -225,12 +247,38 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 		body := &clientBodyReader{ReadCloser: r.Body}
 		r.Body = body
 		w = &clientFaultWriter{ResponseWriter: w, body: body}
-		ctx := context.WithValue(r.Context(), uploaderKey{}, user)
+		ctx := context.WithValue(r.Context(), uploaderKey{}, account)
 		ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
 		ctx = context.WithValue(ctx, clientBodyKey{}, body)
 		ctx = context.WithValue(ctx, requestContextKey{}, ctx)
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// tusKey checks the API key of a tus request as POST /api/files does, in
+// DESIGN.md's order: the key (401), the plan (403 plan_required), the
+// key's kind (403 key_scope: a page-bound key cannot upload), the rate
+// limits (429). Every request of an upload (POST, HEAD, PATCH, DELETE)
+// counts against them.
+func (s *Server) tusKey(w http.ResponseWriter, r *http.Request) (apiCaller, error) {
+	caller, err := s.authenticate(r)
+	if err != nil {
+		return apiCaller{}, err
+	}
+	s.touchKey(r, caller.key)
+	if !caller.account.Plan.CustomPages() {
+		return apiCaller{}, fileframe.Errorf(fileframe.CodePlanRequired,
+			"The account that owns this API key is on the %s plan; the API needs the Agency plan. Ask the account owner to upgrade: the same key works again as soon as the account is on Agency.",
+			caller.account.Plan)
+	}
+	if caller.key.Kind != fileframe.KeyGeneral {
+		return apiCaller{}, fileframe.Errorf(fileframe.CodeKeyScope,
+			"This is a page-bound key (ffp_), which acts on one file's page only. Uploading files needs a general key (ffk_).")
+	}
+	if err := s.rateLimit(w, r, caller.key); err != nil {
+		return apiCaller{}, err
+	}
+	return caller, nil
 }
 
 // clientBodyKey is the context key of a tus request's clientBodyReader.
@@ -444,11 +492,8 @@ func (t detachedTermination) Terminate(ctx context.Context) error {
 
 // uploader returns the account of a tus hook's request.
 func uploader(ctx context.Context) (fileframe.Account, bool) {
-	user, ok := ctx.Value(uploaderKey{}).(*signedIn)
-	if !ok {
-		return fileframe.Account{}, false
-	}
-	return user.account, true
+	a, ok := ctx.Value(uploaderKey{}).(fileframe.Account)
+	return a, ok
 }
 
 // tusName returns the file name in a tus upload's metadata (tus-js-client

@@ -42,8 +42,9 @@ const (
 	// groupAdmin: a signed-in administrator (anyone else gets the
 	// ordinary 404), with the CSRF token for state changes.
 	groupAdmin group = "admin"
-	// groupTus: resumable uploads: a signed-in owner, the session's CSRF
-	// token in X-CSRF-Token on a state change, and an upload ID of the
+	// groupTus: resumable uploads: a signed-in owner with the session's
+	// CSRF token in X-CSRF-Token on a state change, or a general API key
+	// (Authorization: Bearer) of an Agency account; and an upload ID of the
 	// owner's own (tusSession).
 	groupTus group = "tus"
 	// groupOps: the operations endpoints; /readyz and /metrics need the
