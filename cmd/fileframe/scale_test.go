@@ -244,6 +244,24 @@ func TestScaleOut(t *testing.T) {
 		t.Errorf("429 from B: Retry-After %q, want seconds to wait", ra)
 	}
 
+	// An Idempotency-Key kept by A answers the retry sent to B: the same
+	// answer, and no second revision (its revision number says so).
+	idemKey := cli("key", "create", "--email", "agent@example.com")["key"].(string)
+	idem := func(p *serveProc) (*http.Response, []byte) {
+		body, _ := json.Marshal(map[string]any{"html": testPage + "<!-- idem -->", "publish": true})
+		req, _ := http.NewRequest(http.MethodPost, p.app+"/api/files/"+fileID+"/page/revisions", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+idemKey)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "scale-out-retry")
+		return httpDo(t, req)
+	}
+	r1, b1 := idem(a)
+	r2, b2 := idem(b)
+	if r1.StatusCode != http.StatusCreated || r2.StatusCode != http.StatusCreated || !bytes.Equal(b1, b2) || r2.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry through B of a POST through A: %d %s / %d %q %s, want the same 201 replayed",
+			r1.StatusCode, b1, r2.StatusCode, r2.Header.Get("Idempotent-Replayed"), b2)
+	}
+
 	// A key used through B, then revoked, is refused by B at once.
 	generalKey := general["key"].(string)
 	if status, res := postPageFor(t, b.app, generalKey, fileID); status != http.StatusOK {
