@@ -63,6 +63,10 @@ func (s *Server) appRoutes() []route {
 		{"GET /f/{slug}/background", groupPublic, s.publicImage("background")},
 		{"GET /static/", groupPublic, s.staticFiles()},
 
+		// Discovery (public_llms.go): the API for agents, from docs/.
+		{"GET /llms.txt", groupPublic, s.llmsText()},
+		{"GET /llms-full.txt", groupPublic, s.llmsFullText()},
+
 		// API, by key (api_*.go).
 		{"POST /api/campaign/custom-html", groupKey, http.HandlerFunc(s.apiCustomHTML)},
 		{"/api/campaign/custom-html", groupPublic, http.HandlerFunc(s.apiMethodNotAllowed)},
