@@ -108,7 +108,7 @@ body { margin: 0; font: 16px/1.6 system-ui, sans-serif; color: var(--ink); }
 </section>
 `, i, dataURI, i, i, i, i, i, i, i, i, i, i+1)
 	}
-	b.WriteString(`<footer><p>&copy; 2026 Northwind. Your download will start from the button above.</p></footer>
+	b.WriteString(`<footer><p>&copy; 2026 Northwind. Your download will start from the button at the bottom right.</p></footer>
 <script>function toggle(b){var d=b.nextElementSibling;d.hidden=!d.hidden;b.setAttribute('aria-expanded',String(!d.hidden));}</script>
 </body>
 </html>

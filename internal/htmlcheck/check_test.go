@@ -204,9 +204,9 @@ func TestAllowed(t *testing.T) {
 		{"download button below, in prose", page(`<p>The download button is below. Once you have downloaded the report, open it in any PDF reader.</p>`)},
 		{"download heading", page(`<h1>Download</h1><h2>Ｄｏｗｎｌｏａｄ ｓｐｅｅｄｓ</h2><h3>D o w n l o a d</h3>`)},
 		{"downloaded in a link", page(`<a href="#faq">Once you have downloaded the report</a>`)},
-		{"img alt outside a link", page(`<img alt="Download" src="https://img.example.com/arrow.png"><p>Use the button above.</p>`)},
+		{"img alt outside a link", page(`<img alt="Download" src="https://img.example.com/arrow.png"><p>Use the download button at the bottom right.</p>`)},
 		{"img alt in a link", page(`<a href="https://example.com/team"><img alt="Our team at the 2M downloads party" src="https://img.example.com/t.png"></a>`)},
-		{"question summary", page(`<details><summary>How do I download the file on a phone?</summary><p>Use the button above.</p></details>`)},
+		{"question summary", page(`<details><summary>How do I download the file on a phone?</summary><p>Use the download button at the bottom right.</p></details>`)},
 		{"summary", page(`<details><summary>System requirements</summary><p>Any browser.</p></details>`)},
 		{"label", page(`<label><input type="checkbox"> I have downloaded the app before</label>`)},
 		{"placeholder of a field", page(`<input type="email" placeholder="Email to get your copy">`)},
@@ -236,7 +236,7 @@ func TestAllowed(t *testing.T) {
 		{"ruby in a link", page(`<a href="#"><ruby>漢<rt>かん</rt>字<rt>じ</rt></ruby>を学ぶ</a>`)},
 		{"shadow root card", page(`<a href="#"><template shadowrootmode="open"><slot></slot> and more</template>Read the download guide</a>`)},
 		{"svg data images", page(`<a href="#"><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EOur logo%3C/text%3E%3C/svg%3E"></a><img src="data:image/svg+xml,%3Csvg%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E"><p style="background:url('data:image/svg+xml,<svg><text>Downloads: 2M</text></svg>')">x</p>`)},
-		{"tracking click handler", page(`<div class="hero"><h1>Download</h1><p>Use the button above.</p></div><div>2M downloads</div><span>Once you have downloaded the report, open it.</span><div class="card" tabindex="0">Pricing</div><section class="download-info"><h2>Download</h2><p>The file is scanned.</p></section><script>document.addEventListener('click', e => track(e.target))</script>`)},
+		{"tracking click handler", page(`<div class="hero"><h1>Download</h1><p>Use the download button at the bottom right.</p></div><div>2M downloads</div><span>Once you have downloaded the report, open it.</span><div class="card" tabindex="0">Pricing</div><section class="download-info"><h2>Download</h2><p>The file is scanned.</p></section><script>document.addEventListener('click', e => track(e.target))</script>`)},
 		// Feature lists on pages with a click script (fourth outside
 		// attack, row 38): short spans and divs are not buttons.
 		{"spec spans with a click listener", page(`<div class="stats"><span>2M downloads</span> <span>Download speed: 1 Gbps</span></div><script>document.addEventListener("click",function(e){console.log(e.target)});</script>`)},

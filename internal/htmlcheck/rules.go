@@ -74,7 +74,7 @@ var rules = [numRules]struct {
 	ruleImageSource: {RuleImageSource, SeverityError,
 		"Use an absolute https:// URL for the image or embed it as a data: URI (data:image/png;base64,… or data:image/svg+xml,…); relative paths, http:, protocol-relative (//host) and other URLs do not load."},
 	ruleDownloadButton: {RuleDownloadButton, SeverityError,
-		"Remove this download button or link: the service draws its own download control above the page. Rewording does not help: labels are read as a visitor reads them (look-alike or styled letters, hidden characters, spaced letters, CSS content, SVG text and image alt text included). Point visitors to the control with wording that is not a button or link (e.g. a heading or paragraph saying \"use the button above\")."},
+		"Remove this download button or link: the service draws its own download control over the page, at the bottom right (a bar along the bottom on phones). Rewording does not help: labels are read as a visitor reads them (look-alike or styled letters, hidden characters, spaced letters, CSS content, SVG text and image alt text included). Point visitors to the control with wording that is not a button or link (e.g. a paragraph saying \"use the download button at the bottom right\")."},
 	rulePhishingClipboard: {RulePhishingClipboard, SeverityError,
 		"Do not copy text to the visitor's clipboard while telling them to paste it into Run (Win+R), PowerShell, a terminal or a command prompt; remove the clipboard write or those instructions."},
 	ruleSandboxForm: {RuleSandboxForm, SeverityWarning,

@@ -134,5 +134,5 @@ func (s *Server) apiMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
 // apiNotFound answers every /api/ path that is not an endpoint.
 func (s *Server) apiNotFound(w http.ResponseWriter, r *http.Request) {
 	s.apiError(w, r, fileframe.Errorf(fileframe.ENOTFOUND,
-		"There is no API endpoint at this path. The API's endpoints are POST %s and POST /api/files.", customHTMLPath))
+		"There is no API endpoint at this path. See /llms.txt for the API, or /api/openapi.json."))
 }

@@ -97,6 +97,10 @@ func (s *Server) crossOrigin(h http.Handler) http.Handler {
 
 // appHome serves GET /: the file list when signed in, else sign-in.
 func (s *Server) appHome(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	// An agent that asks for the home page learns where the API is
+	// described without following the redirect (RFC 8288); the pages
+	// have the same link in their head and footer (app_layout.html).
+	w.Header().Set("Link", `</llms.txt>; rel="help"; type="text/markdown"`)
 	if user != nil {
 		appRedirect(w, r, "/files")
 		return

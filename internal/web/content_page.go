@@ -128,9 +128,10 @@ var htmlContentType = []string{"text/html; charset=utf-8"}
 //
 // The file, owner and page come from the public cache. The live revision's
 // HTML comes from memory when it is there: a revision never changes, and
-// Server.pageHTML keeps HTML by its SHA-256, so what is found there is
-// exactly what the store holds (with the prelude, content_prelude.go); the entry, which is never stale, says which
-// revision is live and its hash. Other revisions (previews) are read from
+// Server.pageHTML keeps HTML by its SHA-256 and the prelude's
+// (contentETagKey), so what is found there is exactly what the store holds
+// with the prelude of the file as it is now (content_prelude.go); the
+// entry, which is never stale, says which revision is live and its key. Other revisions (previews) are read from
 // the store every time.
 func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug string, rev int, preview bool) (*cachedBlob, bool) {
 	ctx := r.Context()
@@ -162,10 +163,13 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 	if err != nil {
 		return fail(err)
 	}
-	key := contentETagKey(revision.SHA256)
+	// The prelude carries the file's facts (content_prelude.go), which
+	// e was read with: a rename makes a new entry, so a new key.
+	prelude := preludeFor(s.factsOf(e.file))
+	key := contentETagKey(revision.SHA256, prelude)
 	if !live {
-		return &cachedBlob{body: withPrelude(revision.HTML), etag: []string{`"` + key + `"`}}, true
+		return &cachedBlob{body: withPrelude(revision.HTML, prelude), etag: []string{`"` + key + `"`}}, true
 	}
 	e.liveKey.Store(&key)
-	return s.pageHTML.put(key, withPrelude(revision.HTML)), true
+	return s.pageHTML.put(key, withPrelude(revision.HTML, prelude)), true
 }

@@ -5,12 +5,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -75,7 +78,7 @@ func TestContentPageRevisions(t *testing.T) {
 			t.Fatalf("GET %s: got %d, want %d", url, resp.StatusCode, wantStatus)
 		}
 		// The page as stored, after the content origin's prelude.
-		if wantBody != "" && string(body) != string(withPrelude([]byte(wantBody))) {
+		if wantBody != "" && string(body) != string(e.served(f, wantBody)) {
 			t.Errorf("GET %s: got body %q, want %q with the prelude", url, body, wantBody)
 		}
 		assertSandboxHeaders(t, e, resp)
@@ -329,7 +332,7 @@ func TestContentHeadersOnEveryResponse(t *testing.T) {
 		{"200", "GET", live, []string{"Sec-Fetch-Dest", "iframe"}, false, 200},
 		{"200 HEAD", "HEAD", live, []string{"Sec-Fetch-Dest", "iframe"}, false, 200},
 		{"302", "GET", live, []string{"Sec-Fetch-Dest", "document"}, false, 302},
-		{"304", "GET", live, []string{"Sec-Fetch-Dest", "iframe", "If-None-Match", `"` + contentETagKey(hexSHA256(customHTML("live"))) + `"`}, false, 304},
+		{"304", "GET", live, []string{"Sec-Fetch-Dest", "iframe", "If-None-Match", `"` + e.servedETag(f, customHTML("live")) + `"`}, false, 304},
 		{"403", "GET", live, []string{"Sec-Fetch-Dest", "image"}, false, 403},
 		{"403 without fetch metadata", "GET", live, nil, false, 403},
 		{"404 unknown slug", "GET", "/p/nope/1", []string{"Sec-Fetch-Dest", "iframe"}, false, 404},
@@ -392,6 +395,17 @@ func hexSHA256(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// served returns html as the content origin serves it as the page of file
+// f: with the prelude of f's facts.
+func (e *testEnv) served(f fileframe.File, html string) []byte {
+	return withPrelude([]byte(html), preludeFor(e.srv.factsOf(f)))
+}
+
+// servedETag returns the ETag key (unquoted) of html served as f's page.
+func (e *testEnv) servedETag(f fileframe.File, html string) string {
+	return contentETagKey(hexSHA256(html), preludeFor(e.srv.factsOf(f)))
+}
+
 // TestWithPrelude: the prelude goes where it runs before anything of the
 // page, and nothing of the page changes: after a byte order mark, comments,
 // white space and a doctype, before anything else.
@@ -407,8 +421,9 @@ func TestWithPrelude(t *testing.T) {
 		{"", ""},
 		{"text first <!doctype html>", ""},
 	} {
-		got := string(withPrelude([]byte(tt.doc)))
-		if want := tt.before + prelude + tt.doc[len(tt.before):]; got != want {
+		prelude := preludeFor(pageFacts{Name: "a.pdf"})
+		got := string(withPrelude([]byte(tt.doc), prelude))
+		if want := tt.before + string(prelude) + tt.doc[len(tt.before):]; got != want {
 			t.Errorf("withPrelude(%q):\ngot  %q\nwant %q", tt.doc, got, want)
 		}
 	}
@@ -420,9 +435,10 @@ func FuzzWithPrelude(f *testing.F) {
 	for _, s := range []string{"<!doctype html><p>x", "\xef\xbb\xbf<!-- c --><!DOCTYPE html>", "<script>x</script>", "<!doctype", "<!-- unterminated"} {
 		f.Add([]byte(s))
 	}
+	prelude := preludeFor(pageFacts{Name: "a.pdf", Size: 1, SizeText: "1 B", Type: "application/pdf", URL: "https://files.example.com/f/x"})
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		out := withPrelude(doc)
-		at := bytes.Index(out, []byte(prelude))
+		out := withPrelude(doc, prelude)
+		at := bytes.Index(out, prelude)
 		if at < 0 || len(out) != len(doc)+len(prelude) {
 			t.Fatalf("withPrelude(%q) = %q", doc, out)
 		}
@@ -430,4 +446,121 @@ func FuzzWithPrelude(f *testing.F) {
 			t.Fatalf("withPrelude(%q) changed the page: %q", doc, out)
 		}
 	})
+}
+
+// preludeFacts returns the facts in the prelude at the head of a page the
+// content origin served, and fails unless the prelude is one whole script
+// element: the first element of the document, whose text is the script as
+// preludeFor writes it with the facts in it, whatever the file's name.
+func preludeFacts(t *testing.T, body []byte) pageFacts {
+	t.Helper()
+	z := html.NewTokenizer(bytes.NewReader(body))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			t.Fatalf("no script in %q", body)
+		}
+		if tt != html.StartTagToken {
+			continue
+		}
+		if name, _ := z.TagName(); string(name) != "script" {
+			t.Fatalf("first element <%s>, want the prelude's <script>, in %q", name, body)
+		}
+		break
+	}
+	if z.Next() != html.TextToken {
+		t.Fatalf("the prelude's script has no text: %q", body)
+	}
+	script := string(z.Text())
+	if z.Next() != html.EndTagToken {
+		t.Fatalf("the prelude's script does not end where it should: %q", body)
+	}
+	start, end := strings.TrimPrefix(preludeStart, "<script>"), strings.TrimSuffix(preludeEnd, "</script>")
+	if !strings.HasPrefix(script, start) || !strings.HasSuffix(script, end) {
+		t.Fatalf("the prelude's script is not preludeFor's: %q", script)
+	}
+	var facts pageFacts
+	if err := json.Unmarshal([]byte(script[len(start):len(script)-len(end)]), &facts); err != nil {
+		t.Fatalf("the facts in the prelude are not one JSON object: %v\n%s", err, script)
+	}
+	return facts
+}
+
+// TestContentPageFacts: the prelude tells the page its file's name, size,
+// size as the control shows it, type and public link, as data that no file
+// name can turn into markup or code: a name that closes the script element
+// and opens another, or holds JavaScript's line terminators, is still the
+// one string it was.
+func TestContentPageFacts(t *testing.T) {
+	e := newTestEnv(t)
+	a := e.account(fileframe.PlanAgency)
+	for _, name := range []string{
+		"report.pdf",
+		"</script><script>alert(1)</script>.pdf",
+		"<!--<script>x.pdf",
+		"a\u2028b\u2029c \"q\" \\ & <b>.pdf",
+		"Résumé — 2026.pdf",
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := e.file(a, name, []byte("%PDF-1.7 twelve bytes"))
+			e.savePage(f, customHTML("facts"), true)
+			resp, body := e.contentGet("/p/"+f.Slug+"/1", "Sec-Fetch-Dest", "iframe")
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("got %d, want 200", resp.StatusCode)
+			}
+			got := preludeFacts(t, body)
+			want := pageFacts{
+				Name: name, Size: 21, SizeText: "21 B", Type: "application/octet-stream",
+				URL: e.srv.publicURL("/f/" + f.Slug),
+			}
+			if got != want {
+				t.Errorf("facts: got %+v, want %+v", got, want)
+			}
+			for _, raw := range []string{"</script><script>alert", "<!--<script>", "\u2028", "\u2029", "<b>"} {
+				if bytes.Contains(body, []byte(raw)) {
+					t.Errorf("the page has %q unescaped: %q", raw, body)
+				}
+			}
+			if !bytes.HasSuffix(body, []byte(customHTML("facts")[len("<!doctype html>"):])) {
+				t.Errorf("the page after the prelude is not as stored: %q", body)
+			}
+		})
+	}
+}
+
+// TestContentPageFactsAfterRename: a renamed file's page, asked for again
+// with the ETag it had, is answered anew with the new name (not 304), from
+// a new ETag, while its stored HTML stays the same revision.
+func TestContentPageFactsAfterRename(t *testing.T) {
+	e := newTestEnv(t)
+	ctx := context.Background()
+	a, f := e.agencyFile("old name.pdf", []byte("hello"))
+	e.savePage(f, customHTML("rename"), true)
+	path := "/p/" + f.Slug + "/1"
+	resp, body := e.contentGet(path, "Sec-Fetch-Dest", "iframe")
+	if got := preludeFacts(t, body).Name; got != "old name.pdf" {
+		t.Fatalf("before the rename: name %q", got)
+	}
+	old := resp.Header.Get("ETag")
+	// Served again (from memory), it is unchanged.
+	if resp, _ := e.contentGet(path, "Sec-Fetch-Dest", "iframe", "If-None-Match", old); resp.StatusCode != http.StatusNotModified {
+		t.Fatalf("before the rename, If-None-Match: got %d, want 304", resp.StatusCode)
+	}
+
+	if err := e.srv.svc.RenameFile(ctx, a, f.ID, "new name.pdf"); err != nil {
+		t.Fatalf("RenameFile: %v", err)
+	}
+	resp, body = e.contentGet(path, "Sec-Fetch-Dest", "iframe", "If-None-Match", old)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("after the rename, If-None-Match of the old ETag: got %d, want 200", resp.StatusCode)
+	}
+	if got := preludeFacts(t, body).Name; got != "new name.pdf" {
+		t.Errorf("after the rename: name %q, want %q", got, "new name.pdf")
+	}
+	if etag := resp.Header.Get("ETag"); etag == old || etag != `"`+e.servedETag(fileframe.File{Name: "new name.pdf", Size: f.Size, ContentType: f.ContentType, Slug: f.Slug}, customHTML("rename"))+`"` {
+		t.Errorf("after the rename: ETag %s (before %s), want a new one for the new facts", etag, old)
+	}
+	if p, err := e.store.PageByFile(ctx, f.ID); err != nil || p.LatestRevision != 1 {
+		t.Errorf("after the rename: page %+v, %v; want revision 1 still", p, err)
+	}
 }

@@ -142,7 +142,7 @@ func BenchmarkPublicTemplatePage(b *testing.B) {
 // bytes of the published page that the outer page frames.
 func BenchmarkContentPage(b *testing.B) {
 	srv, f := benchServerLook(b, 1000, true, fileframe.Appearance{})
-	benchGet(b, srv.ContentHandler(), "/p/"+f.Slug+"/1", len(withPrelude([]byte(customHTML("bench")))))
+	benchGet(b, srv.ContentHandler(), "/p/"+f.Slug+"/1", len(withPrelude([]byte(customHTML("bench")), preludeFor(srv.factsOf(f)))))
 }
 
 func BenchmarkDownload4KiB(b *testing.B) {

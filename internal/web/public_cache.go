@@ -53,8 +53,9 @@ type publicEntry struct {
 
 	rendered atomic.Pointer[renderedPage] // the public /f/{slug} page
 	// liveKey is the key in Server.pageHTML of the live revision's HTML as
-	// served (contentETagKey of its SHA-256), known once the content origin
-	// has served it; the HTML is there while it fits.
+	// served (contentETagKey of its SHA-256 and of the prelude with this
+	// entry's file's facts), known once the content origin has served it;
+	// the HTML is there while it fits.
 	liveKey atomic.Pointer[string]
 	ref     atomic.Bool // used since the clock hand last passed
 }

@@ -45,9 +45,10 @@ func (e *testEnv) view(f fileframe.File, rev int) cacheView {
 		if err != nil {
 			e.t.Fatalf("Revision %d: %v", rev, err)
 		}
-		if !bytes.Equal(body, withPrelude(stored.HTML)) || resp.Header.Get("ETag") != `"`+contentETagKey(stored.SHA256)+`"` {
+		prelude := preludeFor(e.srv.factsOf(f))
+		if !bytes.Equal(body, withPrelude(stored.HTML, prelude)) || resp.Header.Get("ETag") != `"`+contentETagKey(stored.SHA256, prelude)+`"` {
 			e.t.Errorf("/p/%s/%d: ETag %s and %d bytes, want revision %d's ETag %q and HTML (%d bytes, with the prelude)",
-				f.Slug, rev, resp.Header.Get("ETag"), len(body), rev, contentETagKey(stored.SHA256), len(stored.HTML))
+				f.Slug, rev, resp.Header.Get("ETag"), len(body), rev, contentETagKey(stored.SHA256, prelude), len(stored.HTML))
 		}
 	}
 	return v
@@ -62,7 +63,13 @@ func TestPublicCacheHitEqualsMiss(t *testing.T) {
 	if cached.srv.changes == nil {
 		t.Fatal("a server on SQLite has no change watcher")
 	}
-	uncached := startTestEnv(t, t.TempDir(), func(c *Config) { c.Store = opaqueStore{c.Store} })
+	// The same base URL (as behind one proxy): the custom page's prelude
+	// tells the page its public link (content_prelude.go).
+	uncached := startTestEnv(t, t.TempDir(), func(c *Config) {
+		c.Store = opaqueStore{c.Store}
+		base := *cached.srv.cfg.BaseURL
+		c.BaseURL = &base
+	})
 	if uncached.srv.changes != nil {
 		t.Fatal("a server on an opaque store has a change watcher")
 	}

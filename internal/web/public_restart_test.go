@@ -36,7 +36,7 @@ func TestRestartKeepsState(t *testing.T) {
 	if resp.StatusCode != 200 || pageKind(t, body) != "outer" {
 		t.Errorf("published page after restart: got %d %s, want the outer page", resp.StatusCode, pageKind(t, body))
 	}
-	if resp, body := e.contentGet("/p/"+published.Slug+"/1", "Sec-Fetch-Dest", "iframe"); resp.StatusCode != 200 || string(body) != string(withPrelude([]byte(customHTML("live")))) {
+	if resp, body := e.contentGet("/p/"+published.Slug+"/1", "Sec-Fetch-Dest", "iframe"); resp.StatusCode != 200 || string(body) != string(e.served(published, customHTML("live"))) {
 		t.Errorf("live revision after restart: got %d %q", resp.StatusCode, body)
 	}
 	resp, body = e.appGet("/f/" + draft.Slug)

@@ -64,6 +64,10 @@ func (s *Server) appRoutes() []route {
 		{"GET /f/{slug}/background", groupPublic, s.publicImage("background")},
 		{"GET /static/", groupPublic, s.staticFiles()},
 
+		// Discovery (public_llms.go): the API for agents, from docs/.
+		{"GET /llms.txt", groupPublic, s.llmsText()},
+		{"GET /llms-full.txt", groupPublic, s.llmsFullText()},
+
 		// API, by key (api_*.go): every endpoint runs the pipeline of
 		// api_call.go (key, plan, key scope, rate limits, body,
 		// Idempotency-Key); each path answers other methods 405.

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"net/http"
 	"os"
 	"strings"
@@ -288,8 +292,149 @@ func (t *tab) capture(rawURL, click string, sz size, want int) (img []byte, warn
 			return nil, nil, err
 		}
 	}
+	if err := t.settleFrames(ctx); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", rawURL, err)
+	}
 	img, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		return nil, nil, err
+	}
+	img, warning, err := t.waitFramePaint(ctx, img)
+	if warning != "" {
+		warnings = append(warnings, warning)
+	}
 	return img, warnings, err
+}
+
+// frameSettled resolves once a frame's document is loaded and drawn: its
+// load event fired, its fonts loaded, its images decoded, and two more of
+// its frames painted.
+const frameSettled = `(async () => {
+	if (document.readyState !== "complete") await new Promise(r => addEventListener("load", r, {once: true}));
+	await document.fonts.ready;
+	await Promise.all([...document.images].map(i => i.decode().catch(() => {})));
+	await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+	return true;
+})()`
+
+// settleFrames waits, in each frame of the tab that runs in a process of its
+// own (a cross-site frame, such as a custom page on the content origin), until
+// frameSettled resolves, then for two more frames of the page. The page's
+// own settled sees such a frame's load event, but not whether the frame's
+// renderer has painted since: the published custom page came out as an
+// empty page behind the control
+// (https://www.chromium.org/developers/design-documents/oop-iframes/: an
+// out-of-process frame draws into its own surface, which the page's
+// compositor joins when it arrives).
+func (t *tab) settleFrames(ctx context.Context) error {
+	self := chromedp.FromContext(ctx).Target.TargetID
+	all, err := chromedp.Targets(ctx)
+	if err != nil {
+		return err
+	}
+	var browserContext cdp.BrowserContextID
+	for _, info := range all {
+		if info.TargetID == self {
+			browserContext = info.BrowserContextID
+		}
+	}
+	for _, info := range all {
+		if info.Type != "iframe" || info.BrowserContextID != browserContext {
+			continue
+		}
+		// Detach, never close, when done: closing a frame's target
+		// would close the tab.
+		fctx, cancel := chromedp.NewContext(t.ctx, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
+		// The frame's context is bounded by ctx's deadline.
+		stop := context.AfterFunc(ctx, cancel)
+		_, err := chromedp.Run(fctx, chromedp.Evaluate[bool](frameSettled, chromedp.EvalAwaitPromise))
+		stop()
+		cancel()
+		if err != nil {
+			return fmt.Errorf("waiting for its frame %s to paint: %w", info.URL, err)
+		}
+	}
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`, chromedp.EvalAwaitPromise))
+	return err
+}
+
+// frameArea gives the screenshot's areas that its frames cover, less the
+// download control drawn over them, in CSS pixels (the images are at scale
+// 1).
+const frameArea = `(() => {
+	const box = el => { const r = el.getBoundingClientRect(); return {X: Math.round(r.x), Y: Math.round(r.y), W: Math.round(r.width), H: Math.round(r.height)}; };
+	const control = document.querySelector(".ff-control");
+	return {
+		Frames: [...document.querySelectorAll("iframe[src]")].map(box),
+		Control: control ? box(control) : null,
+	};
+})()`
+
+type pixelBox struct{ X, Y, W, H int }
+
+func (b *pixelBox) contains(x, y int) bool {
+	return b != nil && x >= b.X && x < b.X+b.W && y >= b.Y && y < b.Y+b.H
+}
+
+// framePaintTimeout bounds the wait for a frame's content in the image.
+const framePaintTimeout = 5 * time.Second
+
+// waitFramePaint returns img once every frame's area in it shows content (see
+// painted), taking the screenshot again until it does, for at most
+// framePaintTimeout. A frame still blank then is reported in warning: a
+// custom page may be one plain colour, though the demo's are not.
+func (t *tab) waitFramePaint(ctx context.Context, img []byte) (_ []byte, warning string, err error) {
+	area, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
+		Frames  []pixelBox
+		Control *pixelBox
+	}](frameArea))
+	if err != nil || len(area.Frames) == 0 {
+		return img, "", err
+	}
+	deadline := time.Now().Add(framePaintTimeout)
+	for {
+		blank, err := blankFrame(img, area.Frames, area.Control)
+		if err != nil || blank < 0 {
+			return img, "", err
+		}
+		if time.Now().After(deadline) {
+			return img, fmt.Sprintf("frame %d shows one colour after %v: an empty page?", blank, framePaintTimeout), nil
+		}
+		time.Sleep(100 * time.Millisecond)
+		if img, err = chromedp.Run(ctx, chromedp.CaptureScreenshot()); err != nil {
+			return nil, "", err
+		}
+	}
+}
+
+// blankFrame returns the index of the first of frames that shows a single
+// colour in img, outside control, or -1 when each shows more. It samples a
+// grid of points: a page that has painted its text, pictures or borders
+// differs somewhere on it; one that has painted nothing, or only its
+// background, does not.
+func blankFrame(img []byte, frames []pixelBox, control *pixelBox) (int, error) {
+	m, err := png.Decode(bytes.NewReader(img))
+	if err != nil {
+		return 0, err
+	}
+	const steps = 64
+	for i, f := range frames {
+		colours := map[color.RGBA]bool{}
+		for sy := range steps {
+			for sx := range steps {
+				x, y := f.X+f.W*sx/steps, f.Y+f.H*sy/steps
+				if control.contains(x, y) || !image.Pt(x, y).In(m.Bounds()) {
+					continue
+				}
+				r, g, b, a := m.At(x, y).RGBA()
+				colours[color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}] = true
+			}
+		}
+		if len(colours) <= 1 {
+			return i, nil
+		}
+	}
+	return -1, nil
 }
 
 // checkResponse says what is wrong with the answer to a navigation to

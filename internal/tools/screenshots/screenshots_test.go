@@ -54,6 +54,17 @@ func TestScreenshots(t *testing.T) {
 			if n := colours(img); n < 16 {
 				t.Errorf("%s has %d colours: a blank or unfinished page", file, n)
 			}
+			// The custom page in its frame, above the control at the
+			// bottom: once it came out as an empty page behind the
+			// control.
+			if name == "public-custom-page" {
+				top := img.(interface {
+					SubImage(image.Rectangle) image.Image
+				}).SubImage(image.Rect(b.Min.X, b.Min.Y, b.Max.X, b.Min.Y+b.Dy()*3/4))
+				if n := colours(top); n < 16 {
+					t.Errorf("%s has %d colours above the control: the custom page is not painted", file, n)
+				}
+			}
 		}
 	}
 	if got := strings.Count(stdout.String(), "\n"); got != len(names)*len(sizes) {
