@@ -146,19 +146,19 @@ func TestAgentFromLLMsText(t *testing.T) {
 	var uploaded struct{ ID string }
 	call(req, http.StatusCreated, &uploaded)
 
-	// 2. Publish, with the original call the flow gives beside the
-	// revisions endpoint: {"fileId", "html", "publish": true}.
+	// 2. Publish: the revisions endpoint of the flow, with {id} the
+	// upload's id: {"html", "publish": true}.
 	html := `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Report</title>` +
 		`<style>body{padding-bottom:calc(80px + env(safe-area-inset-bottom))}</style></head>` +
 		`<body><h1 data-fileframe="name"></h1><p>Use the download button at the bottom right.</p></body></html>`
-	page, _ := json.Marshal(map[string]any{"fileId": uploaded.ID, "html": html, "publish": true})
-	req, _ = http.NewRequest(http.MethodPost, endpoint("/api/campaign/custom-html"), strings.NewReader(string(page)))
+	page, _ := json.Marshal(map[string]any{"html": html, "publish": true})
+	req, _ = http.NewRequest(http.MethodPost, strings.Replace(endpoint("/page/revisions"), "{id}", uploaded.ID, 1), strings.NewReader(string(page)))
 	req.Header.Set("Content-Type", "application/json")
 	var published struct {
 		PublicURL string
 		Warnings  []any
 	}
-	call(req, http.StatusOK, &published)
+	call(req, http.StatusCreated, &published)
 	if len(published.Warnings) != 0 {
 		t.Errorf("a page written by llms.txt's rules has warnings: %v", published.Warnings)
 	}
