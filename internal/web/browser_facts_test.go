@@ -32,6 +32,9 @@ const factsPage = `<!doctype html>
 <body>
 <h1><span data-fileframe="name">placeholder</span></h1>
 <p><span data-fileframe="size"></span> · <span data-fileframe="type"></span> · <b data-fileframe="url">not a fact it fills</b></p>
+<p><a href="https://example.com/" id="in-link"><span data-fileframe="name">kept</span></a>
+<button type="button" id="in-button" data-fileframe="name">kept</button>
+<span role="button" id="in-role" data-fileframe="name">kept</span></p>
 <script>
 document.addEventListener("DOMContentLoaded", () => {
 	const f = window.fileframe;
@@ -68,6 +71,13 @@ func TestBrowserFileFacts(t *testing.T) {
 		} {
 			if got := text(what); got != want {
 				t.Errorf(`data-fileframe=%q shows %q, want %q`, what, got, want)
+			}
+		}
+		// Nothing clickable gets the name as its label: a file named
+		// "Download now.exe" must not label a page's own link or button.
+		for _, id := range []string{"in-link", "in-button", "in-role"} {
+			if got := eval[string](t, b.frame(t), fmt.Sprintf(`document.getElementById(%q).textContent`, id)); got != "kept" {
+				t.Errorf("#%s shows %q: the name was written into something clickable", id, got)
 			}
 		}
 		res := b.results(t)

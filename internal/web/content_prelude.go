@@ -31,7 +31,10 @@ import (
 // It tells the page the file's facts (pageFacts): it defines a frozen,
 // read-only window.fileframe, and once the document is parsed it writes
 // them as the text (textContent, never markup) of the elements marked
-// data-fileframe="name", "size" or "type". The sandboxed frame has no other
+// data-fileframe="name", "size" or "type", but not in anything clickable
+// (a link, a button, an element with a role or a click handler): the page
+// rules read labels before the name is known, and a file named "Download
+// now" must not label a page's own link. The sandboxed frame has no other
 // way to learn them (it cannot reach its parent or the network), and a page
 // that shows them this way stays right when the file is renamed, without
 // its stored HTML changing.
@@ -46,6 +49,7 @@ const (
 		`const f=Object.freeze(`
 	preludeEnd = `);Object.defineProperty(self,"fileframe",{value:f,enumerable:true});` +
 		`const fill=()=>{for(const e of document.querySelectorAll("[data-fileframe]")){const k=e.getAttribute("data-fileframe");` +
+		`if(e.closest("a,button,label,summary,select,option,[role],[onclick],[tabindex],[contenteditable]"))continue;` +
 		`if(k==="name"||k==="type")e.textContent=f[k];else if(k==="size")e.textContent=f.sizeText}};` +
 		`document.readyState==="loading"?document.addEventListener("DOMContentLoaded",fill,{once:true}):fill();` +
 		`document.currentScript.remove()})()</script>`
