@@ -68,6 +68,7 @@ func (s *Server) appRoutes() []route {
 		{"/api/campaign/custom-html", groupPublic, http.HandlerFunc(s.apiMethodNotAllowed)},
 		{"POST /api/files", groupKey, http.HandlerFunc(s.apiUploadFiles)},
 		{"/api/files", groupPublic, http.HandlerFunc(s.apiUploadMethodNotAllowed)},
+		{"GET " + openAPIPath, groupPublic, http.HandlerFunc(s.apiOpenAPI)},
 		{"/api/", groupPublic, http.HandlerFunc(s.apiNotFound)},
 
 		// Visitors (app_pages.go).
