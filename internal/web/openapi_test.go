@@ -7,13 +7,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
@@ -316,6 +320,105 @@ func TestOpenAPIDocument(t *testing.T) {
 			return p.Name == "Idempotency-Key" && p.In == "header"
 		}) {
 			t.Errorf("POST %s: no Idempotency-Key parameter", path)
+		}
+	}
+}
+
+// wildcard matches a path parameter of a ServeMux pattern or of an OpenAPI
+// path ({id}, {rest...}, {$}).
+var wildcard = regexp.MustCompile(`\{[^}]*\}`)
+
+// TestOpenAPIRoutes checks that the API's routes (appRoutes) and the
+// document's operations are the same: a route under /api/ with a method
+// and no operation is undocumented, an operation without its route is a
+// promise the server does not keep. Routes without a method are the
+// router's fallbacks (405, 404), which no operation describes.
+func TestOpenAPIRoutes(t *testing.T) {
+	c, err := loadContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newTestEnv(t)
+	// Each operation by its method and its path with the parameters'
+	// names left out ({id} and {fileId} are one path).
+	routed, documented := map[string]string{}, map[string]string{}
+	for _, rt := range e.srv.appRoutes() {
+		method, path, ok := strings.Cut(rt.pattern, " ")
+		if !ok || !strings.HasPrefix(path, "/api/") {
+			continue
+		}
+		routed[method+" "+wildcard.ReplaceAllString(path, "{}")] = rt.pattern
+	}
+	for path, item := range c.model.Paths.PathItems.FromOldest() {
+		for method := range item.GetOperations().FromOldest() {
+			op := strings.ToUpper(method) + " " + path
+			documented[strings.ToUpper(method)+" "+wildcard.ReplaceAllString(path, "{}")] = op
+		}
+	}
+	for _, op := range slices.Sorted(maps.Keys(routed)) {
+		if _, ok := documented[op]; !ok {
+			t.Errorf("route %s (routes.go) is not in openapi.json", routed[op])
+		}
+	}
+	for _, op := range slices.Sorted(maps.Keys(documented)) {
+		if _, ok := routed[op]; !ok {
+			t.Errorf("openapi.json has %s, which routes.go does not route", documented[op])
+		}
+	}
+}
+
+// TestOpenAPIErrorCodes checks that the document's ErrorCode lists every
+// code that errors.go answers, and that each error answer of an operation
+// (BadRequest, NotFound, …) lists only codes of its status.
+func TestOpenAPIErrorCodes(t *testing.T) {
+	c, err := loadContract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, v := range c.schema("ErrorCode").Enum {
+		listed[v.Value] = true
+	}
+	for code := range errorKinds {
+		if !listed[code] {
+			t.Errorf("error code %q (errors.go) is not in openapi.json's ErrorCode", code)
+		}
+	}
+	if !listed[fileframe.EINTERNAL] {
+		t.Errorf("error code %q is not in openapi.json's ErrorCode", fileframe.EINTERNAL)
+	}
+	statusOf := map[string]int{fileframe.EINTERNAL: internalKind.status}
+	for code, k := range errorKinds {
+		statusOf[code] = k.status
+	}
+	for name, resp := range c.model.Components.Responses.FromOldest() {
+		media := resp.Content.GetOrZero("application/problem+json")
+		if media == nil {
+			continue
+		}
+		props := media.Schema.Schema().Properties
+		want, err := strconv.Atoi(props.GetOrZero("status").Schema().Const.Value)
+		if err != nil {
+			t.Errorf("response %s: status is not a const integer: %v", name, err)
+		}
+		code := props.GetOrZero("code").Schema()
+		codes := []string{}
+		if code.Const != nil {
+			codes = append(codes, code.Const.Value)
+		}
+		for _, v := range code.Enum {
+			codes = append(codes, v.Value)
+		}
+		if len(codes) == 0 {
+			t.Errorf("response %s lists no code", name)
+		}
+		for _, cd := range codes {
+			if !listed[cd] {
+				t.Errorf("response %s: code %q is not in ErrorCode", name, cd)
+			}
+			if got, ok := statusOf[cd]; ok && got != want {
+				t.Errorf("response %s (status %d) lists %q, which errors.go answers with %d", name, want, cd, got)
+			}
 		}
 	}
 }
