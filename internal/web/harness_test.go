@@ -73,7 +73,8 @@ func startTestEnv(t *testing.T, dir string, opts ...func(*Config)) *testEnv {
 	if err != nil {
 		t.Fatalf("web.New: %v", err)
 	}
-	app.Config.Handler = srv.AppHandler()
+	// Every request to /api/ and its answer must be as openapi.json says.
+	app.Config.Handler = checkContract(t, srv.AppHandler())
 	content.Config.Handler = srv.ContentHandler()
 	app.Start()
 	content.Start()

@@ -95,6 +95,8 @@ func (s *Server) appRoutes() []route {
 		{"/api/files/{id}/page/unpublish", groupPublic, s.apiMethods("POST")},
 		{"POST /api/html/check", groupKey, s.api(apiEndpoint{body: bodyJSON, run: s.apiCheckHTML})},
 		{"/api/html/check", groupPublic, s.apiMethods("POST")},
+		// The API's description (api_openapi.go), for anyone.
+		{"GET " + openAPIPath, groupPublic, http.HandlerFunc(s.apiOpenAPI)},
 		{"/api/", groupPublic, http.HandlerFunc(s.apiNotFound)},
 
 		// Visitors (app_pages.go).
