@@ -37,8 +37,8 @@ func TestUseCasesPlanAndOwner(t *testing.T) {
 		call func() error
 		code string
 	}{
-		{"SavePage on Free", func() error { _, _, err := s.SavePage(ctx, free, freeFile, []byte(okPage), true); return err }, fileframe.CodePlanRequired},
-		{"SavePage of another account's file", func() error { _, _, err := s.SavePage(ctx, other, f, []byte(okPage), true); return err }, fileframe.ENOTFOUND},
+		{"SavePage on Free", func() error { _, _, err := s.SavePage(ctx, free, freeFile, []byte(okPage), PageMode{Publish: true}); return err }, fileframe.CodePlanRequired},
+		{"SavePage of another account's file", func() error { _, _, err := s.SavePage(ctx, other, f, []byte(okPage), PageMode{Publish: true}); return err }, fileframe.ENOTFOUND},
 		{"PublishRevision on Free", func() error { _, err := s.PublishRevision(ctx, free, freeFile, 1); return err }, fileframe.CodePlanRequired},
 		{"CreateKey on Free", func() error { _, _, err := s.CreateKey(ctx, NewKey{Account: free}); return err }, fileframe.CodePlanRequired},
 		{"CreateKey for another account's file", func() error { _, _, err := s.CreateKey(ctx, NewKey{Account: other, File: f.ID}); return err }, fileframe.ENOTFOUND},
@@ -52,11 +52,11 @@ func TestUseCasesPlanAndOwner(t *testing.T) {
 		{"RenameFile with CR/LF", func() error { return s.RenameFile(ctx, agency, f.ID, "a\r\nb") }, fileframe.CodeInvalidField},
 		{"DeleteFile of another account's file", func() error { _, _, err := s.DeleteFile(ctx, other, f.ID); return err }, fileframe.ENOTFOUND},
 		{"SavePage with a download button", func() error {
-			_, _, err := s.SavePage(ctx, agency, f, []byte(strings.Replace(okPage, "<h1>Hi</h1>", `<a download href="x">Download</a>`, 1)), true)
+			_, _, err := s.SavePage(ctx, agency, f, []byte(strings.Replace(okPage, "<h1>Hi</h1>", `<a download href="x">Download</a>`, 1)), PageMode{Publish: true})
 			return err
 		}, fileframe.CodeHTMLInvalid},
 		{"SavePage over 1 MiB", func() error {
-			_, _, err := s.SavePage(ctx, agency, f, []byte(strings.Replace(okPage, "Hi", strings.Repeat("x", 1<<20), 1)), true)
+			_, _, err := s.SavePage(ctx, agency, f, []byte(strings.Replace(okPage, "Hi", strings.Repeat("x", 1<<20), 1)), PageMode{Publish: true})
 			return err
 		}, fileframe.CodeHTMLTooLarge},
 	} {
@@ -69,7 +69,7 @@ func TestUseCasesPlanAndOwner(t *testing.T) {
 	}
 
 	// What works, each signalling one change.
-	page, res, err := s.SavePage(ctx, agency, f, []byte(okPage), true)
+	page, res, err := s.SavePage(ctx, agency, f, []byte(okPage), PageMode{Publish: true})
 	if err != nil || !page.Published() || len(res.Errors) != 0 {
 		t.Fatalf("SavePage: %+v, %v", page, err)
 	}
@@ -146,7 +146,7 @@ func TestPublishRevisionChecksAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.SavePage(ctx, a, f, []byte(okPage), true); err != nil {
+	if _, _, err := s.SavePage(ctx, a, f, []byte(okPage), PageMode{Publish: true}); err != nil {
 		t.Fatal(err)
 	}
 	old := strings.Replace(okPage, "<h1>Hi</h1>", `<a href="https://evil.example/setup.exe">Download</a>`, 1)
