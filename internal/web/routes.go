@@ -91,6 +91,11 @@ func (s *Server) appRoutes() []route {
 		{"POST /api/html/check", groupKey, s.api(apiEndpoint{body: bodyJSON, run: s.apiCheckHTML})},
 		{"/api/html/check", groupPublic, s.apiMethods("POST")},
 		{"/api/", groupPublic, http.HandlerFunc(s.apiNotFound)},
+		// MCP (mcp.go): the same operations as tools, over streamable
+		// HTTP, stateless. Every request, whatever its method, passes the
+		// API's key, plan and rate limits first; the SDK answers the rest
+		// (POST only).
+		{mcpPath, groupKey, s.mcpHandler()},
 
 		// Visitors (app_pages.go).
 		{"GET /{$}", groupVisitor, g(visitor, s.appHome)},
