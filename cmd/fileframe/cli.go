@@ -40,11 +40,19 @@ Every command but version takes --data DIR (default ./data, or $FILEFRAME_DATA)
 and the same flags as serve for PostgreSQL (--database-url) and S3 (--s3-bucket, ...),
 and works while servers run on the same data. Run 'fileframe COMMAND -h' for
 a command's flags.
+
+Agents:
+  fileframe mcp [--url URL] [--key KEY]
+                  serve a server's MCP tools on stdin/stdout for a local agent,
+                  forwarding each call to URL/mcp with the API key
+                  (default $FILEFRAME_URL and $FILEFRAME_KEY; takes no --data)
 `
 
 // CLI runs one fileframe command. Its fields are the process's streams and
 // environment, so tests can run commands in-process.
 type CLI struct {
+	// Stdin is read by `fileframe mcp` only; nil reads nothing.
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Env            lookupEnv
 	// Passwords hashes the passwords of account create under its memory
@@ -58,6 +66,14 @@ func (c *CLI) passwords() (*password.Hasher, error) {
 		return c.Passwords, nil
 	}
 	return password.NewHasher(password.DefaultParams(), password.Budget{})
+}
+
+// stdin returns c.Stdin, or an empty reader.
+func (c *CLI) stdin() io.Reader {
+	if c.Stdin == nil {
+		return strings.NewReader("")
+	}
+	return c.Stdin
 }
 
 // usageError is a mistake in the command line: exit status 2.
@@ -86,6 +102,7 @@ func commands() []command {
 		{"key create", runKeyCreate},
 		{"key revoke", runKeyRevoke},
 		{"migrate", runMigrate},
+		{"mcp", runMCP},
 		{"version", runVersion},
 	}
 }
