@@ -523,6 +523,24 @@ func TestMCPRefusals(t *testing.T) {
 	if resp.Header.Get("Mcp-Session-Id") != "" {
 		t.Errorf("a stateless server gave a session ID")
 	}
+
+	// A request stands alone, as docs/api.md's curl example sends it:
+	// tools/list without initialize first.
+	req, _ = http.NewRequest(http.MethodPost, fx.e.app.URL+mcpPath, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Authorization", "Bearer "+fx.general)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, body = fx.e.do(req)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(body), `"name":"save_draft"`) {
+		t.Errorf("tools/list alone: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		req, _ = http.NewRequest(method, fx.e.app.URL+mcpPath, nil)
+		req.Header.Set("Authorization", "Bearer "+fx.general)
+		if resp, _ := fx.e.do(req); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+			t.Errorf("%s %s: %d, Allow %q; want 405, POST", method, mcpPath, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	}
 }
 
 // TestMCPRateLimit checks that every request to /mcp takes a token of the
