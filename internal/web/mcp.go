@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -61,7 +62,7 @@ func (s *Server) mcpHandler() http.Handler {
 		Stateless:           true,
 		JSONResponse:        true,
 		MaxRequestBodyBytes: maxMCPBody,
-		Logger:              s.log,
+		Logger:              s.mcpLog(),
 		// The SDK refuses a request that reached a loopback address with a
 		// Host that is not loopback (DNS rebinding of an unauthenticated
 		// local server). Here every request needs an API key, and
@@ -85,6 +86,23 @@ func (s *Server) mcpHandler() http.Handler {
 		sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), mcpCallerKey{}, caller)))
 	})
 }
+
+// mcpLog is the server's logger for the MCP SDK, warnings and errors only:
+// at info it logs a session's start and end, which in stateless mode is
+// every request, and the access log has those already.
+func (s *Server) mcpLog() *slog.Logger {
+	return slog.New(warnings{s.log.Handler()}).With("component", "mcp")
+}
+
+// warnings is a slog.Handler that passes on warnings and errors only.
+type warnings struct{ slog.Handler }
+
+func (h warnings) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+func (h warnings) WithAttrs(as []slog.Attr) slog.Handler { return warnings{h.Handler.WithAttrs(as)} }
+func (h warnings) WithGroup(name string) slog.Handler    { return warnings{h.Handler.WithGroup(name)} }
 
 // readMCPBody reads an MCP request's body, refusing one larger than
 // maxMCPBody without reading past the cap, as readCustomHTMLBody does,
@@ -195,7 +213,7 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 		version = bi.Main.Version
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "fileframe", Title: "Fileframe", Version: version},
-		&mcp.ServerOptions{Instructions: mcpInstructions, Logger: s.log})
+		&mcp.ServerOptions{Instructions: mcpInstructions, Logger: s.mcpLog()})
 
 	no, yes := new(bool), new(bool)
 	*yes = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -576,5 +577,33 @@ func TestMCPRateLimit(t *testing.T) {
 	checkProblem(t, res, http.StatusTooManyRequests, "rate_limited")
 	if res.resp.Header.Get("Retry-After") == "" {
 		t.Errorf("429 without Retry-After")
+	}
+}
+
+// failingList is a store whose ListFiles fails with a cause that must
+// not reach a client.
+type failingList struct{ fileframe.Store }
+
+func (failingList) ListFiles(context.Context, fileframe.FileQuery) ([]fileframe.FileListing, error) {
+	return nil, errors.New("disk on fire at /var/lib/secret")
+}
+
+// TestMCPInternalError checks that a server fault in a tool is an error
+// result with code internal whose detail says nothing of the cause, which
+// is logged with the request ID, as apiError does; and that the SDK's
+// per-request session lines stay out of the log.
+func TestMCPInternalError(t *testing.T) {
+	fx := newAPIFixture(t, func(c *Config) { c.Store = failingList{c.Store} })
+	cs := mustConnect(t, fx.e, fx.general)
+	p := toolProblem(t, "list_files", callTool(t, cs, "list_files", nil), 500, "internal")
+	if p["detail"] != internalDetail || strings.Contains(resultText(callTool(t, cs, "list_files", nil)), "fire") {
+		t.Errorf("internal error detail %q", p["detail"])
+	}
+	logs := fx.e.logs.String()
+	if !strings.Contains(logs, `"msg":"mcp: internal error"`) || !strings.Contains(logs, "disk on fire") || !strings.Contains(logs, `"request_id":"`+p["requestId"].(string)+`"`) {
+		t.Errorf("the cause is not logged with the request ID %v:\n%s", p["requestId"], logs)
+	}
+	if strings.Contains(logs, "session connected") {
+		t.Errorf("the SDK's info lines are logged:\n%s", logs)
 	}
 }
