@@ -59,12 +59,20 @@ They never open a database: they need the server's address and an API key,
 from $FILEFRAME_URL and $FILEFRAME_KEY or --url and --key. remote upload
 resumes where an interrupted run of the same command stopped.
 
+Agents:
+  fileframe mcp [--url URL] [--key KEY]
+                  serve a server's MCP tools on stdin/stdout for a local agent,
+                  forwarding each call to URL/mcp with the API key
+                  (default $FILEFRAME_URL and $FILEFRAME_KEY; takes no --data)
+
 Run 'fileframe COMMAND -h' for a command's flags.
 `
 
 // CLI runs one fileframe command. Its fields are the process's streams and
 // environment, so tests can run commands in-process.
 type CLI struct {
+	// Stdin is read by `fileframe mcp` only; nil reads nothing.
+	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Env            lookupEnv
 	// Passwords hashes the passwords of account create under its memory
@@ -84,6 +92,14 @@ func (c *CLI) passwords() (*password.Hasher, error) {
 		return c.Passwords, nil
 	}
 	return password.NewHasher(password.DefaultParams(), password.Budget{})
+}
+
+// stdin returns c.Stdin, or an empty reader.
+func (c *CLI) stdin() io.Reader {
+	if c.Stdin == nil {
+		return strings.NewReader("")
+	}
+	return c.Stdin
 }
 
 // usageError is a mistake in the command line: exit status 2.
@@ -112,6 +128,7 @@ func commands() []command {
 		{"key create", runKeyCreate},
 		{"key revoke", runKeyRevoke},
 		{"migrate", runMigrate},
+		{"mcp", runMCP},
 		{"version", runVersion},
 		{"remote upload", runRemoteUpload},
 		{"remote files", runRemoteFiles},

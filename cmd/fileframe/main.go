@@ -17,6 +17,6 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	cli := &CLI{Stdout: os.Stdout, Stderr: os.Stderr, Env: os.LookupEnv}
+	cli := &CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.LookupEnv}
 	os.Exit(cli.Run(ctx, os.Args[1:]))
 }

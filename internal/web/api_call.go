@@ -84,24 +84,8 @@ func (s *Server) api(e apiEndpoint) http.Handler {
 }
 
 func (s *Server) runAPI(w http.ResponseWriter, r *http.Request, e apiEndpoint) (int, any, error) {
-	// 401
-	caller, err := s.authenticate(r)
+	caller, err := s.admit(w, r, e.general, e.scope)
 	if err != nil {
-		return 0, nil, err
-	}
-	s.touchKey(r, caller.key)
-	// 403
-	if !caller.account.Plan.CustomPages() {
-		return 0, nil, fileframe.Errorf(fileframe.CodePlanRequired,
-			"The account that owns this API key is on the %s plan; the API needs the Agency plan. Ask the account owner to upgrade: the same key works again as soon as the account is on Agency.",
-			caller.account.Plan)
-	}
-	if e.general && caller.key.Kind != fileframe.KeyGeneral {
-		return 0, nil, fileframe.Errorf(fileframe.CodeKeyScope,
-			"This is a page-bound key (ffp_), which reaches one file's page only. %s needs a general key (ffk_).", e.scope)
-	}
-	// 429
-	if err := s.rateLimit(w, r, caller.key); err != nil {
 		return 0, nil, err
 	}
 	c := &apiCall{caller: caller}
@@ -124,6 +108,45 @@ func (s *Server) runAPI(w http.ResponseWriter, r *http.Request, e apiEndpoint) (
 		}
 	}
 	return e.run(w, r, c)
+}
+
+// admit runs the checks every API request passes first, the REST API's
+// and MCP's (mcp.go) alike: 401 the key, 403 the plan and, when general is
+// set, the key's kind (scope names what needs a general key), 429 the rate
+// limits. It returns who the request acts for.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, general bool, scope string) (apiCaller, error) {
+	// 401
+	caller, err := s.authenticate(r)
+	if err != nil {
+		return apiCaller{}, err
+	}
+	s.touchKey(r, caller.key)
+	// 403
+	if !caller.account.Plan.CustomPages() {
+		return apiCaller{}, fileframe.Errorf(fileframe.CodePlanRequired,
+			"The account that owns this API key is on the %s plan; the API needs the Agency plan. Ask the account owner to upgrade: the same key works again as soon as the account is on Agency.",
+			caller.account.Plan)
+	}
+	if general {
+		if err := needGeneralKey(caller, scope); err != nil {
+			return apiCaller{}, err
+		}
+	}
+	// 429
+	if err := s.rateLimit(w, r, caller.key); err != nil {
+		return apiCaller{}, err
+	}
+	return caller, nil
+}
+
+// needGeneralKey refuses a page-bound key with key_scope: scope names
+// what it tried ("Uploading files").
+func needGeneralKey(c apiCaller, scope string) error {
+	if c.key.Kind != fileframe.KeyGeneral {
+		return fileframe.Errorf(fileframe.CodeKeyScope,
+			"This is a page-bound key (ffp_), which reaches one file's page only. %s needs a general key (ffk_).", scope)
+	}
+	return nil
 }
 
 // rateLimit takes a token from the key's bucket and from the client

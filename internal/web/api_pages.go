@@ -83,12 +83,9 @@ func (s *Server) apiListRevisions(w http.ResponseWriter, r *http.Request, c *api
 	if err != nil {
 		return 0, nil, err
 	}
-	before := 0
-	if v := r.URL.Query().Get("cursor"); v != "" {
-		if before, err = strconv.Atoi(v); err != nil || before < 2 {
-			return 0, nil, fileframe.Errorf(fileframe.CodeInvalidField,
-				"cursor is not one this API gave out. Pass nextCursor of the previous page exactly as it was, or leave cursor out for the first page.")
-		}
+	before, err := parseRevisionCursor(r.URL.Query().Get("cursor"))
+	if err != nil {
+		return 0, nil, err
 	}
 	f, err := s.pathFile(r, c.caller)
 	if err != nil {
@@ -99,6 +96,20 @@ func (s *Server) apiListRevisions(w http.ResponseWriter, r *http.Request, c *api
 		return 0, nil, err
 	}
 	return http.StatusOK, list, nil
+}
+
+// parseRevisionCursor reads a nextCursor of revisionsOp: the revision the
+// next page starts below; "" (the first page) is 0.
+func parseRevisionCursor(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	before, err := strconv.Atoi(v)
+	if err != nil || before < 2 {
+		return 0, fileframe.Errorf(fileframe.CodeInvalidField,
+			"cursor is not one this API gave out. Pass nextCursor of the previous page exactly as it was, or leave cursor out for the first page.")
+	}
+	return before, nil
 }
 
 // revisionsOp lists up to limit kept revisions of f's page numbered below

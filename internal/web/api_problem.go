@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -54,20 +55,41 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 	if s.clientGone(w, r, err) {
 		return
 	}
-	code, k := kindOf(err)
-	status, title, detail := k.status, k.title, fileframe.ErrorMessage(err)
-	if code == fileframe.EINTERNAL {
+	body := problemOf(r.Context(), err)
+	if body.Code == fileframe.EINTERNAL {
 		s.logFor(r).Error("api: internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+
+	h := w.Header()
+	switch body.Code {
+	case fileframe.CodeUnauthorized:
+		h.Set("WWW-Authenticate", "Bearer")
+	case fileframe.CodeMethodNotAllowed:
+		if h.Get("Allow") == "" {
+			h.Set("Allow", http.MethodPost)
+		}
+	}
+	s.writeAPIJSON(w, "application/problem+json", body.Status, body)
+}
+
+// problemOf is the problem details object of err, for the REST API's
+// answers (apiError) and MCP's error results (mcp.go): the status, title
+// and code from err's code (errorKinds), its message, and its findings.
+// A server fault (EINTERNAL) says nothing of its cause: the caller logs it.
+func problemOf(ctx context.Context, err error) problem {
+	code, k := kindOf(err)
+	detail := fileframe.ErrorMessage(err)
+	if code == fileframe.EINTERNAL {
 		detail = internalDetail
 	}
 	body := problem{
 		Type:      problemTypeBase + code,
-		Title:     title,
-		Status:    status,
+		Title:     k.title,
+		Status:    k.status,
 		Detail:    detail,
 		Code:      code,
 		Errors:    []htmlcheck.Finding{},
-		RequestID: requestID(r.Context()),
+		RequestID: requestID(ctx),
 	}
 	var stored *storedFilesError
 	if errors.As(err, &stored) {
@@ -80,17 +102,7 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 			body.Warnings = nonNil(fe.warnings)
 		}
 	}
-
-	h := w.Header()
-	switch code {
-	case fileframe.CodeUnauthorized:
-		h.Set("WWW-Authenticate", "Bearer")
-	case fileframe.CodeMethodNotAllowed:
-		if h.Get("Allow") == "" {
-			h.Set("Allow", http.MethodPost)
-		}
-	}
-	s.writeAPIJSON(w, "application/problem+json", status, body)
+	return body
 }
 
 // writeAPIJSON writes v as the body of an API response. Every API response

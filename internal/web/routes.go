@@ -98,6 +98,11 @@ func (s *Server) appRoutes() []route {
 		// The API's description (api_openapi.go), for anyone.
 		{"GET " + openAPIPath, groupPublic, http.HandlerFunc(s.apiOpenAPI)},
 		{"/api/", groupPublic, http.HandlerFunc(s.apiNotFound)},
+		// MCP (mcp.go): the same operations as tools, over streamable
+		// HTTP, stateless. Every request, whatever its method, passes the
+		// API's key, plan and rate limits first; the SDK answers the rest
+		// (POST only).
+		{mcpPath, groupKey, s.mcpHandler()},
 
 		// Visitors (app_pages.go).
 		{"GET /{$}", groupVisitor, g(visitor, s.appHome)},

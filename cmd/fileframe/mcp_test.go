@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// badPage breaks the inline.script rule.
+const badPage = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Launch</title>
+<script src="https://cdn.example.com/app.js"></script></head><body><h1>Launch</h1></body></html>`
+
+// agencyKey makes an Agency account with a general API key on the data in
+// dir, with the CLI, and returns the key.
+func agencyKey(t *testing.T, dir string) string {
+	t.Helper()
+	data := []string{"--data", dir}
+	mustCLI(t, append([]string{"account", "create", "--email", "agent@example.com", "--plan", "agency"}, data...)...)
+	k := cliJSON(t, append([]string{"key", "create", "--email", "agent@example.com"}, data...)...)
+	return k["key"].(string)
+}
+
+// stdioSession starts `fileframe mcp` with env and connects the SDK's
+// client to it over its stdin and stdout.
+func stdioSession(t *testing.T, stderr *lockedBuffer, env ...string) (*mcp.ClientSession, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(binPath, "mcp")
+	cmd.Env = cleanEnv(env...)
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "fileframe-cli-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to fileframe mcp: %v\nstderr: %s", err, stderr)
+	}
+	return cs, cmd
+}
+
+// TestMCPStdio runs `fileframe mcp` against a running server, driven by the
+// SDK's client over the process's stdin and stdout: it offers exactly the
+// server's tools, forwards calls (results and tools' errors as the server
+// gives them), turns the server's refusals (429) into tool errors, and
+// exits 0 when the agent closes stdin.
+func TestMCPStdio(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startServe(t, dir, "--key-rate", "0.001", "--key-burst", "12")
+	key := agencyKey(t, dir)
+
+	var stderr lockedBuffer
+	cs, cmd := stdioSession(t, &stderr, "FILEFRAME_URL="+p.app+"/", "FILEFRAME_KEY="+key)
+	ctx := context.Background()
+	local, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The same tools, schemas and all, as the server's /mcp lists.
+	direct, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint:             p.app + "/mcp",
+		HTTPClient:           &http.Client{Transport: keyTransport{key: key, base: http.DefaultTransport}},
+		DisableStandaloneSSE: true,
+	}, nil)
+	if err != nil {
+		t.Fatalf("connecting to %s/mcp: %v", p.app, err)
+	}
+	remote, err := direct.ListTools(ctx, nil)
+	direct.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(local.Tools)
+	want, _ := json.Marshal(remote.Tools)
+	if string(got) != string(want) || len(local.Tools) < 10 {
+		t.Errorf("fileframe mcp lists\n%s\nthe server lists\n%s", got, want)
+	}
+	if !strings.Contains(cs.InitializeResult().Instructions, "publish_page") {
+		t.Errorf("instructions not passed on: %q", cs.InitializeResult().Instructions)
+	}
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "check_html", Arguments: map[string]any{"html": badPage}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check, _ := res.StructuredContent.(map[string]any)
+	if res.IsError || check["valid"] != false || check["code"] != "html_invalid" {
+		t.Fatalf("check_html of a bad page: %v %v", res.IsError, res.StructuredContent)
+	}
+	if errs, _ := check["errors"].([]any); len(errs) == 0 || errs[0].(map[string]any)["hint"] == "" {
+		t.Errorf("check_html findings without hints: %v", check["errors"])
+	}
+
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "upload_file", Arguments: map[string]any{
+		"name": "notes.txt", "contentBase64": base64.StdEncoding.EncodeToString([]byte("notes")),
+	}})
+	if err != nil || res.IsError {
+		t.Fatalf("upload_file: %v %v", err, res)
+	}
+	up := res.StructuredContent.(map[string]any)
+	if resp, body := httpGet(t, up["publicUrl"].(string)+"/download"); resp.StatusCode != http.StatusOK || string(body) != "notes" {
+		t.Errorf("the uploaded file's download: %d %q", resp.StatusCode, body)
+	}
+
+	// A tool's error comes back as the server made it.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_page", Arguments: map[string]any{"fileId": "f_AAAAAAAAAAAAAAAA"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := problemOf(t, res); p["code"] != "file_not_found" || p["status"] != 404.0 {
+		t.Errorf("get_page of no file: %v", p)
+	}
+
+	// Once the key's bucket is empty, the server's 429 is a tool error
+	// with its problem details, and the session goes on.
+	limited := false
+	for range 12 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_files"})
+		if err != nil {
+			t.Fatalf("list_files: %v", err)
+		}
+		if res.IsError {
+			if p := problemOf(t, res); p["code"] != "rate_limited" || !strings.Contains(p["detail"].(string), "Wait") {
+				t.Fatalf("list_files: %v", p)
+			}
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Errorf("12 more calls with a burst of 12: never rate limited")
+	}
+
+	if err := cs.Close(); err != nil {
+		t.Errorf("closing: %v", err)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("fileframe mcp exited %d after stdin closed, want 0; stderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "serving 13 tools of "+p.app+"/mcp") {
+		t.Errorf("stderr %q does not say what it serves", stderr.String())
+	}
+}
+
+// problemOf asserts that res is a tool's error whose text is a problem
+// details object, and returns it.
+func problemOf(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	if !res.IsError || len(res.Content) != 1 {
+		t.Fatalf("got %v, want one error content", res)
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &p); err != nil {
+		t.Fatalf("error text is not JSON: %v: %v", err, res.Content[0])
+	}
+	return p
+}
+
+// TestMCPStdioRefusals checks what `fileframe mcp` says when it cannot
+// serve: no server or key (usage, exit 2), a key the server refuses (the
+// server's detail, exit 1), never anything on stdout.
+func TestMCPStdioRefusals(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startServe(t, dir)
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		want string
+	}{
+		{"no url", []string{"FILEFRAME_KEY=ffk_x"}, nil, exitUsage, "set FILEFRAME_URL or pass --url"},
+		{"no key", []string{"FILEFRAME_URL=" + p.app}, nil, exitUsage, "set FILEFRAME_KEY or pass --key"},
+		{"bad url", nil, []string{"--url", "files.example.com", "--key", "ffk_x"}, exitUsage, "want the server's base URL"},
+		{"unknown key", nil, []string{"--url", p.app, "--key", "ffk_" + strings.Repeat("a", 40)}, exitError, "(unauthorized): This API key is not known"},
+		{"not an api key", []string{"FILEFRAME_URL=" + p.app, "FILEFRAME_KEY=secret"}, nil, exitError, "is not a Fileframe API key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(binPath, append([]string{"mcp"}, tt.args...)...)
+			cmd.Env = cleanEnv(tt.env...)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != tt.code {
+				t.Errorf("exit %d, want %d; stderr %q", code, tt.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr %q lacks %q", stderr.String(), tt.want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", stdout.String())
+			}
+		})
+	}
+	if r := runCLI(t, "help"); !slices.ContainsFunc(strings.Split(r.stdout, "\n"), func(l string) bool {
+		return strings.HasPrefix(strings.TrimSpace(l), "fileframe mcp ")
+	}) {
+		t.Errorf("help does not list fileframe mcp:\n%s", r.stdout)
+	}
+}

@@ -1,0 +1,510 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
+)
+
+// MCP: the API's operations as Model Context Protocol tools, served over
+// streamable HTTP at /mcp with the same keys, plan, limits and errors as
+// the REST API. Each tool is a thin adapter over the operation function
+// its REST endpoint calls (listFilesOp, savePageOp, publishOp, …), so
+// the two surfaces cannot differ. `fileframe mcp` (cmd/fileframe) serves
+// the same tools over stdio by forwarding to this endpoint.
+
+const (
+	// mcpPath is where the MCP endpoint is served.
+	mcpPath = "/mcp"
+	// maxMCPBody caps an MCP request's body: room for a 1 MiB page
+	// JSON-escaped (up to six bytes a character) and for upload_file's
+	// largest file in base64.
+	maxMCPBody = 16 << 20
+	// maxMCPUpload is the largest file upload_file takes, decoded. A
+	// larger one goes through POST /api/files, which streams.
+	maxMCPUpload = 8 << 20
+)
+
+// mcpCallerKey is the context key of the caller a request to /mcp acts
+// for, which the tools read.
+type mcpCallerKey struct{}
+
+// mcpHandler returns the handler of /mcp. Every HTTP request is admitted
+// as a REST API request is (401 key, 403 plan, 429 rate limits, each a
+// problem+json answer the MCP SDK never sees), its body read within
+// maxMCPBody (413, 408), and only then handed to the SDK, with the caller
+// in its context. The server is stateless: every request stands alone
+// (no Mcp-Session-Id), so instances behind a load balancer share nothing,
+// and answers are plain JSON rather than event streams.
+func (s *Server) mcpHandler() http.Handler {
+	srv, err := s.newMCPServer()
+	if err != nil {
+		// Only a tool whose types have no JSON Schema gets here, which
+		// TestMCPTools catches; the endpoint then fails, the rest serves.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.apiError(w, r, fmt.Errorf("building the MCP server: %w", err))
+		})
+	}
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		MaxRequestBodyBytes: maxMCPBody,
+		Logger:              s.mcpLog(),
+		// The SDK refuses a request that reached a loopback address with a
+		// Host that is not loopback (DNS rebinding of an unauthenticated
+		// local server). Here every request needs an API key, and
+		// appHostOnly already refuses any Host but the base URL's; the
+		// check would refuse every request behind a reverse proxy on the
+		// same machine, which serve's default address expects.
+		DisableLocalhostProtection: true,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller, err := s.admit(w, r, false, "")
+		if err != nil {
+			s.apiError(w, r, err)
+			return
+		}
+		body, err := s.readMCPBody(w, r)
+		if err != nil {
+			s.apiError(w, r, err)
+			return
+		}
+		r.Body = body
+		sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), mcpCallerKey{}, caller)))
+	})
+}
+
+// mcpLog is the server's logger for the MCP SDK, warnings and errors only:
+// at info it logs a session's start and end, which in stateless mode is
+// every request, and the access log has those already.
+func (s *Server) mcpLog() *slog.Logger {
+	return slog.New(warnings{s.log.Handler()}).With("component", "mcp")
+}
+
+// warnings is a slog.Handler that passes on warnings and errors only.
+type warnings struct{ slog.Handler }
+
+func (h warnings) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+func (h warnings) WithAttrs(as []slog.Attr) slog.Handler { return warnings{h.Handler.WithAttrs(as)} }
+func (h warnings) WithGroup(name string) slog.Handler    { return warnings{h.Handler.WithGroup(name)} }
+
+// readMCPBody reads an MCP request's body, refusing one larger than
+// maxMCPBody without reading past the cap, as readCustomHTMLBody does,
+// and one that stalls.
+func (s *Server) readMCPBody(w http.ResponseWriter, r *http.Request) (*readerCloser, error) {
+	tooLarge := func() error {
+		w.Header().Set("Connection", "close")
+		return fileframe.Errorf(fileframe.CodeBodyTooLarge,
+			"The MCP request is larger than %d bytes (16 MiB), so it was not read. Pages may have at most 1 MiB of HTML; upload_file takes files up to 8 MiB: upload larger ones with POST /api/files or `fileframe remote upload`.",
+			maxMCPBody)
+	}
+	if r.ContentLength > maxMCPBody {
+		return nil, tooLarge()
+	}
+	var buf bytes.Buffer
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, s.idleBody(w, r.Body), maxMCPBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, tooLarge()
+	case stalled(err):
+		return nil, fileframe.Errorf(fileframe.CodeRequestTimeout,
+			"No byte of the request body arrived for too long, so the server stopped waiting. Nothing was done; send the request again.")
+	case err != nil:
+		return nil, fileframe.Errorf(fileframe.CodeInvalidJSON,
+			"The request body could not be read to its end: the connection broke, or the body was shorter than its Content-Length. Send the request again.")
+	}
+	return &readerCloser{bytes.NewReader(buf.Bytes())}, nil
+}
+
+// readerCloser is a request body read already.
+type readerCloser struct{ *bytes.Reader }
+
+func (readerCloser) Close() error { return nil }
+
+// mcpInstructions is what an MCP client tells its model about the server
+// as a whole.
+const mcpInstructions = `Fileframe shares files: every file has a public link (publicUrl, /f/<slug>) where visitors download it. A file can have a custom page: one complete HTML document that visitors see at that link, with Fileframe's own download control on top of it.
+
+The flow: upload_file (or list_files to find a file) -> check_html until it has no errors -> save_draft (stores a revision without changing what visitors see; open previewUrl to look at it) -> publish_page (makes it live) -> give the person the publicUrl.
+get_page, list_revisions and get_revision read what is stored; unpublish_page takes the page offline; restore_revision brings back an earlier one.
+
+Page rules: one complete HTML document (<!doctype html>, <html>, <head> with <title> and a viewport meta, <body>), at most 1 MiB; CSS and JavaScript inline only (no <script src>, no stylesheet links); images as data: URIs or https: URLs; no download button or link of its own (no <a download>, no link to the file, no "Download" button): the service's control sits at the bottom right on a desktop and as a bar along the bottom on phones, over the page, so keep the bottom of the page free of anything essential. The page runs in a sandbox: no forms, fetch, popups or navigation of the top page.
+
+Errors are results with isError true whose text is a JSON object with code, detail and, for HTML, errors and warnings (rule, line, column, excerpt, hint). Fix what the hints say and call again.`
+
+// pageRules is the short form of the page rules, for the descriptions of
+// the tools that store a page.
+const pageRules = ` The page must be one complete HTML document (doctype, <html>, <head> with <title> and viewport meta, <body>), at most 1 MiB, with CSS and JavaScript inline (no <script src>, no stylesheet links), images as data: URIs or https: URLs, and no download button or link of its own: Fileframe's download control sits at the bottom right on a desktop and as a bar along the bottom on phones, over the page, so keep the bottom free of essential content. Run check_html first: a page that breaks a rule is refused with the same findings (rule, line, column, excerpt, hint).`
+
+// Tool inputs. Their JSON Schemas, inferred by the SDK, are what a client
+// shows its model; the jsonschema tags are the descriptions.
+
+type mcpFileInput struct {
+	FileID string `json:"fileId" jsonschema:"The file's ID (the id of list_files or upload_file, e.g. f_...)."`
+}
+
+type mcpListFilesInput struct {
+	Cursor string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page, exactly as it was; leave it out for the first page."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"How many files to list, 1 to 100; 50 when left out."`
+}
+
+type mcpUploadInput struct {
+	Name          string `json:"name" jsonschema:"The name visitors download the file as, with its extension, e.g. Quarterly report.pdf."`
+	ContentBase64 string `json:"contentBase64" jsonschema:"The file's bytes in base64 (standard alphabet; padding and line breaks allowed), at most 8 MiB decoded."`
+}
+
+type mcpRenameInput struct {
+	FileID string `json:"fileId" jsonschema:"The file's ID."`
+	Name   string `json:"name" jsonschema:"The new name visitors download the file as, with its extension."`
+}
+
+type mcpHTMLInput struct {
+	HTML string `json:"html" jsonschema:"The whole page: one complete HTML document, at most 1 MiB of UTF-8."`
+}
+
+type mcpSaveInput struct {
+	FileID string `json:"fileId" jsonschema:"The file whose page this is."`
+	HTML   string `json:"html" jsonschema:"The whole page: one complete HTML document, at most 1 MiB of UTF-8."`
+}
+
+type mcpPublishInput struct {
+	FileID   string `json:"fileId" jsonschema:"The file whose page to publish."`
+	Revision int    `json:"revision,omitempty" jsonschema:"The revision to make live; the latest when left out."`
+}
+
+type mcpRestoreInput struct {
+	FileID   string `json:"fileId" jsonschema:"The file whose page this is."`
+	Revision int    `json:"revision" jsonschema:"The revision whose HTML becomes the newest revision again (see list_revisions)."`
+	Publish  bool   `json:"publish,omitempty" jsonschema:"true: make it live at once; false or left out: a draft beside the live revision."`
+}
+
+type mcpRevisionsInput struct {
+	FileID string `json:"fileId" jsonschema:"The file whose page's revisions to list."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page; leave it out for the first page."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"How many revisions to list, 1 to 100; 50 when left out."`
+}
+
+type mcpRevisionInput struct {
+	FileID   string `json:"fileId" jsonschema:"The file whose page this is."`
+	Revision int    `json:"revision" jsonschema:"The revision's number (see list_revisions)."`
+}
+
+// newMCPServer builds the MCP server with every tool.
+func (s *Server) newMCPServer() (*mcp.Server, error) {
+	version := "devel"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		version = bi.Main.Version
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "fileframe", Title: "Fileframe", Version: version},
+		&mcp.ServerOptions{Instructions: mcpInstructions, Logger: s.mcpLog()})
+
+	no, yes := new(bool), new(bool)
+	*yes = true
+	read := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: no}
+	// write: changes state, but nothing that cannot be undone; idem: the
+	// same call twice leaves what one call leaves.
+	write := func(title string, idem bool) *mcp.ToolAnnotations {
+		return &mcp.ToolAnnotations{Title: title, DestructiveHint: no, IdempotentHint: idem, OpenWorldHint: no}
+	}
+	titled := func(a *mcp.ToolAnnotations, title string) *mcp.ToolAnnotations {
+		c := *a
+		c.Title = title
+		return &c
+	}
+
+	tools := []func() error{
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "list_files", Annotations: titled(read, "List files"),
+				Description: "Lists the account's files, newest first, a page at a time: each with its id, name, size, type, publicUrl and the state of its custom page (none, draft or published). A page-bound key lists only its own file."},
+				func(ctx context.Context, c apiCaller, in mcpListFilesInput) (fileList, error) {
+					limit, err := mcpLimit(in.Limit)
+					if err != nil {
+						return fileList{}, err
+					}
+					return s.listFilesOp(ctx, c, in.Cursor, limit)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "get_file", Annotations: titled(read, "Get a file"),
+				Description: "Reads one file: its name, size, type, download count, publicUrl (the link to give people) and the state of its custom page."},
+				func(ctx context.Context, c apiCaller, in mcpFileInput) (fileAnswer, error) {
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return fileAnswer{}, err
+					}
+					file, err := s.fileOp(ctx, c, f)
+					return fileAnswer{OK: true, apiFile: file}, err
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "upload_file", Annotations: write("Upload a file", false),
+				Description: "Uploads a small file (at most 8 MiB) given as base64 and returns it with its id and publicUrl. Larger files: POST /api/files (multipart or raw body, streamed) or `fileframe remote upload PATH`. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpUploadInput) (fileAnswer, error) {
+					return s.mcpUpload(ctx, c, in)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "rename_file", Annotations: write("Rename a file", true),
+				Description: "Renames a file: the name visitors download it as. Its link stays the same. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpRenameInput) (fileAnswer, error) {
+					if err := needGeneralKey(c, "Renaming files"); err != nil {
+						return fileAnswer{}, err
+					}
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return fileAnswer{}, err
+					}
+					file, err := s.renameFileOp(ctx, c, f, in.Name)
+					return fileAnswer{OK: true, apiFile: file}, err
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "delete_file",
+				Annotations: &mcp.ToolAnnotations{Title: "Delete a file", DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
+				Description: "Deletes a file for good, with its custom page, its revisions and its page-bound keys: its link stops working at once. This cannot be undone. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpFileInput) (deletedFile, error) {
+					if err := needGeneralKey(c, "Deleting files"); err != nil {
+						return deletedFile{}, err
+					}
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return deletedFile{}, err
+					}
+					return s.deleteFileOp(ctx, c, f)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "check_html", Annotations: titled(read, "Check a page"),
+				Description: "Checks a custom page against the page rules without storing anything: valid, the errors that would refuse it and the warnings, each with rule, line, column, excerpt and a hint saying how to fix it. Call it until there are no errors, then save_draft." + pageRules},
+				func(ctx context.Context, c apiCaller, in mcpHTMLInput) (checkAnswer, error) {
+					if in.HTML == "" {
+						return checkAnswer{}, mcpHTMLRequired()
+					}
+					return s.checkOp(ctx, []byte(in.HTML))
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "save_draft", Annotations: write("Save a draft page", true),
+				Description: "Stores a page as the newest revision of a file's custom page, as a draft: what visitors see does not change (a published page stays live). The answer has the revision and a previewUrl that shows the draft exactly as visitors would see it. HTML equal to the latest revision adds none (created false). publish_page makes it live." + pageRules},
+				func(ctx context.Context, c apiCaller, in mcpSaveInput) (savedPage, error) {
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return savedPage{}, err
+					}
+					if in.HTML == "" {
+						return savedPage{}, mcpHTMLRequired()
+					}
+					return s.savePageOp(ctx, c, f, []byte(in.HTML), false, true)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "publish_page", Annotations: write("Publish a page", true),
+				Description: "Makes a revision of a file's custom page live (the latest when revision is left out): visitors of publicUrl see it, with the download control at the bottom right on a desktop and as a bar along the bottom on phones. Stores no new revision; save_draft stores one first. A revision that breaks today's page rules is refused with its findings." + pageRules},
+				func(ctx context.Context, c apiCaller, in mcpPublishInput) (pageState, error) {
+					if in.Revision < 0 {
+						return pageState{}, fileframe.Errorf(fileframe.CodeInvalidField,
+							"revision must be a revision's number (1, 2, 3, …), or left out for the latest, got %d.", in.Revision)
+					}
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return pageState{}, err
+					}
+					return s.publishOp(ctx, c, f, in.Revision)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "unpublish_page", Annotations: write("Unpublish a page", true),
+				Description: "Takes a file's custom page offline: visitors see the account's template or the default page again. Its revisions stay; publish_page brings one back."},
+				func(ctx context.Context, c apiCaller, in mcpFileInput) (pageState, error) {
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return pageState{}, err
+					}
+					return s.publishOp(ctx, c, f, -1)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "restore_revision", Annotations: write("Restore a revision", true),
+				Description: "Stores an earlier revision's HTML again as the newest revision: a draft beside the live page, or live at once with publish true. Nothing is stored when it already is the latest (created false)."},
+				func(ctx context.Context, c apiCaller, in mcpRestoreInput) (savedPage, error) {
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return savedPage{}, err
+					}
+					if in.Revision < 1 {
+						return savedPage{}, revisionNotFound(f, in.Revision)
+					}
+					return s.restoreOp(ctx, c, f, in.Revision, in.Publish)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "get_page", Annotations: titled(read, "Get a page's state"),
+				Description: "Reads the state of a file's custom page: none, draft (stored, not live) or published; the live and the latest revision; publicUrl; and previewUrl, a signed link showing the latest revision as visitors would see it, when that is not the live one."},
+				func(ctx context.Context, c apiCaller, in mcpFileInput) (pageState, error) {
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return pageState{}, err
+					}
+					return s.pageOp(ctx, c, f)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "list_revisions", Annotations: titled(read, "List a page's revisions"),
+				Description: "Lists the kept revisions of a file's custom page, newest first: number, size, sha256, when it was stored and published, and which one is live. The last 50 and every one ever published are kept."},
+				func(ctx context.Context, c apiCaller, in mcpRevisionsInput) (revisionList, error) {
+					limit, err := mcpLimit(in.Limit)
+					if err != nil {
+						return revisionList{}, err
+					}
+					before, err := parseRevisionCursor(in.Cursor)
+					if err != nil {
+						return revisionList{}, err
+					}
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return revisionList{}, err
+					}
+					return s.revisionsOp(ctx, c, f, before, limit)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "get_revision", Annotations: titled(read, "Get a revision"),
+				Description: "Reads one revision of a file's custom page with its HTML."},
+				func(ctx context.Context, c apiCaller, in mcpRevisionInput) (revisionHTML, error) {
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return revisionHTML{}, err
+					}
+					if in.Revision < 1 {
+						return revisionHTML{}, revisionNotFound(f, in.Revision)
+					}
+					return s.revisionOp(ctx, c, f, in.Revision)
+				})
+		},
+	}
+	for _, add := range tools {
+		if err := add(); err != nil {
+			return nil, err
+		}
+	}
+	return srv, nil
+}
+
+// addTool adds a tool whose run acts for the caller of the request. Its
+// input schema is inferred from In; its output schema from Out, whose
+// value becomes the result's structured content (and its text, as JSON).
+// An error becomes a result with isError whose text is the REST API's
+// problem details object for it (mcpError).
+//
+// The handler's own output type is any, so that an error result carries
+// no structured content: with a typed output the SDK would fill it with
+// Out's zero value, and clients that check structured content against
+// the output schema even on errors (the TypeScript SDK's callTool) would
+// refuse the answer instead of showing the error.
+func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, run func(context.Context, apiCaller, In) (Out, error)) error {
+	out, err := jsonschema.For[Out](nil)
+	if err != nil {
+		return fmt.Errorf("the output schema of tool %s: %w", t.Name, err)
+	}
+	t.OutputSchema = out
+	mcp.AddTool(srv, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		c, ok := ctx.Value(mcpCallerKey{}).(apiCaller)
+		if !ok {
+			return s.mcpError(ctx, t.Name, errors.New("a tool call without a caller in its context")), nil, nil
+		}
+		v, err := run(ctx, c, in)
+		if err != nil {
+			return s.mcpError(ctx, t.Name, err), nil, nil
+		}
+		return nil, v, nil
+	})
+	return nil
+}
+
+// mcpError is the tool result of err: isError, and as its text the JSON of
+// the problem details object the REST API answers for the same error
+// (problemOf: code, title, status, detail, errors and warnings with their
+// hints, requestId). A server fault is logged with its cause, which the
+// result never shows.
+func (s *Server) mcpError(ctx context.Context, tool string, err error) *mcp.CallToolResult {
+	p := problemOf(ctx, err)
+	if p.Code == fileframe.EINTERNAL {
+		s.logCtx(ctx).Error("mcp: internal error", "tool", tool, "err", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // excerpts read as "<a download>", as in apiError
+	if err := enc.Encode(p); err != nil {
+		buf.Reset()
+		buf.WriteString(p.Detail)
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSpace(buf.String())}}}
+}
+
+// mcpLimit is listLimit for a tool's limit: 1 to maxListLimit, and 0 (left
+// out) for defaultListLimit.
+func mcpLimit(n int) (int, error) {
+	if n == 0 {
+		return defaultListLimit, nil
+	}
+	if n < 1 || n > maxListLimit {
+		return 0, fileframe.Errorf(fileframe.CodeInvalidField,
+			"limit must be a whole number from 1 to %d, got %d.", maxListLimit, n)
+	}
+	return n, nil
+}
+
+func mcpHTMLRequired() error {
+	return fileframe.Errorf(fileframe.CodeHTMLRequired,
+		"html is empty. Put the whole page, one complete HTML document, in the html argument.")
+}
+
+// mcpUpload is upload_file: the file's bytes decoded from base64 and
+// stored as POST /api/files stores a file (service.AddFile: the plan's
+// quotas, the name's rules), then described as get_file describes it.
+func (s *Server) mcpUpload(ctx context.Context, c apiCaller, in mcpUploadInput) (fileAnswer, error) {
+	if err := needGeneralKey(c, "Uploading files"); err != nil {
+		return fileAnswer{}, err
+	}
+	// Line breaks and spaces are allowed: tools wrap base64 at 76 columns.
+	b64 := strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
+			return -1
+		}
+		return r
+	}, in.ContentBase64)
+	if base64.RawStdEncoding.DecodedLen(len(strings.TrimRight(b64, "="))) > maxMCPUpload {
+		return fileAnswer{}, fileframe.Errorf(fileframe.CodeBodyTooLarge,
+			"contentBase64 decodes to more than %d bytes (8 MiB), the most upload_file takes. Upload larger files with POST /api/files (multipart/form-data, streamed; see /llms.txt) or `fileframe remote upload PATH`, then use the file's id here.",
+			maxMCPUpload)
+	}
+	data, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(b64, "="))
+	if err != nil {
+		return fileAnswer{}, fileframe.Errorf(fileframe.CodeInvalidField,
+			"contentBase64 is not base64 (%v). Encode the file's bytes with the standard base64 alphabet (A-Z, a-z, 0-9, +, /).", err)
+	}
+	f, err := s.svc.AddFile(ctx, service.NewFile{Account: c.account, Name: in.Name, Size: int64(len(data)), Body: bytes.NewReader(data)})
+	if err != nil {
+		return fileAnswer{}, err
+	}
+	s.logCtx(ctx).Info("mcp: file uploaded", "key_id", c.key.ID, "file_id", f.ID, "bytes", len(data))
+	file, err := s.fileOp(ctx, c, f)
+	return fileAnswer{OK: true, apiFile: file}, err
+}
