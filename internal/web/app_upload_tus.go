@@ -255,30 +255,13 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 	})
 }
 
-// tusKey checks the API key of a tus request as POST /api/files does, in
-// DESIGN.md's order: the key (401), the plan (403 plan_required), the
-// key's kind (403 key_scope: a page-bound key cannot upload), the rate
-// limits (429). Every request of an upload (POST, HEAD, PATCH, DELETE)
-// counts against them.
+// tusKey checks the API key of a tus request with the API's own checks
+// (admit), in DESIGN.md's order: the key (401), the plan (403
+// plan_required), the key's kind (403 key_scope: a page-bound key cannot
+// upload), the rate limits (429). Every request of an upload (POST, HEAD,
+// PATCH, DELETE) counts against them.
 func (s *Server) tusKey(w http.ResponseWriter, r *http.Request) (apiCaller, error) {
-	caller, err := s.authenticate(r)
-	if err != nil {
-		return apiCaller{}, err
-	}
-	s.touchKey(r, caller.key)
-	if !caller.account.Plan.CustomPages() {
-		return apiCaller{}, fileframe.Errorf(fileframe.CodePlanRequired,
-			"The account that owns this API key is on the %s plan; the API needs the Agency plan. Ask the account owner to upgrade: the same key works again as soon as the account is on Agency.",
-			caller.account.Plan)
-	}
-	if caller.key.Kind != fileframe.KeyGeneral {
-		return apiCaller{}, fileframe.Errorf(fileframe.CodeKeyScope,
-			"This is a page-bound key (ffp_), which acts on one file's page only. Uploading files needs a general key (ffk_).")
-	}
-	if err := s.rateLimit(w, r, caller.key); err != nil {
-		return apiCaller{}, err
-	}
-	return caller, nil
+	return s.admit(w, r, true, "Uploading files")
 }
 
 // clientBodyKey is the context key of a tus request's clientBodyReader.
