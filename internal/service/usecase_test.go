@@ -37,8 +37,14 @@ func TestUseCasesPlanAndOwner(t *testing.T) {
 		call func() error
 		code string
 	}{
-		{"SavePage on Free", func() error { _, _, err := s.SavePage(ctx, free, freeFile, []byte(okPage), PageMode{Publish: true}); return err }, fileframe.CodePlanRequired},
-		{"SavePage of another account's file", func() error { _, _, err := s.SavePage(ctx, other, f, []byte(okPage), PageMode{Publish: true}); return err }, fileframe.ENOTFOUND},
+		{"SavePage on Free", func() error {
+			_, _, err := s.SavePage(ctx, free, freeFile, []byte(okPage), PageMode{Publish: true})
+			return err
+		}, fileframe.CodePlanRequired},
+		{"SavePage of another account's file", func() error {
+			_, _, err := s.SavePage(ctx, other, f, []byte(okPage), PageMode{Publish: true})
+			return err
+		}, fileframe.ENOTFOUND},
 		{"PublishRevision on Free", func() error { _, err := s.PublishRevision(ctx, free, freeFile, 1); return err }, fileframe.CodePlanRequired},
 		{"CreateKey on Free", func() error { _, _, err := s.CreateKey(ctx, NewKey{Account: free}); return err }, fileframe.CodePlanRequired},
 		{"CreateKey for another account's file", func() error { _, _, err := s.CreateKey(ctx, NewKey{Account: other, File: f.ID}); return err }, fileframe.ENOTFOUND},

@@ -16,15 +16,14 @@ import (
 	"github.com/fileframe/fileframe/internal/htmlcheck"
 )
 
-// apiBody says what the body of an API endpoint's request is.
+// apiBody says what the body of an API endpoint's request is; the zero
+// value is none read (GET, DELETE).
 type apiBody int
 
 const (
-	// bodyNone: the endpoint reads no body (GET, DELETE).
-	bodyNone apiBody = iota
 	// bodyJSON: a JSON object, Content-Type application/json, at most
 	// maxCustomHTMLBody bytes.
-	bodyJSON
+	bodyJSON apiBody = iota + 1
 	// bodyOptionalJSON: as bodyJSON, or no body at all (publish,
 	// unpublish), which counts as {}.
 	bodyOptionalJSON

@@ -137,12 +137,6 @@ func nonNil(fs []htmlcheck.Finding) []htmlcheck.Finding {
 	return fs
 }
 
-// apiMethodNotAllowed answers any method but POST on the API's one endpoint.
-func (s *Server) apiMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	s.apiError(w, r, fileframe.Errorf(fileframe.CodeMethodNotAllowed,
-		"%s is not allowed here: send the page with POST %s.", r.Method, customHTMLPath))
-}
-
 // apiNotFound answers every /api/ path that is not an endpoint.
 func (s *Server) apiNotFound(w http.ResponseWriter, r *http.Request) {
 	s.apiError(w, r, fileframe.Errorf(fileframe.ENOTFOUND,
