@@ -69,6 +69,13 @@ const (
 	CodeIdempotencyKeyInvalid    = "invalid_idempotency_key"
 	CodeIdempotencyKeyReused     = "idempotency_key_reused"
 	CodeIdempotencyKeyInProgress = "idempotency_in_progress"
+	// The codes of a link that does not serve its file: expired, used up
+	// (its downloads reached the limit), or busy (its last allowed
+	// download is running), and of a wrong or missing link password.
+	CodeLinkExpired      = "link_expired"
+	CodeLinkUsedUp       = "link_used_up"
+	CodeLinkBusy         = "link_busy"
+	CodePasswordRequired = "password_required"
 )
 
 // Error is the one error type of the service: a stable code and a message

@@ -22,6 +22,11 @@ type File struct {
 	Slug        string // unique, unguessable; the public link is /f/<Slug>
 	Downloads   int64
 	CreatedAt   time.Time
+	// Link is what the owner controls about the link (link.go).
+	Link Link
+	// LinkDownloads is the complete downloads counted against
+	// Link.MaxDownloads since it was set.
+	LinkDownloads int64
 }
 
 // FileQuery asks ListFiles for one page of an account's files.

@@ -45,6 +45,7 @@ type Store interface {
 	PageStore
 	SessionStore
 	IdempotencyStore
+	LinkStore
 
 	// Secret returns the named server secret (e.g. the key that signs preview
 	// links), creating it with generate on first use. Concurrent first calls

@@ -44,25 +44,46 @@ func newFile(f fileframe.File) fileframe.File {
 // insertFile inserts the row of a new file.
 func insertFile(ctx context.Context, q execer, f fileframe.File) error {
 	_, err := q.Exec(ctx, `
-		INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, ts(f.CreatedAt))
+		INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
+			expires_at, max_downloads, remove_when_ended, password_hash, reveal)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, ts(f.CreatedAt),
+		ts(f.Link.ExpiresAt), f.Link.MaxDownloads, f.Link.RemoveWhenEnded, f.Link.PasswordHash, f.Link.Reveal)
 	return err
 }
 
-const fileColumns = `id, account_id, name, size, content_type, blob_key, slug, downloads, created_at`
+const fileColumns = `id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
+	expires_at, max_downloads, link_downloads, remove_when_ended, password_hash, reveal`
+
+// fileScan holds the columns of fileColumns (with any table prefix) as
+// they are scanned.
+type fileScan struct {
+	f                fileframe.File
+	created, expires pgtype.Timestamptz
+}
+
+// dest returns the scan destinations of fileColumns, in order.
+func (fs *fileScan) dest() []any {
+	f := &fs.f
+	return []any{&f.ID, &f.AccountID, &f.Name, &f.Size, &f.ContentType, &f.BlobKey, &f.Slug, &f.Downloads, &fs.created,
+		&fs.expires, &f.Link.MaxDownloads, &f.LinkDownloads, &f.Link.RemoveWhenEnded, &f.Link.PasswordHash, &f.Link.Reveal}
+}
+
+// file returns the scanned file.
+func (fs *fileScan) file() fileframe.File {
+	fs.f.CreatedAt, fs.f.Link.ExpiresAt = fromTS(fs.created), fromTS(fs.expires)
+	return fs.f
+}
 
 func scanFile(row pgx.Row) (fileframe.File, error) {
-	var f fileframe.File
-	var created pgtype.Timestamptz
-	err := row.Scan(&f.ID, &f.AccountID, &f.Name, &f.Size, &f.ContentType, &f.BlobKey, &f.Slug, &f.Downloads, &created)
+	var fs fileScan
+	err := row.Scan(fs.dest()...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fileframe.File{}, notFound("File")
 	} else if err != nil {
 		return fileframe.File{}, err
 	}
-	f.CreatedAt = fromTS(created)
-	return f, nil
+	return fs.file(), nil
 }
 
 // FileByID returns the file with that ID.
@@ -166,6 +187,7 @@ func (s *Store) listFiles(ctx context.Context, id fileframe.AccountID, tail stri
 		}
 		rows, err := tx.Query(ctx, `
 			SELECT f.id, f.account_id, f.name, f.size, f.content_type, f.blob_key, f.slug, f.downloads, f.created_at,
+			       f.expires_at, f.max_downloads, f.link_downloads, f.remove_when_ended, f.password_hash, f.reveal,
 			       coalesce(p.latest_revision, 0), coalesce(p.live_revision, 0),
 			       coalesce(a.template, ''), coalesce(a.headline, ''), coalesce(a.message, ''),
 			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, ''),
@@ -179,15 +201,15 @@ func (s *Store) listFiles(ctx context.Context, id fileframe.AccountID, tail stri
 		defer rows.Close()
 		for rows.Next() {
 			var l fileframe.FileListing
-			var created pgtype.Timestamptz
-			if err := rows.Scan(&l.ID, &l.AccountID, &l.Name, &l.Size, &l.ContentType, &l.BlobKey, &l.Slug, &l.Downloads, &created,
+			var fs fileScan
+			if err := rows.Scan(append(fs.dest(),
 				&l.LatestRevision, &l.LiveRevision,
 				&l.Appearance.Template, &l.Appearance.Headline, &l.Appearance.Message,
 				&l.Appearance.Accent, &l.Appearance.LogoKey, &l.Appearance.Background,
-				&l.Appearance.LogoBytes, &l.Appearance.BackgroundBytes); err != nil {
+				&l.Appearance.LogoBytes, &l.Appearance.BackgroundBytes)...); err != nil {
 				return err
 			}
-			l.CreatedAt = fromTS(created)
+			l.File = fs.file()
 			list = append(list, l)
 		}
 		return rows.Err()
@@ -230,37 +252,44 @@ func (s *Store) DeleteFile(ctx context.Context, id fileframe.FileID) (fileframe.
 	var f fileframe.File
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		f, err = scanFile(tx.QueryRow(ctx, `SELECT `+fileColumns+` FROM files WHERE id = $1 FOR UPDATE`, id))
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM api_keys WHERE file_id = $1`, id); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, `SELECT DISTINCT sha256 FROM page_revisions WHERE file_id = $1`, id)
-		if err != nil {
-			return err
-		}
-		hashes, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM files WHERE id = $1`, id); err != nil {
-			return err
-		}
-		if len(hashes) == 0 {
-			return nil
-		}
-		_, err = tx.Exec(ctx, `
-			DELETE FROM page_html h
-			WHERE h.sha256 = ANY ($1)
-			  AND NOT EXISTS (SELECT 1 FROM page_revisions r WHERE r.sha256 = h.sha256)`, hashes)
+		f, err = deleteFile(ctx, tx, id)
 		return err
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("delete file", err)
 	}
 	return f, nil
+}
+
+// deleteFile deletes the file's row, its page-bound keys, and its
+// revisions' HTML that no other revision shares, in tx.
+func deleteFile(ctx context.Context, tx pgx.Tx, id fileframe.FileID) (fileframe.File, error) {
+	f, err := scanFile(tx.QueryRow(ctx, `SELECT `+fileColumns+` FROM files WHERE id = $1 FOR UPDATE`, id))
+	if err != nil {
+		return f, err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM api_keys WHERE file_id = $1`, id); err != nil {
+		return f, err
+	}
+	rows, err := tx.Query(ctx, `SELECT DISTINCT sha256 FROM page_revisions WHERE file_id = $1`, id)
+	if err != nil {
+		return f, err
+	}
+	hashes, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return f, err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM files WHERE id = $1`, id); err != nil {
+		return f, err
+	}
+	if len(hashes) == 0 {
+		return f, nil
+	}
+	_, err = tx.Exec(ctx, `
+		DELETE FROM page_html h
+		WHERE h.sha256 = ANY ($1)
+		  AND NOT EXISTS (SELECT 1 FROM page_revisions r WHERE r.sha256 = h.sha256)`, hashes)
+	return f, err
 }
 
 // BlobInUse reports whether any file, or any account's or file's appearance

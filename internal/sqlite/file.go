@@ -71,9 +71,11 @@ func newFile(f fileframe.File) fileframe.File {
 // insertFile inserts the row of a new file.
 func insertFile(ctx context.Context, tx querier, f fileframe.File) error {
 	_, err := tx.ExecContext(ctx, `
-		INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, millis(f.CreatedAt))
+		INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
+			expires_at, max_downloads, remove_when_ended, password_hash, reveal)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, millis(f.CreatedAt),
+		millis(f.Link.ExpiresAt), f.Link.MaxDownloads, f.Link.RemoveWhenEnded, f.Link.PasswordHash, f.Link.Reveal)
 	if isUnique(err) {
 		if strings.Contains(err.Error(), "files.slug") {
 			return fileframe.Errorf(fileframe.ECONFLICT, "This link is already taken.")
@@ -83,19 +85,38 @@ func insertFile(ctx context.Context, tx querier, f fileframe.File) error {
 	return err
 }
 
-const fileColumns = `id, account_id, name, size, content_type, blob_key, slug, downloads, created_at`
+const fileColumns = `id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
+	expires_at, max_downloads, link_downloads, remove_when_ended, password_hash, reveal`
+
+// fileScan holds the columns of fileColumns (with any table prefix) as
+// they are scanned.
+type fileScan struct {
+	f                fileframe.File
+	created, expires sql.NullInt64
+}
+
+// dest returns the scan destinations of fileColumns, in order.
+func (fs *fileScan) dest() []any {
+	f := &fs.f
+	return []any{&f.ID, &f.AccountID, &f.Name, &f.Size, &f.ContentType, &f.BlobKey, &f.Slug, &f.Downloads, &fs.created,
+		&fs.expires, &f.Link.MaxDownloads, &f.LinkDownloads, &f.Link.RemoveWhenEnded, &f.Link.PasswordHash, &f.Link.Reveal}
+}
+
+// file returns the scanned file.
+func (fs *fileScan) file() fileframe.File {
+	fs.f.CreatedAt, fs.f.Link.ExpiresAt = fromMillis(fs.created), fromMillis(fs.expires)
+	return fs.f
+}
 
 func scanFile(row *sql.Row) (fileframe.File, error) {
-	var f fileframe.File
-	var created sql.NullInt64
-	err := row.Scan(&f.ID, &f.AccountID, &f.Name, &f.Size, &f.ContentType, &f.BlobKey, &f.Slug, &f.Downloads, &created)
+	var fs fileScan
+	err := row.Scan(fs.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fileframe.File{}, notFound("File")
 	} else if err != nil {
 		return fileframe.File{}, err
 	}
-	f.CreatedAt = fromMillis(created)
-	return f, nil
+	return fs.file(), nil
 }
 
 // FileByID returns the file with that ID.
@@ -172,6 +193,7 @@ func (s *Store) listFiles(ctx context.Context, id fileframe.AccountID, tail stri
 		}
 		rows, err := tx.QueryContext(ctx, `
 			SELECT f.id, f.account_id, f.name, f.size, f.content_type, f.blob_key, f.slug, f.downloads, f.created_at,
+			       f.expires_at, f.max_downloads, f.link_downloads, f.remove_when_ended, f.password_hash, f.reveal,
 			       coalesce(p.latest_revision, 0), coalesce(p.live_revision, 0),
 			       coalesce(a.template, ''), coalesce(a.headline, ''), coalesce(a.message, ''),
 			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, ''),
@@ -185,15 +207,15 @@ func (s *Store) listFiles(ctx context.Context, id fileframe.AccountID, tail stri
 		defer rows.Close()
 		for rows.Next() {
 			var l fileframe.FileListing
-			var created sql.NullInt64
-			if err := rows.Scan(&l.ID, &l.AccountID, &l.Name, &l.Size, &l.ContentType, &l.BlobKey, &l.Slug, &l.Downloads, &created,
+			var fs fileScan
+			if err := rows.Scan(append(fs.dest(),
 				&l.LatestRevision, &l.LiveRevision,
 				&l.Appearance.Template, &l.Appearance.Headline, &l.Appearance.Message,
 				&l.Appearance.Accent, &l.Appearance.LogoKey, &l.Appearance.Background,
-				&l.Appearance.LogoBytes, &l.Appearance.BackgroundBytes); err != nil {
+				&l.Appearance.LogoBytes, &l.Appearance.BackgroundBytes)...); err != nil {
 				return err
 			}
-			l.CreatedAt = fromMillis(created)
+			l.File = fs.file()
 			list = append(list, l)
 		}
 		return rows.Err()
@@ -229,31 +251,38 @@ func (s *Store) DeleteFile(ctx context.Context, id fileframe.FileID) (fileframe.
 	var f fileframe.File
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		var err error
-		f, err = scanFile(tx.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = ?`, id))
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE file_id = ?`, id); err != nil {
-			return err
-		}
-		hashes, err := revisionHashes(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE id = ?`, id); err != nil {
-			return err
-		}
-		for _, h := range hashes {
-			if _, err := tx.ExecContext(ctx, `
-				DELETE FROM page_html
-				WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM page_revisions WHERE sha256 = ?)`, h, h); err != nil {
-				return err
-			}
-		}
-		return nil
+		f, err = deleteFile(ctx, tx, id)
+		return err
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("delete file", err)
+	}
+	return f, nil
+}
+
+// deleteFile deletes the file's row, its page-bound keys, and its
+// revisions' HTML that no other revision shares, in tx.
+func deleteFile(ctx context.Context, tx querier, id fileframe.FileID) (fileframe.File, error) {
+	f, err := scanFile(tx.QueryRowContext(ctx, `SELECT `+fileColumns+` FROM files WHERE id = ?`, id))
+	if err != nil {
+		return f, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE file_id = ?`, id); err != nil {
+		return f, err
+	}
+	hashes, err := revisionHashes(ctx, tx, id)
+	if err != nil {
+		return f, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE id = ?`, id); err != nil {
+		return f, err
+	}
+	for _, h := range hashes {
+		if _, err := tx.ExecContext(ctx, `
+			DELETE FROM page_html
+			WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM page_revisions WHERE sha256 = ?)`, h, h); err != nil {
+			return f, err
+		}
 	}
 	return f, nil
 }
