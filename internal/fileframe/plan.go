@@ -1,5 +1,7 @@
 package fileframe
 
+import "time"
+
 // Plan is an account's subscription level.
 type Plan string
 
@@ -49,6 +51,10 @@ type Quota struct {
 	Storage int64
 	File    int64
 	Files   int64
+	// DefaultExpiry is how long a new file's link lives when its owner
+	// does not say; MaxExpiry the longest an owner may set. Zero: no
+	// default (links live until the owner ends them), no maximum.
+	DefaultExpiry, MaxExpiry time.Duration
 }
 
 // Usage is what an account holds against its Quota, as a Store counts it:

@@ -36,6 +36,9 @@ type NewFile struct {
 	// began (ReserveUpload); AddFile turns it into the file. Empty for a
 	// plain upload, which AddFile reserves room for as its bytes arrive.
 	Reservation string
+	// Link sets the new file's link controls (SetLink's); a link given no
+	// expiry gets its plan's default.
+	Link LinkChange
 }
 
 // Adopter is Blobs that can take a file on its own disk as a blob by
@@ -167,6 +170,12 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 	if err := checkFileSize(nf.Account.Plan, q, nf.Size); err != nil {
 		return fileframe.File{}, err
 	}
+	// The link's settings before any byte is stored: a refused setting
+	// costs the client nothing, and a password is hashed once.
+	link, err := s.applyLink(ctx, nf.Account, fileframe.Link{}, nf.Link, true)
+	if err != nil {
+		return fileframe.File{}, err
+	}
 	r := &reservedReader{s: s, ctx: ctx, account: nf.Account, quota: q, id: nf.Reservation}
 	if r.id == "" && (q.Storage > 0 || q.Files > 0) {
 		r.id = "p." + fileframe.RandomBase62(24)
@@ -210,6 +219,7 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		ContentType: contentType(head, nf.Name, nf.TypeHint),
 		BlobKey:     info.Key,
 		CreatedAt:   s.now(),
+		Link:        link,
 	}, r.id, q, s.now())
 	added = err == nil
 	if added {
