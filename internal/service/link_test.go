@@ -42,7 +42,7 @@ func TestLinkSettings(t *testing.T) {
 	}
 
 	for name, c := range map[string]LinkChange{
-		"over the plan's maximum": {ExpiresIn: ptr(31 * 24 * time.Hour)},
+		"over the plan's maximum":            {ExpiresIn: ptr(31 * 24 * time.Hour)},
 		"no expiry on a plan with a maximum": {ExpiresAt: &time.Time{}},
 		"in the past":                        {ExpiresAt: func() *time.Time { t := now.Add(-time.Minute); return &t }()},
 		"now":                                {ExpiresAt: &now},
