@@ -337,6 +337,15 @@ func (m *Main) startBackground() {
 	m.every(ctx, "answers kept for Idempotency-Key retries over a day ago", func(ctx context.Context) (int, error) {
 		return m.store.DeleteIdempotentBefore(ctx, time.Now().Add(-web.IdempotencyKeep))
 	})
+	// The public caches of every instance see the removals through the
+	// store's change signal, as they see any other instance's writes.
+	if links, err := service.New(service.Config{Store: m.store, Blobs: m.blobs}); err != nil {
+		m.log.Warn("collecting ended links", "err", err)
+	} else {
+		m.every(ctx, "files of ended links their owners chose to remove", func(ctx context.Context) (int, error) {
+			return links.CollectEndedLinks(ctx)
+		})
+	}
 	m.every(ctx, "expired upload reservations", func(ctx context.Context) (int, error) {
 		return m.store.DeleteExpiredReservations(ctx, time.Now())
 	})

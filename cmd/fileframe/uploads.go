@@ -64,8 +64,46 @@ func quotaFlags(fs *flag.FlagSet, q *Quotas) map[string]string {
 		name := "quota-" + p.name + "-files"
 		fs.Var(fileCount{&p.quota.Files}, name, fmt.Sprintf("most files a %s account may keep (a `count`, 0 for unlimited)", p.name))
 		vars[name] = "FILEFRAME_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		for _, f := range []struct {
+			kind, usage string
+			v           *time.Duration
+		}{
+			{"expiry", "how long a new link of a %s account lives when its owner does not say (a `duration`: 7d, 36h; 0 for until the owner ends it)", &p.quota.DefaultExpiry},
+			{"max-expiry", "the longest a %s account's links may live (a `duration`: 30d; 0 for no limit)", &p.quota.MaxExpiry},
+		} {
+			name := "quota-" + p.name + "-" + f.kind
+			fs.Var(lifetime{f.v}, name, fmt.Sprintf(f.usage, p.name))
+			vars[name] = "FILEFRAME_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		}
 	}
 	return vars
+}
+
+// lifetime is a flag of a link's lifetime: a duration like 30d, 36h or
+// 90m, or 0 for none.
+type lifetime struct{ d *time.Duration }
+
+func (l lifetime) String() string {
+	if l.d == nil || *l.d == 0 {
+		return "0"
+	}
+	if *l.d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", *l.d/(24*time.Hour))
+	}
+	return l.d.String()
+}
+
+func (l lifetime) Set(s string) error {
+	if s == "0" {
+		*l.d = 0
+		return nil
+	}
+	d, err := parseLifetime(s)
+	if err != nil {
+		return errors.New("not a duration like 30d, 36h or 90m, or 0 for none")
+	}
+	*l.d = d
+	return nil
 }
 
 // byteSize is a flag of a size in bytes, written as humans do (5GiB, 1.5 GB,
