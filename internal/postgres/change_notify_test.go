@@ -9,8 +9,8 @@ import (
 )
 
 // TestAppChangesNotify: every web application write that changes what visitors see
-// (appearances, a rename, publishing a revision, disabling an account,
-// deleting a file) changes the generation of a watcher on another instance.
+// (appearances, a rename, publishing a revision, a link's controls and its
+// counted downloads, disabling an account, deleting a file) changes the generation of a watcher on another instance.
 func TestAppChangesNotify(t *testing.T) {
 	u := newDatabase(t)
 	a, b := open(t, u), open(t, u)
@@ -51,6 +51,16 @@ func TestAppChangesNotify(t *testing.T) {
 		{"unpublish", func() error {
 			_, err := b.SetLiveRevision(ctx, f.ID, 0, time.Now())
 			return err
+		}},
+		{"set link", func() error {
+			_, err := b.SetLink(ctx, f.ID, fileframe.Link{ExpiresAt: time.Now().Add(time.Hour), MaxDownloads: 1})
+			return err
+		}},
+		{"finish a counted download", func() error {
+			if err := b.ClaimDownload(ctx, f.ID, "claim-notify", time.Now(), time.Minute); err != nil {
+				return err
+			}
+			return b.FinishDownload(ctx, f.ID, "claim-notify", true)
 		}},
 		{"disable account", func() error { return b.SetAccountDisabled(ctx, acct.ID, true) }},
 		{"enable account", func() error { return b.SetAccountDisabled(ctx, acct.ID, false) }},
