@@ -145,10 +145,19 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 	}
 	e, err := s.publicRecord(ctx, slug)
 	if err != nil {
+		// Link controls (public_gone.go): a removed file's link is 410.
+		if fileframe.IsNotFound(err) && s.contentLinkGone(w, r, slug, nil) {
+			return nil, false
+		}
 		return fail(err)
 	}
 	if e.acct.Disabled || !e.acct.Plan.CustomPages() || !e.hasPage {
 		return fail(fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
+	}
+	// Link controls (public_gone.go): an expired or used-up link serves no
+	// page, not even a preview: 410.
+	if s.contentLinkGone(w, r, slug, e) {
+		return nil, false
 	}
 	live := e.page.LiveRevision == rev
 	if !preview && !live {

@@ -58,6 +58,12 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeIdempotencyKeyInvalid:    {http.StatusBadRequest, "Malformed Idempotency-Key"},
 	fileframe.CodeIdempotencyKeyReused:     {http.StatusUnprocessableEntity, "Idempotency-Key reused for another request"},
 	fileframe.CodeIdempotencyKeyInProgress: {http.StatusConflict, "Request with this Idempotency-Key still running"},
+	// Link controls (public_gone.go, public_limit.go): an ended link is
+	// gone; a limited link whose last download is running is busy
+	// (Retry-After).
+	fileframe.CodeLinkExpired: {http.StatusGone, "Link expired"},
+	fileframe.CodeLinkUsedUp:  {http.StatusGone, "Link used up"},
+	fileframe.CodeLinkBusy:    {http.StatusServiceUnavailable, "Link busy, try again shortly"},
 }
 
 // internalKind is the answer to every error without a listed code.

@@ -34,6 +34,12 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// Link controls (public_limit.go): a link with a download limit is
+	// served there, whole, claimed and counted; never redirected.
+	if f.Limited() {
+		s.limitedDownload(w, r, f)
+		return
+	}
 	if s.presign != nil && r.Method == http.MethodGet {
 		s.redirectDownload(w, r, f)
 		return

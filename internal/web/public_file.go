@@ -129,11 +129,21 @@ func (s *Server) publicLookupEntry(w http.ResponseWriter, r *http.Request) (*pub
 		s.publicNotFound(w, r)
 		return nil, false
 	}
+	// Link controls (public_gone.go): an expired or used-up link answers
+	// 410 with the gone page.
+	if s.publicLinkEnded(w, r, e) {
+		return nil, false
+	}
 	return e, true
 }
 
 func (s *Server) publicLookupError(w http.ResponseWriter, r *http.Request, err error) {
 	if fileframe.IsNotFound(err) {
+		// Link controls (public_gone.go): the slug of a file removed
+		// after its link ended answers 410, not 404.
+		if s.publicSlugGone(w, r) {
+			return
+		}
 		s.publicNotFound(w, r)
 		return
 	}
