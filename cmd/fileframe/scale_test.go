@@ -299,6 +299,9 @@ func TestScaleOut(t *testing.T) {
 		t.Errorf("HEAD through C = %d, Content-Length %q; want 200, %d", resp.StatusCode, resp.Header.Get("Content-Length"), len(fileBytes))
 	}
 
+	// Link controls (issue 12): expiry and one-time links on every instance.
+	linksAcrossInstances(t, db, a, b, c, cli)
+
 	for _, p := range []*serveProc{a, b, c} {
 		p.stop()
 		p.checkJSONLogs()
