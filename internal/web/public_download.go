@@ -34,7 +34,13 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if s.presign != nil && r.Method == http.MethodGet {
+	// Passwords (public_password.go): the link's cookie or the password in
+	// Fileframe-Password; and never the presigned redirect, whose URL
+	// would outlive the check.
+	if protected(f) && !s.linkAccess(w, r, f) {
+		return
+	}
+	if s.presign != nil && r.Method == http.MethodGet && !protected(f) {
 		s.redirectDownload(w, r, f)
 		return
 	}
@@ -88,6 +94,9 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	}
 	// Revalidate every time: a disabled account's links must stop working.
 	h["Cache-Control"] = s.hdr.noCache
+	if protected(f) {
+		h["Cache-Control"] = privateNoStore // Passwords (public_password.go)
+	}
 
 	if r.Method == http.MethodHead {
 		// A HEAD is never a download.
