@@ -128,6 +128,15 @@ func (s *Server) linkCookie(f fileframe.File) string {
 	return s.signLink("cookie", f.Slug, s.linkFingerprint(f), exp)
 }
 
+// setLinkCookie sets the cookie of f's link: its path alone, HttpOnly,
+// SameSite=Lax, Secure over https, for linkCookieTTL.
+func (s *Server) setLinkCookie(w http.ResponseWriter, f fileframe.File) {
+	http.SetCookie(w, &http.Cookie{
+		Name: linkCookieName, Value: s.linkCookie(f), Path: "/f/" + f.Slug,
+		MaxAge: int(linkCookieTTL.Seconds()), HttpOnly: true, Secure: s.secureCookies(), SameSite: http.SameSiteLaxMode,
+	})
+}
+
 // linkUnlocked reports whether r carries a valid cookie of f's link (its
 // slug, its current password, not expired). Browsers send every cookie
 // whose path covers the address, so each one named linkCookieName is
@@ -408,10 +417,7 @@ func (s *Server) unlockLink(w http.ResponseWriter, r *http.Request) {
 	case guessWrong:
 		s.passwordPage(w, r, e, http.StatusUnauthorized, "That password is not right.")
 	case guessRight:
-		http.SetCookie(w, &http.Cookie{
-			Name: linkCookieName, Value: s.linkCookie(e.file), Path: "/f/" + e.file.Slug,
-			MaxAge: int(linkCookieTTL.Seconds()), HttpOnly: true, Secure: s.secureCookies(), SameSite: http.SameSiteLaxMode,
-		})
+		s.setLinkCookie(w, e.file)
 		appRedirect(w, r, back)
 	}
 }
@@ -431,6 +437,9 @@ func (s *Server) linkAccess(w http.ResponseWriter, r *http.Request, f fileframe.
 		g, retry, _ := s.guessLinkPassword(r, f, pw[0])
 		switch g {
 		case guessRight:
+			// A script that keeps cookies (curl -c/-b) need not send
+			// the password, and take a guess token, every time.
+			s.setLinkCookie(w, f)
 			return true
 		case guessLimited:
 			h.Set("Retry-After", strconv.FormatInt(retryAfterSeconds(retry), 10))
