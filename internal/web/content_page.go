@@ -57,6 +57,12 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// Passwords (public_password.go): a protected link's page is served
+	// only with the access token its outer page put in the frame's address.
+	locked, ok := s.contentLinkAccess(w, r, slug, rev)
+	if !ok {
+		return
+	}
 	html, ok := s.contentRevision(w, r, slug, rev, previewOK)
 	if !ok {
 		return
@@ -70,6 +76,9 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 		// Revalidated on every use, so a page taken back to draft stops
 		// being served at once.
 		h.Set("Cache-Control", "no-cache")
+	}
+	if locked {
+		h["Cache-Control"] = privateNoStore // Passwords (public_password.go)
 	}
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(html.body))
 }

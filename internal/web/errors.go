@@ -52,6 +52,9 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeForbidden:            {http.StatusForbidden, "Forbidden"},
 	fileframe.CodeMisdirected:          {http.StatusMisdirectedRequest, "Misdirected request"},
 	fileframe.ENOTFOUND:                {http.StatusNotFound, "Not found"},
+	// Passwords on links (public_password.go): a download without the
+	// link's cookie or password.
+	fileframe.CodePasswordRequired: {http.StatusUnauthorized, "Password required"},
 	// The REST API's (api_files.go, api_pages.go, api_idempotency.go).
 	fileframe.CodeKeyScope:                 {http.StatusForbidden, "Key cannot do this"},
 	fileframe.CodeRevisionNotFound:         {http.StatusNotFound, "Revision not found"},

@@ -34,13 +34,19 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// Passwords (public_password.go): the link's cookie or the password in
+	// Fileframe-Password; and never the presigned redirect, whose URL
+	// would outlive the check.
+	if protected(f) && !s.linkAccess(w, r, f) {
+		return
+	}
 	// Link controls (public_limit.go): a link with a download limit is
 	// served there, whole, claimed and counted; never redirected.
 	if f.Limited() {
 		s.limitedDownload(w, r, f)
 		return
 	}
-	if s.presign != nil && r.Method == http.MethodGet {
+	if s.presign != nil && r.Method == http.MethodGet && !protected(f) {
 		s.redirectDownload(w, r, f)
 		return
 	}
@@ -94,6 +100,9 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	}
 	// Revalidate every time: a disabled account's links must stop working.
 	h["Cache-Control"] = s.hdr.noCache
+	if protected(f) {
+		h["Cache-Control"] = privateNoStore // Passwords (public_password.go)
+	}
 
 	if r.Method == http.MethodHead {
 		// A HEAD is never a download.

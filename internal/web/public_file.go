@@ -46,6 +46,13 @@ func (s *Server) publicFile(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// Passwords (public_password.go): a protected link shows its password
+	// page until the visitor has its cookie, and then a page rendered for
+	// them, never the public cache's page.
+	if protected(e.file) {
+		s.protectedFile(w, r, e)
+		return
+	}
 	h := w.Header()
 	if frame, ok := s.previewFrame(r, e); ok {
 		s.setPageHeaders(h, s.hdr.cspContent)

@@ -42,6 +42,15 @@ func (s *Server) publicImage(kind string) http.HandlerFunc {
 			return
 		}
 		cache := "no-cache"
+		// Passwords (public_password.go): a protected link's images need
+		// its cookie or password, and no shared cache may keep them.
+		if protected(e.file) {
+			if !s.linkAccess(w, r, e.file) {
+				return
+			}
+			s.serveImage(w, r, key, "private, no-store")
+			return
+		}
 		if r.URL.Query().Get("v") == imageVersion(key) {
 			// The address names the content: it never changes.
 			cache = "public, max-age=31536000, immutable"

@@ -112,6 +112,10 @@ func (s *Server) appRoutes() []route {
 		{"POST /signup", groupVisitor, g(visitorForm, s.signup)},
 		{"GET /login", groupVisitor, g(visitor, s.login)},
 		{"POST /login", groupVisitor, g(visitorForm, s.login)},
+		// Passwords on links (public_password.go): the password page's form,
+		// with the anonymous CSRF token and the cross-origin protection
+		// (not visitorForm, which lets a signed-in browser pass unchecked).
+		{"POST /f/{slug}/unlock", groupVisitor, s.crossOrigin(http.HandlerFunc(s.unlockLink))},
 
 		// Signed-in owners: the account, files, uploads, appearances, keys.
 		{"POST /logout", groupSession, g(ownerForm, s.logout)},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	pw "github.com/fileframe/fileframe/internal/password"
 )
 
 // stage is how far the demo instance has been filled; every screen names the
@@ -166,9 +168,14 @@ func (d *demo) seedContent(ctx context.Context) error {
 			return err
 		}
 		if o.plan == "pro" {
-			if _, err := d.storeFile(ctx, fileframe.File{
+			showreel, err := d.storeFile(ctx, fileframe.File{
+				ID: "f_Hf3sR7eWq2NcLb8T", Slug: "Vh6pQ2nLc9Xw",
 				AccountID: a.ID, Name: "Harbour Films showreel 2026.mov", Size: 9_874_113, CreatedAt: now.Add(-6 * 24 * time.Hour),
-			}, 100); err != nil {
+			}, 100)
+			if err != nil {
+				return err
+			}
+			if d.files["showreel"], err = d.protect(ctx, a, showreel); err != nil {
 				return err
 			}
 		}
@@ -298,6 +305,33 @@ func (d *demo) download(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// protect gives the film studio's account its look (the Bold template,
+// its headline and a logo) and puts a password on its showreel's link,
+// revealing the file's name: the password page's screen.
+func (d *demo) protect(ctx context.Context, a fileframe.Account, f fileframe.File) (fileframe.File, error) {
+	logo, err := logoPNG()
+	if err != nil {
+		return f, err
+	}
+	info, err := d.in.blobs.Put(ctx, bytes.NewReader(logo))
+	if err != nil {
+		return f, err
+	}
+	look := fileframe.Appearance{Template: "bold", Headline: "Harbour Films", Accent: "#0f766e", LogoKey: info.Key}
+	if err := d.in.store.SetAccountAppearance(ctx, a.ID, look, 0, demoNow); err != nil {
+		return f, err
+	}
+	h, err := pw.NewHasher(pw.DefaultParams(), pw.Budget{})
+	if err != nil {
+		return f, err
+	}
+	hash, err := h.Hash(ctx, password)
+	if err != nil {
+		return f, err
+	}
+	return d.in.store.SetLink(ctx, f.ID, fileframe.Link{PasswordHash: hash, Reveal: fileframe.RevealName})
 }
 
 // storeFile stores f.Size bytes of noise (seeded, so every run stores the
