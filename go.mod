@@ -23,6 +23,7 @@ require (
 	github.com/tus/tusd/v2 v2.8.0
 	golang.org/x/crypto v0.58.0
 	golang.org/x/exp v0.0.0-20250106191152-7588d65b2ba8
+	golang.org/x/image v0.47.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/term v0.47.0

@@ -211,13 +211,18 @@ func (s *Server) effectiveAppearance(ctx context.Context, f fileframe.File) (fil
 // publicPage returns e's public /f/{slug} page, rendering it on first use:
 // the outer page of the published custom page, else the template page of
 // the file's appearance, else the default page.
-func (s *Server) publicPage(e *publicEntry) (*renderedPage, error) {
+func (s *Server) publicPage(ctx context.Context, e *publicEntry) (*renderedPage, error) {
 	if p := e.rendered.Load(); p != nil {
 		return p, nil
 	}
 	data := filePage{Assets: s.pages.assets, File: newFileView(e.file)}
+	// Link previews' meta tags (public_card.go).
+	social, err := s.socialFor(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	data.File.Social = social
 	var body []byte
-	var err error
 	csp := s.hdr.cspNone
 	switch {
 	case e.hasPage && e.page.Published():

@@ -27,6 +27,9 @@ type fileView struct {
 	Name        string
 	Size        string
 	DownloadURL string
+	// Social is the page's link preview tags (public_card.go); nil on
+	// pages that have none.
+	Social *socialMeta
 }
 
 // errorPage is the data of error.html.
@@ -64,7 +67,7 @@ func (s *Server) publicFile(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	p, err := s.publicPage(e)
+	p, err := s.publicPage(r.Context(), e)
 	if err != nil {
 		s.publicError(w, r, err)
 		return

@@ -245,7 +245,7 @@ func (s *Server) protectedFile(w http.ResponseWriter, r *http.Request, e *public
 	if frame == "" {
 		// A template or the default page: no frame, and the cached
 		// rendering is exactly this visitor's page.
-		p, err := s.publicPage(e)
+		p, err := s.publicPage(r.Context(), e)
 		if err != nil {
 			s.publicError(w, r, err)
 			return
@@ -284,6 +284,9 @@ type passwordPageData struct {
 	Logo template.URL
 	// Reveal: the owner lets the page show the file's name and size.
 	Reveal bool
+	// Social is the link preview tags, which reveal what Reveal does
+	// (socialFor): a messenger's crawler gets this page.
+	Social *socialMeta
 	File   fileView
 	Action string // the form's address: /f/<slug>/unlock, with the preview
 	CSRF   string
@@ -304,6 +307,11 @@ func (s *Server) passwordPage(w http.ResponseWriter, r *http.Request, e *publicE
 	}
 	if data.Reveal {
 		data.File = newFileView(e.file)
+	}
+	if social, err := s.socialFor(r.Context(), e); err != nil {
+		s.logFor(r).Warn("link preview tags of a password page", "slug", e.file.Slug, "err", err)
+	} else {
+		data.Social = social
 	}
 	if p := r.URL.Query().Get("preview"); p != "" && len(p) <= 512 {
 		// A draft preview link still needs the password; after it the

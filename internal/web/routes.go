@@ -62,6 +62,8 @@ func (s *Server) appRoutes() []route {
 		{"GET /f/{slug}/download", groupPublic, http.HandlerFunc(s.publicDownload)},
 		{"GET /f/{slug}/logo", groupPublic, s.publicImage("logo")},
 		{"GET /f/{slug}/background", groupPublic, s.publicImage("background")},
+		// The link preview card, og:image (public_card.go).
+		{"GET /f/{slug}/card.png", groupPublic, http.HandlerFunc(s.publicCard)},
 		{"GET /static/", groupPublic, s.staticFiles()},
 
 		// Discovery (public_llms.go): the API for agents, from docs/.

@@ -145,6 +145,8 @@ type Server struct {
 	// pageHTML holds the HTML of live revisions by SHA-256, for the
 	// content origin (content_page.go).
 	pageHTML *blobCache
+	// cards draws and caches link preview cards (public_card.go).
+	cards *cards
 
 	// changes watches the store for commits of any process; nil when the
 	// store cannot, and then nothing is cached. ownWrites counts this
@@ -222,6 +224,9 @@ func New(cfg Config) (*Server, error) {
 	s.cache = newPublicCache(publicCacheSize)
 	s.blobCache = newBlobCache(blobCacheMax)
 	s.pageHTML = newBlobCache(pageHTMLCacheMax)
+	if s.cards, err = newCards(); err != nil { // link previews: public_card.go
+		return nil, err
+	}
 	s.hdr = newHeaderValues(s.ContentOrigin())
 	s.svc, err = service.New(service.Config{
 		Store: cfg.Store, Blobs: cfg.Blobs, Quotas: cfg.Quotas, Now: cfg.Now,

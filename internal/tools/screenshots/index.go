@@ -58,6 +58,10 @@ func writeIndex(dir string) error {
 		}
 		b.WriteString("\n\n")
 	}
+	// The link preview card (card.go), when a run has saved it.
+	if _, err := os.Stat(filepath.Join(dir, cardImage)); err == nil {
+		fmt.Fprintf(&b, "## Link preview card\n\n`%s`: the og:image of a link (here the account's Card appearance), 1200×630, as Slack's crawler fetches it from `/f/<slug>/card.png`.\n\n![Link preview card](%s)\n\n", cardImage, cardImage)
+	}
 	return os.WriteFile(filepath.Join(dir, "README.md"), []byte(b.String()), 0o644)
 }
 

@@ -112,6 +112,10 @@ func run(ctx context.Context, dir string, list []screen, stdout, stderr io.Write
 			fmt.Fprintf(stdout, "%-28s %-8s %4d×%-5d %s\n", sc.name, sz.name, cfg.Width, cfg.Height, filepath.Join(dir, file))
 		}
 	}
+	// The link preview card (card.go), once the demo files exist.
+	if err := saveCard(ctx, d, dir, stdout); err != nil {
+		return err
+	}
 	return writeIndex(dir)
 }
 

@@ -67,7 +67,8 @@ func TestScreenshots(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Count(stdout.String(), "\n"); got != len(names)*len(sizes) {
+	// One line a screenshot, and one for the link preview card.
+	if got := strings.Count(stdout.String(), "\n"); got != len(names)*len(sizes)+1 {
 		t.Errorf("printed %d progress lines, want one a screenshot:\n%s", got, &stdout)
 	}
 }
