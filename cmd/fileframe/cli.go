@@ -32,7 +32,11 @@ Usage:
                   [--content-origin URL] [--content-addr ADDR] [...]
   fileframe account create --email E [--password P] [--plan free|pro|agency] [--admin] [--json]
   fileframe account set-plan --email E --plan PLAN [--json]
-  fileframe file add --email E PATH [--name NAME] [--json]
+  fileframe file add --email E PATH [--name NAME] [--expires DURATION|RFC3339]
+                  [--max-downloads N] [--one-time] [--password P | --password-file F]
+                  [--remove-when-ended] [--reveal name|nothing] [--json]
+  fileframe file set --email E FILE_ID [the link flags of file add]
+                  [--no-expiry] [--no-password] [--keep-when-ended] [--json]
   fileframe key create --email E [--file FILE_ID] [--name N] [--expires DURATION] [--json]
   fileframe key revoke --email E KEY_ID [--json]
   fileframe migrate [--json]
@@ -125,6 +129,7 @@ func commands() []command {
 		{"account create", runAccountCreate},
 		{"account set-plan", runAccountSetPlan},
 		{"file add", runFileAdd},
+		{"file set", runFileSet},
 		{"key create", runKeyCreate},
 		{"key revoke", runKeyRevoke},
 		{"migrate", runMigrate},
