@@ -77,7 +77,7 @@ func (s *Server) appRoutes() []route {
 		{"POST /api/files", groupKey, s.apiUploadFiles()},
 		{"/api/files", groupPublic, s.apiMethods("GET", "POST")},
 		{"GET /api/files/{id}", groupKey, s.api(apiEndpoint{run: s.apiGetFile})},
-		{"PATCH /api/files/{id}", groupKey, s.api(apiEndpoint{body: bodyJSON, mergePatch: true, general: true, scope: "Renaming files", run: s.apiRenameFile})},
+		{"PATCH /api/files/{id}", groupKey, s.api(apiEndpoint{body: bodyJSON, mergePatch: true, general: true, scope: "Changing files", run: s.apiRenameFile})},
 		{"DELETE /api/files/{id}", groupKey, s.api(apiEndpoint{general: true, scope: "Deleting files", run: s.apiDeleteFile})},
 		{"/api/files/{id}", groupPublic, s.apiMethods("GET", "PATCH", "DELETE")},
 		{"GET /api/files/{id}/page", groupKey, s.api(apiEndpoint{run: s.apiGetPage})},
