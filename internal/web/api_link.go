@@ -69,7 +69,9 @@ func parseLinkJSON(o *jsonObject, raw json.RawMessage) service.LinkChange {
 		o.problems = append(o.problems, fmt.Sprintf("link must be an object such as {\"expiresIn\": \"7d\", \"maxDownloads\": 1}, got %s", jsonKind(raw)))
 		return c
 	}
-	bad := func(format string, args ...any) { o.problems = append(o.problems, "link."+fmt.Sprintf(format, args...)) }
+	bad := func(format string, args ...any) {
+		o.problems = append(o.problems, "link."+fmt.Sprintf(format, args...))
+	}
 	str := func(name string) (string, bool) {
 		raw := fields[name]
 		if jsonKind(raw) != "string" {
