@@ -177,3 +177,34 @@ func TestAPIUploadLink(t *testing.T) {
 		t.Errorf("refused uploads stored %d files", len(after)-len(before))
 	}
 }
+
+// TestMCPSetLink changes a link through set_link, the same operation as
+// PATCH /api/files/{id}'s link, and reads it back with get_file.
+func TestMCPSetLink(t *testing.T) {
+	fx := newAPIFixture(t, withFastPasswords(t))
+	cs := mustConnect(t, fx.e, fx.general)
+	id := string(fx.file.ID)
+	out := toolOK(t, "set_link", callTool(t, cs, "set_link", map[string]any{
+		"fileId": id, "expiresIn": "7d", "maxDownloads": 1, "password": "s3cret pass", "removeWhenEnded": true, "reveal": "name"}))
+	link, _ := out["link"].(map[string]any)
+	if link["maxDownloads"] != 1.0 || link["password"] != true || link["removeWhenEnded"] != true || link["reveal"] != "name" || link["expiresAt"] == nil || link["state"] != "live" {
+		t.Errorf("set_link answered %v", out)
+	}
+	if !checkPassword(t, fx.e, fx.file.ID, "s3cret pass") {
+		t.Error("set_link's password does not check")
+	}
+	out = toolOK(t, "set_link", callTool(t, cs, "set_link", map[string]any{"fileId": id, "expiresIn": "never", "password": "", "maxDownloads": 0}))
+	if link := out["link"].(map[string]any); link["expiresAt"] != nil || link["password"] != false || link["maxDownloads"] != nil || link["removeWhenEnded"] != true {
+		t.Errorf("set_link never/no password/no limit answered %v", link)
+	}
+	got := toolOK(t, "get_file", callTool(t, cs, "get_file", map[string]any{"fileId": id}))
+	if got["link"] == nil {
+		t.Errorf("get_file has no link: %v", got)
+	}
+	toolProblem(t, "set_link", callTool(t, cs, "set_link", map[string]any{"fileId": id}), 400, "invalid_field")
+	toolProblem(t, "set_link", callTool(t, cs, "set_link", map[string]any{"fileId": id, "expiresIn": "soon"}), 400, "invalid_field")
+	toolProblem(t, "set_link", callTool(t, cs, "set_link", map[string]any{"fileId": id, "expiresIn": "7d", "expiresAt": "2030-01-01T00:00:00Z"}), 400, "invalid_field")
+	toolProblem(t, "set_link", callTool(t, cs, "set_link", map[string]any{"fileId": "f_nosuchfile000000000", "maxDownloads": 1}), 404, "file_not_found")
+	page := mustConnect(t, fx.e, fx.page)
+	toolProblem(t, "set_link", callTool(t, page, "set_link", map[string]any{"fileId": id, "maxDownloads": 1}), 403, "key_scope")
+}
