@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -207,4 +208,46 @@ func TestMCPSetLink(t *testing.T) {
 	toolProblem(t, "set_link", callTool(t, cs, "set_link", map[string]any{"fileId": "f_nosuchfile000000000", "maxDownloads": 1}), 404, "file_not_found")
 	page := mustConnect(t, fx.e, fx.page)
 	toolProblem(t, "set_link", callTool(t, page, "set_link", map[string]any{"fileId": id, "maxDownloads": 1}), 403, "key_scope")
+}
+
+// TestTusUploadLink sends link settings in a tus upload's metadata: they
+// are checked when the upload is created, kept without the password
+// (its hash, never shown back by HEAD), and applied to the file.
+func TestTusUploadLink(t *testing.T) {
+	fx := newAPIFixture(t, withFastPasswords(t), withUploads(t.TempDir()))
+	c := keyTus{e: fx.e, key: fx.general}
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	meta := strings.Join([]string{"filename " + b64("a.txt"), "expiresIn " + b64("36h"), "maxDownloads " + b64("1"),
+		"password " + b64("s3cret pass"), "removeWhenEnded " + b64("true"), "reveal " + b64("name")}, ",")
+	resp, body := c.request(http.MethodPost, fx.e.app.URL+tusBasePath, nil, "Upload-Length", "5", "Upload-Metadata", meta)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("tus POST with link settings: %d %s", resp.StatusCode, body)
+	}
+	loc := resp.Header.Get("Location")
+	head, _ := c.request(http.MethodHead, loc, nil)
+	if m := head.Header.Get("Upload-Metadata"); m != "" {
+		t.Errorf("HEAD shows the upload's metadata: %q", m)
+	}
+	resp, body = c.patch(loc, 0, []byte("hello"))
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("tus PATCH: %d %s", resp.StatusCode, body)
+	}
+	id := fileframe.FileID(resp.Header.Get(headerFileID))
+	f, err := fx.e.store.FileByID(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Until(f.Link.ExpiresAt); d < 35*time.Hour || d > 36*time.Hour || f.Link.MaxDownloads != 1 || !f.Link.RemoveWhenEnded || f.Link.Reveal != "name" {
+		t.Errorf("the tus upload's link: %+v", f.Link)
+	}
+	if !checkPassword(t, fx.e, id, "s3cret pass") {
+		t.Error("the tus upload's password does not check")
+	}
+	// A refused setting is refused at creation, before any byte.
+	for _, bad := range []string{"expiresIn " + b64("soon"), "password " + b64("abc"), "maxDownloads " + b64("-2")} {
+		resp, body := c.request(http.MethodPost, fx.e.app.URL+tusBasePath, nil, "Upload-Length", "5", "Upload-Metadata", "filename "+b64("b.txt")+","+bad)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("tus POST with %s: %d %s", bad, resp.StatusCode, body)
+		}
+	}
 }

@@ -161,7 +161,7 @@ func (s *Server) appRoutes() []route {
 	if t := s.tus; t != nil {
 		rs = append(rs,
 			route{"POST " + tusBasePath + "{$}", groupTus, s.tusRoute(t.h.PostFile)},
-			route{"HEAD " + tusBasePath + "{id}", groupTus, s.tusRoute(s.tusHead(t))},
+			route{"HEAD " + tusBasePath + "{id}", groupTus, withoutMetadata(s.tusRoute(s.tusHead(t)))},
 			route{"PATCH " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.PatchFile)},
 			route{"DELETE " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.DelFile)},
 		)
