@@ -130,3 +130,74 @@ func TestCLIFileLink(t *testing.T) {
 		t.Errorf("file add over --quota-free-max-expiry: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestRemoteLink: remote upload sets the link's controls (through the tus
+// upload's metadata) and remote set changes them (PATCH), against a real
+// server.
+func TestRemoteLink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := startRemoteServer(t)
+	env := s.env(s.general)
+	src, _ := writeRandom(t, "deck.bin", 1000, 3)
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	os.WriteFile(pwFile, []byte("from a file\r\n"), 0o600)
+	store := openTestStore(t, s.dir)
+	h, err := password.NewHasher(password.DefaultParams(), password.Budget{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(id any) fileframe.File {
+		t.Helper()
+		f, err := store.FileByID(ctx, fileframe.FileID(id.(string)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	verify := func(f fileframe.File, pw string) bool {
+		ok, err := h.Verify(ctx, pw, f.Link.PasswordHash)
+		return ok && err == nil
+	}
+
+	up := remoteJSON(t, env, "remote", "upload", src, "--expires", "7d", "--one-time", "--password-file", pwFile)
+	f := file(up["id"])
+	if f.Link.MaxDownloads != 1 || f.Link.ExpiresAt.IsZero() || !verify(f, "from a file") {
+		t.Errorf("remote upload with link flags stored %+v", f.Link)
+	}
+	if link, _ := up["link"].(map[string]any); link["maxDownloads"] != 1.0 || link["password"] != true || link["expiresAt"] == nil {
+		t.Errorf("remote upload --json link = %v", up["link"])
+	}
+	id := up["id"].(string)
+
+	out := remoteJSON(t, env, "remote", "set", id, "--no-expiry", "--no-password", "--max-downloads", "5", "--remove-when-ended", "--reveal", "name")
+	if f := file(id); !f.Link.ExpiresAt.IsZero() || f.Link.PasswordHash != "" || f.Link.MaxDownloads != 5 || !f.Link.RemoveWhenEnded || f.Link.Reveal != "name" {
+		t.Errorf("remote set stored %+v", f.Link)
+	}
+	if link, _ := out["link"].(map[string]any); link["maxDownloads"] != 5.0 || link["expiresAt"] != nil || link["password"] != false {
+		t.Errorf("remote set --json link = %v", out["link"])
+	}
+	at := time.Now().Add(72 * time.Hour).UTC().Truncate(time.Second)
+	r := remoteRun(t, env, "remote", "set", id, "--expires", at.Format(time.RFC3339), "--password", "new password", "--keep-when-ended")
+	if f := file(id); r.code != 0 || !f.Link.ExpiresAt.Equal(at) || !verify(f, "new password") || f.Link.RemoveWhenEnded || !strings.Contains(r.stdout, "password") {
+		t.Errorf("remote set: exit %d, stdout %q, stderr %q, stored %+v", r.code, r.stdout, r.stderr, f.Link)
+	}
+
+	for name, args := range map[string][]string{
+		"nothing to change":               {"remote", "set", id},
+		"--one-time with --max-downloads": {"remote", "upload", src, "--one-time", "--max-downloads", "3"},
+		"--password with --no-password":   {"remote", "set", id, "--password", "abcdefg", "--no-password"},
+		"--expires with --no-expiry":      {"remote", "set", id, "--expires", "7d", "--no-expiry"},
+		"--password with --password-file": {"remote", "upload", src, "--password", "abcdefg", "--password-file", pwFile},
+	} {
+		if r := remoteRun(t, env, args...); r.code != 2 {
+			t.Errorf("%s: exit %d, stderr %q; want 2", name, r.code, r.stderr)
+		}
+	}
+	if r := remoteRun(t, env, "remote", "set", id, "--password", "abc"); r.code != 1 || !strings.Contains(r.stderr, "invalid_field") {
+		t.Errorf("remote set with a short password: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := remoteRun(t, s.env(s.pageKey), "remote", "set", s.pageFileID, "--one-time"); r.code != 1 || !strings.Contains(r.stderr, "key_scope") {
+		t.Errorf("remote set with a page-bound key: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/client"
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/service"
 )
@@ -117,6 +118,21 @@ func (l *linkFlags) parse(stdin io.Reader) (service.LinkChange, error) {
 		c.Reveal = &reveal
 	}
 	return c, nil
+}
+
+// clientLink turns a parsed change into the API client's, as the server
+// takes it (a lifetime in Go's notation, which the server reads too).
+func clientLink(c service.LinkChange) client.LinkChange {
+	out := client.LinkChange{MaxDownloads: c.MaxDownloads, Password: c.Password, RemoveWhenEnded: c.RemoveWhenEnded, Reveal: c.Reveal}
+	switch {
+	case c.ExpiresIn != nil:
+		out.ExpiresIn = c.ExpiresIn.String()
+	case c.ExpiresAt != nil && c.ExpiresAt.IsZero():
+		out.NoExpiry = true
+	case c.ExpiresAt != nil:
+		out.ExpiresAt = *c.ExpiresAt
+	}
+	return out
 }
 
 // readPasswordFile reads a password from the first line of the file at
