@@ -120,6 +120,7 @@ func (s *Server) appRoutes() []route {
 		{"GET /files", groupSession, g(ownerPage, s.files)},
 		{"GET /files/{id}", groupSession, g(ownerPage, s.file)},
 		{"POST /files/{id}/rename", groupSession, g(ownerForm, s.renameFile)},
+		{"POST /files/{id}/link", groupSession, g(ownerForm, s.setLinkForm)},
 		{"POST /files/{id}/delete", groupSession, g(ownerForm, s.deleteFile)},
 		{"POST /files/upload", groupSession, g(ownerUpload, s.uploadForm)},
 		{"GET /appearance", groupSession, g(ownerPage, s.appearance)},
