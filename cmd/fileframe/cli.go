@@ -32,7 +32,11 @@ Usage:
                   [--content-origin URL] [--content-addr ADDR] [...]
   fileframe account create --email E [--password P] [--plan free|pro|agency] [--admin] [--json]
   fileframe account set-plan --email E --plan PLAN [--json]
-  fileframe file add --email E PATH [--name NAME] [--json]
+  fileframe file add --email E PATH [--name NAME] [--expires DURATION|RFC3339]
+                  [--max-downloads N] [--one-time] [--password P | --password-file F]
+                  [--remove-when-ended] [--reveal name|nothing] [--json]
+  fileframe file set --email E FILE_ID [the link flags of file add]
+                  [--no-expiry] [--no-password] [--keep-when-ended] [--json]
   fileframe key create --email E [--file FILE_ID] [--name N] [--expires DURATION] [--json]
   fileframe key revoke --email E KEY_ID [--json]
   fileframe migrate [--json]
@@ -43,10 +47,12 @@ and the same flags as serve for PostgreSQL (--database-url) and S3 (--s3-bucket,
 and works while servers run on the same data.
 
 Client commands (talk to a server over HTTP):
-  fileframe remote upload PATH [--name N] [--json]
+  fileframe remote upload PATH [--name N] [--expires DURATION|RFC3339] [--max-downloads N]
+                  [--one-time] [--password P | --password-file F] [--json]
   fileframe remote files [--limit N] [--all] [--json]
   fileframe remote file FILE_ID [--json]
   fileframe remote rename FILE_ID NAME [--json]
+  fileframe remote set FILE_ID [the link flags of file set] [--json]
   fileframe remote delete FILE_ID [--json]
   fileframe remote check PAGE.html [--json]
   fileframe remote publish FILE_ID PAGE.html [--draft] [--json]
@@ -125,6 +131,7 @@ func commands() []command {
 		{"account create", runAccountCreate},
 		{"account set-plan", runAccountSetPlan},
 		{"file add", runFileAdd},
+		{"file set", runFileSet},
 		{"key create", runKeyCreate},
 		{"key revoke", runKeyRevoke},
 		{"migrate", runMigrate},
@@ -134,6 +141,7 @@ func commands() []command {
 		{"remote files", runRemoteFiles},
 		{"remote file", runRemoteFile},
 		{"remote rename", runRemoteRename},
+		{"remote set", runRemoteSet},
 		{"remote delete", runRemoteDelete},
 		{"remote check", runRemoteCheck},
 		{"remote publish", runRemotePublish},

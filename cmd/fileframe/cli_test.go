@@ -83,8 +83,8 @@ func TestCLIContract(t *testing.T) {
 	f := cliJSON(t, cli("file", "add", src, "--email", "ada@example.com", "--name", "report.txt")...)
 	fileID, _ := f["fileId"].(string)
 	slug, _ := f["slug"].(string)
-	if !strings.HasPrefix(fileID, "f_") || slug == "" || f["url"] != "/f/"+slug || len(f) != 3 {
-		t.Fatalf("file add = %v, want exactly fileId f_..., slug, url /f/<slug>", f)
+	if !strings.HasPrefix(fileID, "f_") || slug == "" || f["url"] != "/f/"+slug || f["state"] != "live" {
+		t.Fatalf("file add = %v, want fileId f_..., slug, url /f/<slug>, state live", f)
 	}
 	file, err := store.FileByID(ctx, fileframe.FileID(fileID))
 	if err != nil {

@@ -7,16 +7,35 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/service"
 )
 
-// fileJSON is the output of file add with --json.
+// fileJSON is the output of file add and file set with --json: the file
+// and its link's controls and state.
 type fileJSON struct {
 	FileID fileframe.FileID `json:"fileId"`
 	Slug   string           `json:"slug"`
 	URL    string           `json:"url"`
+	linkJSON
+}
+
+func newFileJSON(f fileframe.File, now time.Time) fileJSON {
+	return fileJSON{FileID: f.ID, Slug: f.Slug, URL: f.URL(), linkJSON: newLinkJSON(f, now)}
+}
+
+// linkError is what the operator sees when the service refuses a link
+// setting: invalid_field is a mistake in the command line (exit 2).
+func linkError(err error) error {
+	switch code := fileframe.ErrorCode(err); {
+	case code == fileframe.CodeInvalidField:
+		return usagef("%s", fileframe.ErrorMessage(err))
+	case code != fileframe.EINTERNAL:
+		return errors.New(fileframe.ErrorMessage(err))
+	}
+	return err
 }
 
 func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
@@ -24,6 +43,7 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	quotas := data.quotas()
 	emailFlag := fs.String("email", "", "the owner's email address (required)")
 	name := fs.String("name", "", "the name visitors download the file as (default: PATH's base name)")
+	lf := addLinkFlags(fs, false)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
@@ -31,6 +51,10 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	}
 	if len(rest) != 1 {
 		return usagef("want exactly one PATH, got %d arguments", len(rest))
+	}
+	link, err := lf.parse(c.stdin())
+	if err != nil {
+		return err
 	}
 	path := rest[0]
 	email, err := parseEmail(*emailFlag)
@@ -71,20 +95,81 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	if err != nil {
 		return err
 	}
+	// The link's settings are checked (and a password hashed) before any
+	// byte is stored, so that a mistake in them exits 2 at once.
+	if link, err = svc.PrepareLink(ctx, a, link); err != nil {
+		return linkError(err)
+	}
 	// The same use case as an upload to the web application or the API:
 	// the same name rules, the plan's quotas, the file streamed, never held
 	// in memory whole.
-	file, err := svc.AddFile(ctx, service.NewFile{Account: a, Name: *name, Size: st.Size(), Body: f, TypeHint: path})
+	file, err := svc.AddFile(ctx, service.NewFile{Account: a, Name: *name, Size: st.Size(), Body: f, TypeHint: path, Link: link})
 	if err != nil {
 		if code := fileframe.ErrorCode(err); code != fileframe.EINTERNAL {
 			return errors.New(fileframe.ErrorMessage(err))
 		}
 		return fmt.Errorf("adding the file: %w", err)
 	}
+	out := newFileJSON(file, time.Now())
 	if *asJSON {
-		return c.printJSON(fileJSON{FileID: file.ID, Slug: file.Slug, URL: file.URL()})
+		return c.printJSON(out)
 	}
-	fmt.Fprintf(c.Stdout, "Added %s (%d bytes, %s) for %s as file %s.\nLink: %s%s\n",
-		file.Name, file.Size, file.ContentType, a.Email, file.ID, c.baseURL(), file.URL())
+	fmt.Fprintf(c.Stdout, "Added %s (%d bytes, %s) for %s as file %s.\nLink: %s%s (%s)\n",
+		file.Name, file.Size, file.ContentType, a.Email, file.ID, c.baseURL(), file.URL(), linkText(out.linkJSON))
+	return nil
+}
+
+// runFileSet changes the controls of a file's link: fileframe file set
+// --email E FILE_ID [link flags]. Flags not given leave their setting as
+// it is.
+func runFileSet(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	data := c.storageFlags(fs)
+	quotas := data.quotas()
+	emailFlag := fs.String("email", "", "the owner's email address (required)")
+	lf := addLinkFlags(fs, true)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("want exactly one FILE_ID, got %d arguments", len(rest))
+	}
+	id := fileframe.FileID(rest[0])
+	email, err := parseEmail(*emailFlag)
+	if err != nil {
+		return err
+	}
+	link, err := lf.parse(c.stdin())
+	if err != nil {
+		return err
+	}
+	store, err := data.openStore(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	a, err := accountByEmail(ctx, store, email)
+	if err != nil {
+		return err
+	}
+	svc, err := data.service(ctx, store, quotas)
+	if err != nil {
+		return err
+	}
+	// The same use case as the file page's form, the API's PATCH and MCP's
+	// set_link: the plan's longest lifetime, the password hashed.
+	file, err := svc.SetLink(ctx, a, id, link)
+	if fileframe.IsNotFound(err) {
+		return fileframe.Errorf(fileframe.ENOTFOUND, "%s has no file %s", a.Email, id)
+	} else if err != nil {
+		return linkError(err)
+	}
+	out := newFileJSON(file, time.Now())
+	if *asJSON {
+		return c.printJSON(out)
+	}
+	fmt.Fprintf(c.Stdout, "The link of %s (file %s) is now: %s.\nLink: %s%s\n",
+		file.Name, file.ID, linkText(out.linkJSON), c.baseURL(), file.URL())
 	return nil
 }

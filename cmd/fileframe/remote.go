@@ -18,6 +18,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/fileframe/fileframe/internal/client"
+	"github.com/fileframe/fileframe/internal/fileframe"
 	"golang.org/x/term"
 )
 
@@ -204,8 +205,8 @@ func (c *CLI) printFile(rf *remoteFlags, f client.File) error {
 	if rf.json {
 		return c.printOK(f)
 	}
-	fmt.Fprintf(c.Stdout, "%s\n  id:      %s\n  size:    %s (%d bytes)\n  type:    %s\n  link:    %s\n  page:    %s\n  created: %s\n",
-		f.Name, f.ID, humanize.IBytes(uint64(max(f.Size, 0))), f.Size, f.Type, f.PublicURL, pageStateText(f.CustomPage.State, f.CustomPage.LiveRevision, f.CustomPage.LatestRevision), f.CreatedAt.Format("2006-01-02 15:04:05 MST"))
+	fmt.Fprintf(c.Stdout, "%s\n  id:      %s\n  size:    %s (%d bytes)\n  type:    %s\n  link:    %s\n  state:   %s\n  page:    %s\n  created: %s\n",
+		f.Name, f.ID, humanize.IBytes(uint64(max(f.Size, 0))), f.Size, f.Type, f.PublicURL, remoteLinkText(f.Link), pageStateText(f.CustomPage.State, f.CustomPage.LiveRevision, f.CustomPage.LatestRevision), f.CreatedAt.Format("2006-01-02 15:04:05 MST"))
 	return nil
 }
 
@@ -265,6 +266,39 @@ func runRemoteRename(ctx context.Context, c *CLI, fs *flag.FlagSet, args []strin
 		return err
 	}
 	return c.printFile(rf, f)
+}
+
+// runRemoteSet changes a file's link controls: fileframe remote set
+// FILE_ID with file set's flags, through PATCH /api/files/{id}.
+func runRemoteSet(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	rf := c.remoteFlagSet(fs)
+	lf := addLinkFlags(fs, true)
+	rest, err := remoteArgs(fs, args, "FILE_ID")
+	if err != nil {
+		return err
+	}
+	link, err := lf.parse(c.stdin())
+	if err != nil {
+		return err
+	}
+	if link.IsZero() {
+		return usagef("say what to change: --expires, --no-expiry, --max-downloads, --one-time, --password, --password-file, --no-password, --remove-when-ended, --keep-when-ended or --reveal")
+	}
+	cl, err := c.remoteClient(rf)
+	if err != nil {
+		return err
+	}
+	f, err := cl.SetLink(ctx, rest[0], clientLink(link))
+	if err != nil {
+		return err
+	}
+	return c.printFile(rf, f)
+}
+
+// remoteLinkText says in words what a link's controls are.
+func remoteLinkText(l client.Link) string {
+	return linkText(linkJSON{State: fileframe.LinkState(l.State), ExpiresAt: l.ExpiresAt, MaxDownloads: l.MaxDownloads,
+		Downloads: l.Downloads, Password: l.Password, RemoveWhenEnded: l.RemoveWhenEnded, Reveal: l.Reveal})
 }
 
 func runRemoteDelete(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {

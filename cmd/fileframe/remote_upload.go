@@ -107,12 +107,19 @@ type uploadJSON struct {
 	// ResumedFrom is the offset the server had when this run began
 	// sending: 0 for a new upload.
 	ResumedFrom int64 `json:"resumedFrom"`
+	// Link is the link's controls and state, when the command set any.
+	Link *client.Link `json:"link,omitempty"`
 }
 
 func runRemoteUpload(ctx context.Context, c *CLI, flags *flag.FlagSet, args []string) error {
 	rf := c.remoteFlagSet(flags)
 	name := flags.String("name", "", "the name visitors download the file as (default: PATH's base name)")
+	lf := addLinkFlags(flags, false)
 	rest, err := remoteArgs(flags, args, "PATH")
+	if err != nil {
+		return err
+	}
+	link, err := lf.parse(c.stdin())
 	if err != nil {
 		return err
 	}
@@ -152,7 +159,7 @@ func runRemoteUpload(ctx context.Context, c *CLI, flags *flag.FlagSet, args []st
 	kept := resume != ""
 
 	up := client.Upload{
-		Body: f, Size: fi.Size(), Name: *name, URL: resume,
+		Body: f, Size: fi.Size(), Name: *name, URL: resume, Link: clientLink(link),
 		Created: func(u string) error {
 			st := want
 			st.UploadURL, st.Created = u, time.Now().UTC()
@@ -196,6 +203,13 @@ func runRemoteUpload(ctx context.Context, c *CLI, flags *flag.FlagSet, args []st
 	if u, err := url.Parse(done.PublicURL); err == nil {
 		out.URL, out.Slug = u.Path, path.Base(u.Path)
 	}
+	if !link.IsZero() {
+		// The link as the server set it (its expiry, the password's
+		// presence), for the output.
+		if file, err := cl.File(ctx, done.FileID); err == nil {
+			out.Link = &file.Link
+		}
+	}
 	if rf.json {
 		return c.printJSON(out)
 	}
@@ -204,5 +218,8 @@ func runRemoteUpload(ctx context.Context, c *CLI, flags *flag.FlagSet, args []st
 		how = fmt.Sprintf(", resumed at %s", humanize.IBytes(uint64(done.ResumedFrom)))
 	}
 	fmt.Fprintf(c.Stdout, "Uploaded %s (%s%s)\n  id:   %s\n  link: %s\n", *name, humanize.IBytes(uint64(fi.Size())), how, done.FileID, done.PublicURL)
+	if out.Link != nil {
+		fmt.Fprintf(c.Stdout, "  controls: %s\n", remoteLinkText(*out.Link))
+	}
 	return nil
 }

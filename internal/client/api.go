@@ -23,6 +23,8 @@ type File struct {
 	Page       string      `json:"page"`
 	CreatedAt  time.Time   `json:"createdAt"`
 	CustomPage PageSummary `json:"customPage"`
+	// Link is the link's controls and state.
+	Link Link `json:"link"`
 }
 
 // PageSummary is the state of a file's custom page, in a File.

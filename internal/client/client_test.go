@@ -134,7 +134,7 @@ func TestRetryConnectionErrors(t *testing.T) {
 	// The tus creation POST is not retried: the server may have made the
 	// upload.
 	fail, methods = 1, nil
-	if _, err := c.tusCreate(context.Background(), 3, "a.txt"); err == nil || len(methods) != 1 {
+	if _, err := c.tusCreate(context.Background(), 3, "a.txt", LinkChange{}); err == nil || len(methods) != 1 {
 		t.Errorf("tus POST after a connection error: %v after %d tries, want the error after 1", err, len(methods))
 	}
 }

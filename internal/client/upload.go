@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync/atomic"
 )
@@ -47,6 +49,9 @@ type Upload struct {
 	// Progress, if set, is called with the number of the file's bytes sent
 	// so far (from the server's offset on).
 	Progress func(sent int64)
+	// Link sets the new file's link controls (sent when the upload is
+	// created; a resumed upload keeps those it was created with).
+	Link LinkChange
 }
 
 // Uploaded is a finished upload.
@@ -101,7 +106,7 @@ func (c *Client) Upload(ctx context.Context, u Upload) (Uploaded, error) {
 	}
 	if loc == "" {
 		var err error
-		if loc, err = c.tusCreate(ctx, u.Size, u.Name); err != nil {
+		if loc, err = c.tusCreate(ctx, u.Size, u.Name, u.Link); err != nil {
 			return Uploaded{}, err
 		}
 		if u.Created != nil {
@@ -144,11 +149,16 @@ func (c *Client) Upload(ctx context.Context, u Upload) (Uploaded, error) {
 // absolute URL. A connection error is not retried: the server may have
 // made the upload (and reserved its room) without the client learning
 // where.
-func (c *Client) tusCreate(ctx context.Context, size int64, name string) (string, error) {
+func (c *Client) tusCreate(ctx context.Context, size int64, name string, link LinkChange) (string, error) {
 	req := request{method: http.MethodPost, url: c.url(tusPath, nil), header: http.Header{}}
 	req.header.Set("Tus-Resumable", "1.0.0")
 	req.header.Set("Upload-Length", strconv.FormatInt(size, 10))
-	req.header.Set("Upload-Metadata", "filename "+base64.StdEncoding.EncodeToString([]byte(name)))
+	meta := "filename " + base64.StdEncoding.EncodeToString([]byte(name))
+	lm := link.metadata()
+	for _, k := range slices.Sorted(maps.Keys(lm)) {
+		meta += "," + k + " " + base64.StdEncoding.EncodeToString([]byte(lm[k]))
+	}
+	req.header.Set("Upload-Metadata", meta)
 	req.header.Set("Idempotency-Key", newIdempotencyKey())
 	resp, err := c.send(ctx, req)
 	if err != nil {

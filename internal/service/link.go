@@ -23,6 +23,9 @@ type LinkChange struct {
 	MaxDownloads *int64
 	// Password sets the link's password; "" removes it.
 	Password *string
+	// PasswordHash sets the password as PrepareLink hashed it; it wins
+	// over Password. Only PrepareLink's output sets it.
+	PasswordHash *string
 	// RemoveWhenEnded sets whether the file is removed once its link ends.
 	RemoveWhenEnded *bool
 	// Reveal sets what a protected link shows before its password
@@ -102,7 +105,9 @@ func (s *Service) applyLink(ctx context.Context, a fileframe.Account, l filefram
 		}
 		l.Reveal = *c.Reveal
 	}
-	if c.Password != nil {
+	if c.PasswordHash != nil {
+		l.PasswordHash = *c.PasswordHash
+	} else if c.Password != nil {
 		if *c.Password == "" {
 			l.PasswordHash = ""
 		} else {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // apiFile is a file in the API's answers: the fields of an upload's
@@ -179,7 +180,10 @@ func (s *Server) fileOp(ctx context.Context, c apiCaller, f fileframe.File) (api
 	return s.apiFileOf(f, page.LatestRevision, page.LiveRevision), nil
 }
 
-// apiRenameFile is PATCH /api/files/{id} with {"name": "…"}.
+// apiRenameFile is PATCH /api/files/{id} with {"name": "…"} and/or
+// {"link": {…}} (a merge patch of the link's controls, parseLinkJSON).
+// The name is changed first, then the link; each is its service's use
+// case.
 func (s *Server) apiRenameFile(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
 	o, err := parseJSONObject(c.body, false)
 	if err != nil {
@@ -189,7 +193,12 @@ func (s *Server) apiRenameFile(w http.ResponseWriter, r *http.Request, c *apiCal
 	if err != nil {
 		return 0, nil, err
 	}
-	o.only("name")
+	rawLink, hasLink := o.fields["link"]
+	var link service.LinkChange
+	if hasLink {
+		link = parseLinkJSON(o, rawLink)
+	}
+	o.only("name", "link")
 	if err := o.err(); err != nil {
 		return 0, nil, err
 	}
@@ -197,19 +206,47 @@ func (s *Server) apiRenameFile(w http.ResponseWriter, r *http.Request, c *apiCal
 	if err != nil {
 		return 0, nil, err
 	}
-	file, err := s.renameFileOp(r.Context(), c.caller, f, name)
-	if err != nil {
-		return 0, nil, err
+	ctx := r.Context()
+	_, hasName := o.fields["name"]
+	if hasName || !hasLink {
+		// The name's rules first, so that a refused name leaves the link
+		// as it was, and a refused link (SetLink checks before it writes)
+		// the name.
+		if err := checkNewName(name); err != nil {
+			return 0, nil, err
+		}
+	}
+	var file apiFile
+	if hasLink {
+		if file, err = s.setLinkOp(ctx, c.caller, f, link); err != nil {
+			return 0, nil, err
+		}
+	}
+	if hasName || !hasLink {
+		if file, err = s.renameFileOp(ctx, c.caller, f, name); err != nil {
+			return 0, nil, err
+		}
 	}
 	return http.StatusOK, fileAnswer{OK: true, apiFile: file}, nil
+}
+
+// checkNewName returns invalid_field unless name can be a file's new name.
+func checkNewName(name string) error {
+	if strings.TrimSpace(name) == "" {
+		return fileframe.Errorf(fileframe.CodeInvalidField,
+			"name is required: the new name visitors download the file as, e.g. {\"name\": \"Quarterly report.pdf\"}; or change the link with {\"link\": {\"expiresIn\": \"7d\"}}.")
+	}
+	if err := fileframe.CheckFileName(strings.TrimSpace(name)); err != nil {
+		return fileframe.Errorf(fileframe.CodeInvalidField, "%s", fileframe.ErrorMessage(err))
+	}
+	return nil
 }
 
 // renameFileOp renames f, one of the caller's files: the name visitors
 // download it as. Its link stays.
 func (s *Server) renameFileOp(ctx context.Context, c apiCaller, f fileframe.File, name string) (apiFile, error) {
-	if strings.TrimSpace(name) == "" {
-		return apiFile{}, fileframe.Errorf(fileframe.CodeInvalidField,
-			"name is required: the new name visitors download the file as, e.g. {\"name\": \"Quarterly report.pdf\"}.")
+	if err := checkNewName(name); err != nil {
+		return apiFile{}, err
 	}
 	if err := s.svc.RenameFile(ctx, c.account, f.ID, name); fileframe.IsNotFound(err) {
 		return apiFile{}, fileNotFound(f.ID)

@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/service"
@@ -26,6 +27,8 @@ type uploadedFile struct {
 	URL       string `json:"url"`
 	PublicURL string `json:"publicUrl"`
 	Page      string `json:"page"`
+	// Link is the link's controls and state.
+	Link apiLink `json:"link"`
 }
 
 // uploadResponse is the body of a 201 answer of POST /api/files: the first
@@ -41,6 +44,7 @@ func (s *Server) uploaded(f fileframe.File) uploadedFile {
 	return uploadedFile{
 		ID: f.ID, Name: f.Name, Size: f.Size, Slug: f.Slug,
 		URL: f.URL(), PublicURL: s.publicURL(f.URL()), Page: filePagePath(f.ID),
+		Link: newAPILink(f, s.now()),
 	}
 }
 
@@ -55,8 +59,17 @@ func (s *Server) apiUploadFiles() http.Handler {
 func (s *Server) apiUpload(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
 	var files []uploadedFile
 	fp := newUploadFingerprint(r)
-	err := s.eachUpload(r, s.uploadBody(w, r.Body), func(name string, size int64, content io.Reader) error {
-		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: c.caller.account, Name: name, Size: size, Body: content})
+	link, err := parseLinkQuery(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	// Checked, and a password hashed, once for all the request's files
+	// and before any byte is stored.
+	if link, err = s.svc.PrepareLink(r.Context(), c.caller.account, link); err != nil {
+		return 0, nil, err
+	}
+	err = s.eachUpload(r, s.uploadBody(w, r.Body), func(name string, size int64, content io.Reader) error {
+		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: c.caller.account, Name: name, Size: size, Body: content, Link: link})
 		if err != nil {
 			return err
 		}
@@ -104,6 +117,18 @@ type uploadHash struct{ h hash.Hash }
 func newUploadFingerprint(r *http.Request) uploadHash {
 	u := uploadHash{sha256.New()}
 	io.WriteString(u.h, r.Method+" "+r.URL.EscapedPath()+"\n")
+	// The link's settings too: a retry with other settings is another
+	// request (the password hashed, never kept).
+	q := r.URL.Query()
+	for _, name := range []string{"expiresIn", "expiresAt", "maxDownloads", "removeWhenEnded", "reveal"} {
+		if vs, ok := q[name]; ok {
+			io.WriteString(u.h, name+"="+strconv.Quote(strings.Join(vs, "\x00"))+"\n")
+		}
+	}
+	if pw := r.Header.Values(linkPasswordHeader); len(pw) > 0 {
+		sum := sha256.Sum256([]byte(strings.Join(pw, "\x00")))
+		io.WriteString(u.h, "password "+hex.EncodeToString(sum[:])+"\n")
+	}
 	return u
 }
 

@@ -41,6 +41,8 @@ type fileRow struct {
 	// r3"; LookClass styles it.
 	Look      string
 	LookClass string
+	// LinkState is the link's controls and state.
+	LinkState linkView
 }
 
 // fileTime and fileDatetime are how the file pages show a time, and its
@@ -53,6 +55,7 @@ func (s *Server) newFileRow(f fileframe.File) fileRow {
 		ID: f.ID, Name: f.Name, Size: humanSize(f.Size), Link: s.publicURL(f.URL()),
 		DownloadURL: newFileView(f).DownloadURL, Downloads: f.Downloads,
 		Created: fileTime(f.CreatedAt), Date: f.CreatedAt.UTC().Format("2 Jan 2006"), Datetime: fileDatetime(f.CreatedAt),
+		LinkState: newLinkView(f, s.now()),
 	}
 }
 
@@ -100,7 +103,7 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request, user *signedIn) {
 		s.appError(w, r, user, err)
 		return
 	}
-	p := filesPage{appPage: s.newAppPage("Files", user), Upload: s.uploadPanel()}
+	p := filesPage{appPage: s.newAppPage("Files", user), Upload: s.uploadPanelFor(user.account.Plan)}
 	p.Styles = append(append(p.Styles, appAssetURL("app_files.css")), p.Upload.Styles...)
 	p.Scripts = append(append(p.Scripts, appAssetURL("app_files.js")), p.Upload.Scripts...)
 	if r.URL.Query().Get("done") == "deleted" {
@@ -134,6 +137,9 @@ type fileDetail struct {
 	Curl       string
 	ActiveKeys int
 	MaxHTML    string
+	// LinkFormSent: the link form shows Form's link_* values (a refused
+	// change) rather than the link's.
+	LinkFormSent bool
 }
 
 // customPage is the custom page panel's view of a file's page.
@@ -172,6 +178,7 @@ type revisionRow struct {
 // read from the store (never from the query).
 var fileNotices = map[string]string{
 	"renamed":     "The file was renamed. Visitors now download it under its new name.",
+	"link":        "The link's settings are saved. Visitors get them from their next request.",
 	"saved":       "Revision %d was saved as a draft. Visitors do not see it until you publish it.",
 	"published":   "Revision %d is published: visitors of the link see it now.",
 	"unpublished": "The custom page was unpublished. Visitors see your template or the default page again.",

@@ -199,6 +199,7 @@ func fileActions(f fileframe.File) []struct{ name, path string } {
 	p := filePath(f)
 	return []struct{ name, path string }{
 		{"rename", p + "/rename"},
+		{"link", p + "/link"},
 		{"delete", p + "/delete"},
 		{"publish", p + "/publish"},
 		{"unpublish", p + "/unpublish"},
@@ -605,7 +606,7 @@ func TestAppFilePageNotAgency(t *testing.T) {
 				}
 			}
 			form := url.Values{"html": {validPage}, "action": {"publish"}}
-			for _, a := range fileActions(fx.file)[2:] {
+			for _, a := range fileActions(fx.file)[3:] {
 				resp, body := fx.post(a.path, form)
 				if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "not on the Agency plan") {
 					t.Errorf("%s: got %d, want 403 with the plan message", a.name, resp.StatusCode)

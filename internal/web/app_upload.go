@@ -28,6 +28,9 @@ type uploadPanel struct {
 	// CSRFHeader is the request header that carries the session's token
 	// on tus requests.
 	CSRFHeader string
+	// DefaultExpiry is how long a new link lives on the account's plan
+	// when its owner does not say ("7 days"); "" for never.
+	DefaultExpiry string
 }
 
 // uploadPanel returns the upload panel of the file list.
@@ -40,6 +43,15 @@ func (s *Server) uploadPanel() uploadPanel {
 	}
 	if s.tus != nil {
 		p.Tus = tusBasePath
+	}
+	return p
+}
+
+// uploadPanelFor is uploadPanel for an owner on plan.
+func (s *Server) uploadPanelFor(plan fileframe.Plan) uploadPanel {
+	p := s.uploadPanel()
+	if d := s.cfg.Quotas[plan].DefaultExpiry; d > 0 {
+		p.DefaultExpiry = untilText(d)
 	}
 	return p
 }
@@ -102,14 +114,40 @@ func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request, user *signed
 	mr := streamedForm(r)
 	var last fileframe.File
 	n := 0
+	// The link's fields come before the files (the form's order), read as
+	// they stream past; the link is checked once, at the first file.
+	fields := map[string]string{}
+	var link *service.LinkChange
 	err := eachPart(mr, func(part *multipart.Part) error {
-		if part.FormName() != "file" || part.FileName() == "" {
+		if part.FileName() == "" {
+			switch name := part.FormName(); name {
+			case "expiry", "one_time", "password":
+				v, err := io.ReadAll(io.LimitReader(part, 1024))
+				if err != nil {
+					return fileframe.Errorf(fileframe.CodeInvalidField, "The form could not be read. Send it again.")
+				}
+				fields[name] = string(v)
+			}
+			return nil
+		}
+		if part.FormName() != "file" {
 			return nil
 		}
 		if n >= maxFilesPerRequest {
 			return tooManyFiles
 		}
-		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: user.account, Name: part.FileName(), Size: -1, Body: part})
+		if link == nil {
+			c, _, msg := parseLinkForm(func(k string) string { return fields[k] }, true)
+			if msg != "" {
+				return fileframe.Errorf(fileframe.CodeInvalidField, "%s", msg)
+			}
+			prepared, err := s.svc.PrepareLink(r.Context(), user.account, c)
+			if err != nil {
+				return err
+			}
+			link = &prepared
+		}
+		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: user.account, Name: part.FileName(), Size: -1, Body: part, Link: *link})
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -183,6 +184,25 @@ func (s *Server) tusHead(t *tusUploads) http.HandlerFunc {
 		w.WriteHeader(http.StatusOK)
 	}
 }
+
+// withoutMetadata drops tusd's Upload-Metadata from h's answers: it holds
+// what tusCreate kept, a link password's hash among it, which no client
+// needs back. It wraps tusd's Middleware, which keeps the writer it was
+// given for the handlers inside.
+func withoutMetadata(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(noMetadata{w}, r)
+	})
+}
+
+type noMetadata struct{ http.ResponseWriter }
+
+func (w noMetadata) WriteHeader(code int) {
+	w.Header().Del("Upload-Metadata")
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w noMetadata) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // uploaderKey is the context key of the account a tus request uploads
 // for (a fileframe.Account), which tusd's hooks read from their event's
@@ -548,16 +568,107 @@ func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoC
 		return tusd.HTTPResponse{}, none, tusError(s, ev, errTusSignIn)
 	}
 	name := tusName(ev.Upload.MetaData)
+	// The link's settings are checked (and a password hashed) now, not
+	// after the last byte: a refused setting costs no upload.
+	link, err := tusLink(ev.Upload.MetaData)
+	if err == nil {
+		link, err = s.svc.PrepareLink(ctx, a, link)
+	}
+	if err != nil {
+		return tusd.HTTPResponse{}, none, tusError(s, ev, err)
+	}
 	id := newTusUploadID(a.ID)
 	if err := s.svc.ReserveUpload(ctx, a, id, name, ev.Upload.Size); err != nil {
 		return tusd.HTTPResponse{}, none, tusError(s, ev, err)
 	}
-	return tusd.HTTPResponse{}, tusd.FileInfoChanges{
-		ID: id,
-		// Only the name is kept: the type is the server's guess from the
-		// name and the bytes (service.AddFile), never the client's word.
-		MetaData: tusd.MetaData{"filename": name},
-	}, nil
+	// Only the name and the link's checked settings are kept (the
+	// password as its hash): the type is the server's guess from the
+	// name and the bytes (service.AddFile), never the client's word.
+	meta := tusd.MetaData{"filename": name}
+	keepTusLink(meta, link)
+	return tusd.HTTPResponse{}, tusd.FileInfoChanges{ID: id, MetaData: meta}, nil
+}
+
+// tusLink reads the link settings of a tus upload's metadata, named as
+// POST /api/files's query parameters (expiresIn, expiresAt, maxDownloads,
+// removeWhenEnded, reveal) and password, each base64 as tus metadata is.
+func tusLink(meta tusd.MetaData) (service.LinkChange, error) {
+	q := url.Values{}
+	for _, k := range []string{"expiresIn", "expiresAt", "maxDownloads", "removeWhenEnded", "reveal"} {
+		if v, ok := meta[k]; ok {
+			q.Set(k, v)
+		}
+	}
+	var passwords []string
+	if pw, ok := meta["password"]; ok {
+		passwords = []string{pw}
+	}
+	return parseLinkValues(q, passwords)
+}
+
+// Metadata keys under which tusCreate keeps a checked link for tusFinish;
+// a client's own metadata never gets through under them.
+const (
+	tusKeptExpiresIn    = "fileframe.expiresIn"
+	tusKeptExpiresAt    = "fileframe.expiresAt"
+	tusKeptMaxDownloads = "fileframe.maxDownloads"
+	tusKeptRemove       = "fileframe.removeWhenEnded"
+	tusKeptReveal       = "fileframe.reveal"
+	tusKeptPassword     = "fileframe.passwordHash"
+)
+
+// keepTusLink writes the checked link c into meta (PrepareLink's output:
+// a hash, never a password).
+func keepTusLink(meta tusd.MetaData, c service.LinkChange) {
+	if c.ExpiresIn != nil {
+		meta[tusKeptExpiresIn] = c.ExpiresIn.String()
+	}
+	if c.ExpiresAt != nil {
+		meta[tusKeptExpiresAt] = c.ExpiresAt.UTC().Format(time.RFC3339Nano)
+	}
+	if c.MaxDownloads != nil {
+		meta[tusKeptMaxDownloads] = strconv.FormatInt(*c.MaxDownloads, 10)
+	}
+	if c.RemoveWhenEnded != nil {
+		meta[tusKeptRemove] = strconv.FormatBool(*c.RemoveWhenEnded)
+	}
+	if c.Reveal != nil {
+		meta[tusKeptReveal] = *c.Reveal
+	}
+	if c.PasswordHash != nil {
+		meta[tusKeptPassword] = *c.PasswordHash
+	}
+}
+
+// keptTusLink reads back what keepTusLink wrote.
+func keptTusLink(meta tusd.MetaData) service.LinkChange {
+	var c service.LinkChange
+	if v, ok := meta[tusKeptExpiresIn]; ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			c.ExpiresIn = &d
+		}
+	}
+	if v, ok := meta[tusKeptExpiresAt]; ok {
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			c.ExpiresAt = &t
+		}
+	}
+	if v, ok := meta[tusKeptMaxDownloads]; ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			c.MaxDownloads = &n
+		}
+	}
+	if v, ok := meta[tusKeptRemove]; ok {
+		b := v == "true"
+		c.RemoveWhenEnded = &b
+	}
+	if v, ok := meta[tusKeptReveal]; ok {
+		c.Reveal = &v
+	}
+	if v, ok := meta[tusKeptPassword]; ok {
+		c.PasswordHash = &v
+	}
+	return c
 }
 
 // tusFinish runs when the last byte of a tus upload has arrived, while the
@@ -583,7 +694,8 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 			s.log.Warn("upload: removing a finished tus upload", "upload", ev.Upload.ID, "err", err)
 		}
 	}()
-	nf := service.NewFile{Account: a, Name: tusName(ev.Upload.MetaData), Size: ev.Upload.Size, Reservation: ev.Upload.ID}
+	nf := service.NewFile{Account: a, Name: tusName(ev.Upload.MetaData), Size: ev.Upload.Size, Reservation: ev.Upload.ID,
+		Link: keptTusLink(ev.Upload.MetaData)}
 	var f fileframe.File
 	if path, ok := s.adoptable(ev.Upload); ok {
 		// The upload's bytes are a file on the blob store's own disk:

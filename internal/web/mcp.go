@@ -143,7 +143,7 @@ func (readerCloser) Close() error { return nil }
 const mcpInstructions = `Fileframe shares files: every file has a public link (publicUrl, /f/<slug>) where visitors download it. A file can have a custom page: one complete HTML document that visitors see at that link, with Fileframe's own download control on top of it.
 
 The flow: upload_file (or list_files to find a file) -> check_html until it has no errors -> save_draft (stores a revision without changing what visitors see; open previewUrl to look at it) -> publish_page (makes it live) -> give the person the publicUrl.
-get_page, list_revisions and get_revision read what is stored; unpublish_page takes the page offline; restore_revision brings back an earlier one.
+get_page, list_revisions and get_revision read what is stored; unpublish_page takes the page offline; restore_revision brings back an earlier one. set_link changes when the link expires, how many downloads it allows and its password.
 
 Page rules: one complete HTML document (<!doctype html>, <html>, <head> with <title> and a viewport meta, <body>), at most 1 MiB; CSS and JavaScript inline only (no <script src>, no stylesheet links); images as data: URIs or https: URLs; no download button or link of its own (no <a download>, no link to the file, no "Download" button): the service's control sits at the bottom right on a desktop and as a bar along the bottom on phones, over the page, so keep the bottom of the page free of anything essential. The page runs in a sandbox: no forms, fetch, popups or navigation of the top page.
 
@@ -173,6 +173,61 @@ type mcpUploadInput struct {
 type mcpRenameInput struct {
 	FileID string `json:"fileId" jsonschema:"The file's ID."`
 	Name   string `json:"name" jsonschema:"The new name visitors download the file as, with its extension."`
+}
+
+type mcpSetLinkInput struct {
+	FileID          string  `json:"fileId" jsonschema:"The file whose link to change."`
+	ExpiresIn       string  `json:"expiresIn,omitempty" jsonschema:"The link ends this long from now: 7d, 36h, 90m; never: it does not expire. Leave out expiresIn and expiresAt to keep the expiry."`
+	ExpiresAt       string  `json:"expiresAt,omitempty" jsonschema:"The link ends at this RFC 3339 date and time, e.g. 2030-01-02T15:04:05Z. Not with expiresIn."`
+	MaxDownloads    *int64  `json:"maxDownloads,omitempty" jsonschema:"Complete downloads the link allows: 1 for a one-time link, 0 for no limit. A new limit counts from 0."`
+	Password        *string `json:"password,omitempty" jsonschema:"A new password visitors must give (4 to 256 characters); an empty string removes the password."`
+	RemoveWhenEnded *bool   `json:"removeWhenEnded,omitempty" jsonschema:"true: remove the file once its link has ended; false: keep it so that the link can be renewed."`
+	Reveal          *string `json:"reveal,omitempty" jsonschema:"What a password-protected link shows before the password: name (the file's name and size) or an empty string (nothing)."`
+}
+
+// linkChange turns set_link's arguments into the link object of PATCH
+// /api/files/{id}, parsed by the same function.
+func (in mcpSetLinkInput) linkChange() (service.LinkChange, error) {
+	m := map[string]any{}
+	switch {
+	case in.ExpiresIn == "never":
+		m["expiresAt"] = nil
+	case in.ExpiresIn != "":
+		m["expiresIn"] = in.ExpiresIn
+	}
+	if in.ExpiresAt != "" {
+		m["expiresAt"] = in.ExpiresAt
+	}
+	if in.ExpiresIn != "" && in.ExpiresAt != "" {
+		return service.LinkChange{}, fileframe.Errorf(fileframe.CodeInvalidField, "expiresIn and expiresAt cannot come together: give one.")
+	}
+	if in.MaxDownloads != nil {
+		m["maxDownloads"] = *in.MaxDownloads
+	}
+	if in.Password != nil {
+		if *in.Password == "" {
+			m["password"] = nil
+		} else {
+			m["password"] = *in.Password
+		}
+	}
+	if in.RemoveWhenEnded != nil {
+		m["removeWhenEnded"] = *in.RemoveWhenEnded
+	}
+	if in.Reveal != nil {
+		m["reveal"] = *in.Reveal
+	}
+	if len(m) == 0 {
+		return service.LinkChange{}, fileframe.Errorf(fileframe.CodeInvalidField,
+			"set_link needs at least one setting: expiresIn, expiresAt, maxDownloads, password, removeWhenEnded or reveal.")
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return service.LinkChange{}, err
+	}
+	o := &jsonObject{}
+	c := parseLinkJSON(o, raw)
+	return c, o.err()
 }
 
 type mcpHTMLInput struct {
@@ -243,7 +298,7 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 		},
 		func() error {
 			return addTool(s, srv, &mcp.Tool{Name: "get_file", Annotations: titled(read, "Get a file"),
-				Description: "Reads one file: its name, size, type, download count, publicUrl (the link to give people) and the state of its custom page."},
+				Description: "Reads one file: its name, size, type, download count, publicUrl (the link to give people), its link's controls and state (link: live, expired or used_up; expiresAt, maxDownloads, downloads, password) and the state of its custom page."},
 				func(ctx context.Context, c apiCaller, in mcpFileInput) (fileAnswer, error) {
 					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
 					if err != nil {
@@ -272,6 +327,25 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 						return fileAnswer{}, err
 					}
 					file, err := s.renameFileOp(ctx, c, f, in.Name)
+					return fileAnswer{OK: true, apiFile: file}, err
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "set_link", Annotations: write("Change a file's link", true),
+				Description: "Changes the controls of a file's public link: when it expires (expiresIn 7d, an RFC 3339 expiresAt, or never), how many complete downloads it allows (maxDownloads; 1 is a one-time link, 0 no limit), a password visitors must give (an empty string removes it; never shown back), whether the file is removed once the link ends, and what a protected link reveals. Arguments left out stay as they are. An expired or used-up link answers 410 Gone until it is renewed here. Returns the file with its link's state. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpSetLinkInput) (fileAnswer, error) {
+					if err := needGeneralKey(c, "Changing files"); err != nil {
+						return fileAnswer{}, err
+					}
+					change, err := in.linkChange()
+					if err != nil {
+						return fileAnswer{}, err
+					}
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return fileAnswer{}, err
+					}
+					file, err := s.setLinkOp(ctx, c, f, change)
 					return fileAnswer{OK: true, apiFile: file}, err
 				})
 		},

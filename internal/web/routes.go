@@ -79,7 +79,7 @@ func (s *Server) appRoutes() []route {
 		{"POST /api/files", groupKey, s.apiUploadFiles()},
 		{"/api/files", groupPublic, s.apiMethods("GET", "POST")},
 		{"GET /api/files/{id}", groupKey, s.api(apiEndpoint{run: s.apiGetFile})},
-		{"PATCH /api/files/{id}", groupKey, s.api(apiEndpoint{body: bodyJSON, mergePatch: true, general: true, scope: "Renaming files", run: s.apiRenameFile})},
+		{"PATCH /api/files/{id}", groupKey, s.api(apiEndpoint{body: bodyJSON, mergePatch: true, general: true, scope: "Changing files", run: s.apiRenameFile})},
 		{"DELETE /api/files/{id}", groupKey, s.api(apiEndpoint{general: true, scope: "Deleting files", run: s.apiDeleteFile})},
 		{"/api/files/{id}", groupPublic, s.apiMethods("GET", "PATCH", "DELETE")},
 		{"GET /api/files/{id}/page", groupKey, s.api(apiEndpoint{run: s.apiGetPage})},
@@ -126,6 +126,7 @@ func (s *Server) appRoutes() []route {
 		{"GET /files", groupSession, g(ownerPage, s.files)},
 		{"GET /files/{id}", groupSession, g(ownerPage, s.file)},
 		{"POST /files/{id}/rename", groupSession, g(ownerForm, s.renameFile)},
+		{"POST /files/{id}/link", groupSession, g(ownerForm, s.setLinkForm)},
 		{"POST /files/{id}/delete", groupSession, g(ownerForm, s.deleteFile)},
 		{"POST /files/upload", groupSession, g(ownerUpload, s.uploadForm)},
 		{"GET /appearance", groupSession, g(ownerPage, s.appearance)},
@@ -167,7 +168,7 @@ func (s *Server) appRoutes() []route {
 	if t := s.tus; t != nil {
 		rs = append(rs,
 			route{"POST " + tusBasePath + "{$}", groupTus, s.tusRoute(t.h.PostFile)},
-			route{"HEAD " + tusBasePath + "{id}", groupTus, s.tusRoute(s.tusHead(t))},
+			route{"HEAD " + tusBasePath + "{id}", groupTus, withoutMetadata(s.tusRoute(s.tusHead(t)))},
 			route{"PATCH " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.PatchFile)},
 			route{"DELETE " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.DelFile)},
 		)

@@ -72,6 +72,18 @@
     if (active === 0 && done > 0) refreshList();
   }
 
+  // The link settings of the form's "Link settings" panel, as the tus
+  // upload's metadata (the server checks them when the upload is created).
+  function linkMetadata(meta) {
+    var expiry = form.querySelector(".upload-expiry");
+    var oneTime = form.querySelector(".upload-one-time");
+    var password = form.querySelector(".upload-password");
+    if (expiry && expiry.value) meta.expiresIn = expiry.value;
+    if (oneTime && oneTime.checked) meta.maxDownloads = "1";
+    if (password && password.value) meta.password = password.value;
+    return meta;
+  }
+
   function start(file) {
     var item = el("li", "upload-item");
     var name = el("span", "upload-name", file.name);
@@ -88,7 +100,7 @@
     var upload = new window.tus.Upload(file, {
       endpoint: form.dataset.tus,
       headers: headers,
-      metadata: { filename: file.name, filetype: file.type || "application/octet-stream" },
+      metadata: linkMetadata({ filename: file.name, filetype: file.type || "application/octet-stream" }),
       retryDelays: [0, 1000, 3000, 5000, 10000, 20000, 30000],
       removeFingerprintOnSuccess: true,
       onProgress: function (sent, total) {
