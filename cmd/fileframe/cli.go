@@ -188,7 +188,7 @@ func (c *CLI) Run(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.Stderr, "fileframe %s: %s\nRun 'fileframe %s -h' for usage.\n", cmd.name, ue.msg, cmd.name)
 		return exitUsage
 	}
-	fmt.Fprintf(c.Stderr, "fileframe %s: %s\n", cmd.name, errorText(err))
+	fmt.Fprintf(c.Stderr, "fileframe %s: %s\n", cmd.name, termText(errorText(err)))
 	return exitError
 }
 

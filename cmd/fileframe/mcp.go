@@ -15,6 +15,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	fileclient "github.com/fileframe/fileframe/internal/client"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -49,7 +51,7 @@ func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error 
 	client := mcp.NewClient(&mcp.Implementation{Name: "fileframe-mcp", Version: version}, &mcp.ClientOptions{Logger: logger})
 	remote, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   endpoint,
-		HTTPClient: &http.Client{Transport: keyTransport{key: key, base: http.DefaultTransport}},
+		HTTPClient: mcpHTTPClient(endpoint, key),
 		// The server is stateless: it never sends anything unasked.
 		DisableStandaloneSSE: true,
 	}, nil)
@@ -116,18 +118,37 @@ func forward(remote *mcp.ClientSession, name string) mcp.ToolHandler {
 	}
 }
 
+// mcpHTTPClient is the HTTP client of `fileframe mcp`: the key goes to the
+// server's origin only (a redirect elsewhere is an error), and an answer
+// larger than client.MaxAnswer is an error, not memory spent on it.
+func mcpHTTPClient(endpoint, key string) *http.Client {
+	own, _ := url.Parse(endpoint)
+	return &http.Client{
+		Transport: keyTransport{key: key, origin: own, base: fileclient.CappedTransport(http.DefaultTransport)},
+		CheckRedirect: func(r *http.Request, via []*http.Request) error {
+			if !fileclient.SameOrigin(r.URL, own) {
+				return fmt.Errorf("the server redirected to %s, another origin; the key is not sent there", r.URL.Redacted())
+			}
+			return nil
+		},
+	}
+}
+
 // keyTransport sends the API key with every request to the server, and
 // turns a refusal in problem+json (401, 403, 413, 429, …) into an error
 // that carries the problem, so that its detail reaches the user instead
 // of a bare status text.
 type keyTransport struct {
-	key  string
-	base http.RoundTripper
+	key    string
+	origin *url.URL // the only origin the key is sent to
+	base   http.RoundTripper
 }
 
 func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+k.key)
+	if k.origin != nil && fileclient.SameOrigin(r.URL, k.origin) {
+		r.Header.Set("Authorization", "Bearer "+k.key)
+	}
 	resp, err := k.base.RoundTrip(r)
 	if err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ func TestMCPStdio(t *testing.T) {
 	// The same tools, schemas and all, as the server's /mcp lists.
 	direct, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:             p.app + "/mcp",
-		HTTPClient:           &http.Client{Transport: keyTransport{key: key, base: http.DefaultTransport}},
+		HTTPClient:           mcpHTTPClient(p.app+"/mcp", key),
 		DisableStandaloneSSE: true,
 	}, nil)
 	if err != nil {

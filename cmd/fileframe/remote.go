@@ -57,6 +57,11 @@ func (c *CLI) remoteClient(f *remoteFlags) (*client.Client, error) {
 		return nil, usagef("%v", err)
 	}
 	cl.UserAgent = "fileframe-cli"
+	if !f.json {
+		// Text for a person shows what the server sent (names, details)
+		// but never lets it drive the terminal (termText).
+		c.Stdout = &termWriter{w: c.Stdout}
+	}
 	return cl, nil
 }
 

@@ -374,6 +374,29 @@ func TestRemoteUploadResumes(t *testing.T) {
 		t.Errorf("state files left after the upload: %v", left)
 	}
 
+	// A file changed in place, its modification time set back (touch -r),
+	// after an interruption: a new upload, never the old one's
+	// continuation (the outside attack's resume stored old and new bytes
+	// mixed).
+	fi, _ := os.Stat(src)
+	if code, _, _ := run(&countingTransport{failAfter: 1 << 20}); code != 1 {
+		t.Fatalf("second interrupted upload: exit %d", code)
+	}
+	changed := bytes.Clone(content)
+	changed[len(changed)-1] ^= 0xff
+	changed[2<<20] ^= 0xff
+	if err := os.WriteFile(src, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(src, fi.ModTime(), fi.ModTime())
+	code, stdout, stderr = run(&countingTransport{})
+	if code != 0 || !strings.Contains(stdout, `"resumedFrom":0`) {
+		t.Fatalf("upload of the file changed in place: exit %d, %s %s", code, stdout, stderr)
+	}
+	var changedUp map[string]any
+	json.Unmarshal([]byte(stdout), &changedUp)
+	download(t, s.p, changedUp["slug"].(string), changed)
+
 	// A changed file is a new upload, never the old one's continuation.
 	os.WriteFile(src, content[:1000], 0o644)
 	code, stdout, _ = run(&countingTransport{})

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -23,14 +24,36 @@ import (
 
 // uploadState is what remote upload keeps of an unfinished upload, so that
 // the same command run again resumes it: one file per (server, absolute
-// path, size, modification time) in uploadStateDir.
+// path, size, modification time) in uploadStateDir. A resume also needs
+// the same change stamp (changeStamp: the file was not written since,
+// even if its modification time was set back) and the same sample of its
+// content (contentSample): resuming a changed file would store a mix of
+// the old bytes and the new.
 type uploadState struct {
 	UploadURL string    `json:"uploadUrl"`
 	Server    string    `json:"server"`
 	Path      string    `json:"path"`
 	Size      int64     `json:"size"`
 	ModTime   time.Time `json:"modTime"`
+	Change    string    `json:"change"`
+	Sample    string    `json:"sample"`
 	Created   time.Time `json:"created"`
+}
+
+// contentSample hashes the first and the last 64 KiB of f (all of a
+// smaller file).
+func contentSample(f *os.File, size int64) (string, error) {
+	const n = 64 << 10
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, min(size, n))); err != nil {
+		return "", err
+	}
+	if size > n {
+		if _, err := io.Copy(h, io.NewSectionReader(f, max(size-n, n), min(n, size-n))); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // uploadStateDir is where remote upload keeps its state files:
@@ -63,7 +86,8 @@ func readUploadState(p string, want uploadState) string {
 		return ""
 	}
 	var st uploadState
-	if json.Unmarshal(b, &st) != nil || st.Server != want.Server || st.Path != want.Path || st.Size != want.Size || !st.ModTime.Equal(want.ModTime) {
+	if json.Unmarshal(b, &st) != nil || st.Server != want.Server || st.Path != want.Path || st.Size != want.Size ||
+		!st.ModTime.Equal(want.ModTime) || st.Change != want.Change || st.Sample != want.Sample {
 		return ""
 	}
 	return st.UploadURL
@@ -150,7 +174,11 @@ func runRemoteUpload(ctx context.Context, c *CLI, flags *flag.FlagSet, args []st
 	if err != nil {
 		return err
 	}
-	want := uploadState{Server: cl.BaseURL(), Path: abs, Size: fi.Size(), ModTime: fi.ModTime()}
+	sample, err := contentSample(f, fi.Size())
+	if err != nil {
+		return fmt.Errorf("reading the file: %w", err)
+	}
+	want := uploadState{Server: cl.BaseURL(), Path: abs, Size: fi.Size(), ModTime: fi.ModTime(), Change: changeStamp(fi), Sample: sample}
 	statePath := uploadStatePath(dir, want.Server, abs, want.Size, want.ModTime)
 	resume := readUploadState(statePath, want)
 	if resume != "" && !cl.UploadURLOf(resume) {

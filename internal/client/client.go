@@ -65,7 +65,82 @@ func New(baseURL, key string, hc *http.Client) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	return &Client{base: u, key: key, http: hc, MaxRetries: 3, MaxWait: time.Minute, UserAgent: "fileframe-client", sleep: sleepCtx}, nil
+	// The key goes to the server's origin only: a redirect elsewhere (a
+	// hostile or misconfigured server, another port of the same host) is
+	// an error, not a request carrying the key.
+	own := *hc
+	own.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if !sameOrigin(r.URL, u) {
+			return fmt.Errorf("the server redirected to %s, another origin than %s; the key is not sent there", r.URL.Redacted(), originOf(u))
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	own.Transport = capped{base: hc.Transport}
+	return &Client{base: u, key: key, http: &own, MaxRetries: 3, MaxWait: time.Minute, UserAgent: "fileframe-client", sleep: sleepCtx}, nil
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (a default port written or not).
+func sameOrigin(a, b *url.URL) bool {
+	return originOf(a) == originOf(b)
+}
+
+// originOf is u's origin with its port always written.
+func originOf(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// MaxAnswer is the largest answer body the client reads (a revision's
+// HTML, JSON-escaped, is at most 8 MiB); a larger one is an error, not
+// memory spent on a hostile server's stream.
+const MaxAnswer = 32 << 20
+
+// CappedTransport returns base (http.DefaultTransport when nil) with
+// every answer's body failing past MaxAnswer: `fileframe mcp` reads the
+// server's MCP answers through it.
+func CappedTransport(base http.RoundTripper) http.RoundTripper { return capped{base: base} }
+
+// SameOrigin reports whether a and b are one origin (scheme, host, port).
+func SameOrigin(a, b *url.URL) bool { return sameOrigin(a, b) }
+
+// capped is a RoundTripper whose answers' bodies fail past MaxAnswer.
+type capped struct{ base http.RoundTripper }
+
+func (c capped) RoundTrip(r *http.Request) (*http.Response, error) {
+	rt := c.base
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	resp, err := rt.RoundTrip(r)
+	if err == nil {
+		resp.Body = &cappedBody{ReadCloser: resp.Body, left: MaxAnswer}
+	}
+	return resp, err
+}
+
+// cappedBody reads at most left bytes, then fails.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("the server's answer is larger than %d MiB; stopped reading it", MaxAnswer>>20)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // BaseURL returns the server's URL as the client uses it (no trailing

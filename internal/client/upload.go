@@ -172,6 +172,9 @@ func (c *Client) tusCreate(ctx context.Context, size int64, name string, link Li
 	if err != nil || resp.Header.Get("Location") == "" {
 		return "", fmt.Errorf("upload: the server created an upload without a usable Location (%q)", resp.Header.Get("Location"))
 	}
+	if !c.UploadURLOf(loc.String()) {
+		return "", fmt.Errorf("upload: the server named an upload on %s, another origin than %s; the key and the file are not sent there", originOf(loc), originOf(c.base))
+	}
 	return loc.String(), nil
 }
 
@@ -261,5 +264,5 @@ func (p *progressReader) Read(b []byte) (int, error) {
 // (a state file's URL is only sent the key when it is).
 func (c *Client) UploadURLOf(loc string) bool {
 	u, err := url.Parse(loc)
-	return err == nil && u.Scheme == c.base.Scheme && u.Host == c.base.Host
+	return err == nil && u.User == nil && sameOrigin(u, c.base)
 }

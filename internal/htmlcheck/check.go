@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -266,6 +267,24 @@ func limit(r rule) int {
 		return maxWarningsPerRule
 	}
 	return maxErrorsPerRule
+}
+
+// factInClickable reports an element whose text the service fills with
+// the file's name or type when the page is shown (data-fileframe="name" or
+// "type") that is, or is inside, a clickable element: the name is not
+// known now, so its label cannot be read, and a file named "Download now"
+// would label the page's own button. (The content origin's prelude does
+// not fill such elements either; this tells the author why.)
+func (c *checker) factInClickable(clickable bool, start, end int) {
+	v, ok := c.attr("data-fileframe")
+	if !ok || !clickable && len(c.frames) == 0 {
+		return
+	}
+	switch strings.ToLower(strings.TrimSpace(string(v))) {
+	case "name", "type":
+		c.addAttr(ruleDownloadButton, start, end, "data-fileframe", false,
+			"A clickable element shows the file's name or type (data-fileframe): the name is filled in when the page is shown, so it could label the page's own download button.")
+	}
 }
 
 // want reports whether another finding of rule r is still reported.
@@ -667,6 +686,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 
 	c.structure(a, start, end)
 	clickable := c.elementRules(a, name, foreign, start, end)
+	c.factInClickable(clickable, start, end)
 
 	// Collect the text of clickable elements.
 	for i := range c.frames {

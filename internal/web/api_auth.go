@@ -22,6 +22,9 @@ type apiCaller struct {
 // failure is returned as it is (a 500), never as a 401. It does not check the
 // plan: a downgraded account's key authenticates, and the caller answers 403.
 func (s *Server) authenticate(r *http.Request) (apiCaller, error) {
+	if len(r.Header.Values("Authorization")) > 1 {
+		return apiCaller{}, unauthorized("The request has more than one Authorization header. Send exactly one: `Authorization: Bearer <key>`.")
+	}
 	header := r.Header.Get("Authorization")
 	if header == "" {
 		return apiCaller{}, unauthorized("The request has no Authorization header. Send the API key as `Authorization: Bearer <key>`; the owner of an Agency account creates keys in the app.")

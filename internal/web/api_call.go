@@ -8,6 +8,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -280,6 +281,9 @@ func (s *Server) pathFile(r *http.Request, c apiCaller) (fileframe.File, error) 
 // apiMethods answers a method an API path does not take: 405 with the
 // methods it does take in Allow.
 func (s *Server) apiMethods(allow ...string) http.Handler {
+	if slices.Contains(allow, http.MethodGet) {
+		allow = append(allow, http.MethodHead) // the mux answers HEAD with GET
+	}
 	list := strings.Join(allow, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", list)

@@ -219,6 +219,7 @@ func (s *Server) apiSaveRevision(w http.ResponseWriter, r *http.Request, c *apiC
 		return 0, nil, err
 	}
 	publish := o.bool("publish")
+	o.only("html", "publish")
 	if err := o.err(); err != nil {
 		return 0, nil, err
 	}
@@ -262,6 +263,7 @@ func (s *Server) apiRestoreRevision(w http.ResponseWriter, r *http.Request, c *a
 		return 0, nil, err
 	}
 	publish := o.bool("publish")
+	o.only("publish")
 	if err := o.err(); err != nil {
 		return 0, nil, err
 	}
@@ -387,6 +389,7 @@ func (s *Server) apiCheckHTML(w http.ResponseWriter, r *http.Request, c *apiCall
 	if err != nil {
 		return 0, nil, err
 	}
+	o.only("html")
 	if err := o.err(); err != nil {
 		return 0, nil, err
 	}

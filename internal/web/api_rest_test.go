@@ -371,6 +371,11 @@ func TestAPIPageLifecycle(t *testing.T) {
 	checkProblem(t, fx.call(t, "POST", pagePath+"/revisions", fx.general, map[string]any{"publish": true}), 400, fileframe.CodeHTMLRequired)
 	checkProblem(t, fx.call(t, "POST", pagePath+"/revisions", fx.general, map[string]any{"html": 1}), 400, fileframe.CodeInvalidField)
 	checkProblem(t, fx.call(t, "POST", pagePath+"/revisions", fx.general, map[string]any{"html": page(9), "publish": "yes"}), 400, fileframe.CodeInvalidField)
+	// A misspelt field is refused, not ignored: "Publish" would store a
+	// draft that the agent thinks is live.
+	checkProblem(t, fx.call(t, "POST", pagePath+"/revisions", fx.general, map[string]any{"html": page(9), "Publish": true}), 400, fileframe.CodeInvalidField)
+	checkProblem(t, fx.call(t, "POST", pagePath+"/revisions/1/restore", fx.general, map[string]any{"publsh": true}), 400, fileframe.CodeInvalidField)
+	checkProblem(t, fx.call(t, "POST", "/api/html/check", fx.general, map[string]any{"html": page(9), "fileId": "f_x"}), 400, fileframe.CodeInvalidField)
 	state(t, "published", 3, 3)
 
 	// A page-bound key reaches its own file's page only.
@@ -427,11 +432,11 @@ func TestAPIMethodsAndPaths(t *testing.T) {
 	fx := newAPIFixture(t)
 	id := string(fx.file.ID)
 	for _, tt := range []struct{ method, path, allow string }{
-		{"PUT", "/api/files", "GET, POST"},
-		{"PUT", "/api/files/" + id, "GET, PATCH, DELETE"},
-		{"POST", "/api/files/" + id, "GET, PATCH, DELETE"},
-		{"DELETE", "/api/files/" + id + "/page", "GET"},
-		{"PATCH", "/api/files/" + id + "/page/revisions", "GET, POST"},
+		{"PUT", "/api/files", "GET, POST, HEAD"},
+		{"PUT", "/api/files/" + id, "GET, PATCH, DELETE, HEAD"},
+		{"POST", "/api/files/" + id, "GET, PATCH, DELETE, HEAD"},
+		{"DELETE", "/api/files/" + id + "/page", "GET, HEAD"},
+		{"PATCH", "/api/files/" + id + "/page/revisions", "GET, POST, HEAD"},
 		{"GET", "/api/files/" + id + "/page/publish", "POST"},
 		{"GET", "/api/html/check", "POST"},
 		{"GET", customHTMLPath, "POST"},
@@ -446,6 +451,14 @@ func TestAPIMethodsAndPaths(t *testing.T) {
 	checkProblem(t, fx.call(t, "GET", "/api/files", "", nil), 401, fileframe.CodeUnauthorized)
 	checkProblem(t, fx.call(t, "GET", "/api/files", fx.revoked, nil), 401, fileframe.CodeUnauthorized)
 	checkProblem(t, fx.call(t, "GET", "/api/files", fx.downgraded, nil), 403, fileframe.CodePlanRequired)
+	// Two Authorization headers: which one counts would be a guess.
+	req, _ := http.NewRequest("GET", fx.e.app.URL+"/api/files", nil)
+	req.Header.Add("Authorization", "Bearer "+fx.general)
+	req.Header.Add("Authorization", "Bearer "+fx.otherGeneral)
+	resp, body := fx.e.do(req)
+	if resp.StatusCode != 401 || !strings.Contains(string(body), "more than one Authorization") {
+		t.Errorf("two Authorization headers: %d %s", resp.StatusCode, body)
+	}
 }
 
 // TestAPIRateLimitHeaders: every answer to a request with a key says what

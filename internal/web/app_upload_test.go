@@ -491,8 +491,8 @@ func TestAPIUploadRefused(t *testing.T) {
 		t.Errorf("multipart over the storage quota: got %d: %s", resp.StatusCode, body)
 	}
 	req, _ := http.NewRequest(http.MethodPut, e.app.URL+"/api/files", nil)
-	if resp, _ := e.do(req); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST" {
-		t.Errorf("PUT /api/files: got %d, Allow %q; want 405, GET, POST", resp.StatusCode, resp.Header.Get("Allow"))
+	if resp, _ := e.do(req); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST, HEAD" {
+		t.Errorf("PUT /api/files: got %d, Allow %q; want 405, GET, POST, HEAD", resp.StatusCode, resp.Header.Get("Allow"))
 	}
 }
 

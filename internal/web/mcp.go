@@ -130,6 +130,14 @@ func (s *Server) readMCPBody(w http.ResponseWriter, r *http.Request) (*readerClo
 		return nil, fileframe.Errorf(fileframe.CodeInvalidJSON,
 			"The request body could not be read to its end: the connection broke, or the body was shorter than its Content-Length. Send the request again.")
 	}
+	// One message per request: a JSON-RPC batch would run many tool
+	// calls for one token of the rate limits (the outside attack stored
+	// 150 files and spent 2 GB of memory in one request). MCP itself
+	// dropped batches in its 2025-06-18 revision.
+	if t := bytes.TrimLeft(buf.Bytes(), " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return nil, fileframe.Errorf(fileframe.CodeInvalidJSON,
+			"JSON-RPC batches are not taken: send one message per request (each request counts against the rate limits).")
+	}
 	return &readerCloser{bytes.NewReader(buf.Bytes())}, nil
 }
 

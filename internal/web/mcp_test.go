@@ -501,6 +501,13 @@ func TestMCPRefusals(t *testing.T) {
 	checkProblem(t, send("Bearer "+fx.pro, mcpInitialize), http.StatusForbidden, "plan_required")
 	checkProblem(t, send("Bearer "+fx.downgraded, mcpInitialize), http.StatusForbidden, "plan_required")
 	checkProblem(t, send("Bearer "+fx.general, strings.Repeat(" ", maxMCPBody+1)), http.StatusRequestEntityTooLarge, "body_too_large")
+	// A JSON-RPC batch would be many calls for one token (the outside
+	// attack's 150 uploads in one request): refused, nothing done.
+	batch := "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{"name":"b.txt","contentBase64":"aGk="}}},`, 3), ",") + "]"
+	checkProblem(t, send("Bearer "+fx.general, "\n "+batch), http.StatusBadRequest, "invalid_json")
+	if files, _ := fx.e.store.FilesByAccount(t.Context(), fx.agency.ID); len(files) != 2 {
+		t.Errorf("after the refused batch the account has %d files, want its 2", len(files))
+	}
 
 	// The SDK's client cannot connect with those keys.
 	for _, key := range []string{fx.pro, fx.unknownButOK} {
