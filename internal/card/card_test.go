@@ -224,4 +224,11 @@ func TestDecodeLogoBomb(t *testing.T) {
 	if _, err := DecodeLogo(bombPNG(t, 2001, 2000)); !errors.Is(err, ErrLogoTooLarge) {
 		t.Errorf("DecodeLogo(2001×2000) = %v, want ErrLogoTooLarge", err)
 	}
+	// A strip within the pixel count but not the side (the outside
+	// attack's 1 × 4,000,000 logo cost 400 MB to scale).
+	for _, wh := range [][2]uint32{{1, 4_000_000}, {4_000_000, 1}, {MaxLogoSide + 1, 10}} {
+		if _, err := DecodeLogo(bombPNG(t, wh[0], wh[1])); !errors.Is(err, ErrLogoTooLarge) {
+			t.Errorf("DecodeLogo(%d×%d) = %v, want ErrLogoTooLarge", wh[0], wh[1], err)
+		}
+	}
 }

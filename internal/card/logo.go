@@ -21,6 +21,12 @@ import (
 // checked before a single pixel is.
 const MaxLogoPixels = 4_000_000
 
+// MaxLogoSide bounds each side of a logo: a thin strip of a few pixels'
+// width and millions' height passes MaxLogoPixels, yet scaling it into
+// the card's logo box cost hundreds of megabytes (the outside attack's
+// 1 × 4,000,000 PNG, 70 KB).
+const MaxLogoSide = 4096
+
 // ErrLogoTooLarge is DecodeLogo's error for a logo over MaxLogoPixels.
 var ErrLogoTooLarge = errors.New("card: the logo has too many pixels")
 
@@ -31,7 +37,8 @@ func DecodeLogo(b []byte) (image.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("card: reading the logo's header: %w", err)
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > MaxLogoPixels {
+	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxLogoSide || cfg.Height > MaxLogoSide ||
+		int64(cfg.Width)*int64(cfg.Height) > MaxLogoPixels {
 		return nil, fmt.Errorf("%w: a %s of %d×%d", ErrLogoTooLarge, format, cfg.Width, cfg.Height)
 	}
 	img, _, err := image.Decode(bytes.NewReader(b))
@@ -41,7 +48,7 @@ func DecodeLogo(b []byte) (image.Image, error) {
 	// A decoder that disagrees with its own header (a GIF frame larger
 	// than its screen, say) has already decoded it; refuse to draw it all
 	// the same, so that what the header promised is what is drawn.
-	if b := img.Bounds(); int64(b.Dx())*int64(b.Dy()) > MaxLogoPixels {
+	if b := img.Bounds(); b.Dx() > MaxLogoSide || b.Dy() > MaxLogoSide || int64(b.Dx())*int64(b.Dy()) > MaxLogoPixels {
 		return nil, fmt.Errorf("%w: decoded to %v", ErrLogoTooLarge, b)
 	}
 	return img, nil

@@ -39,6 +39,10 @@ const (
 	minLinkPassword   = 4
 	maxLinkPassword   = 256
 	maxLinkExpiryEver = 100 * 365 * 24 * time.Hour
+	// minLinkLifetime is the shortest lifetime a link may be given: a
+	// lifetime under a millisecond made a link expired at birth (and, with
+	// removal, a file the next clean-up deleted).
+	minLinkLifetime = time.Minute
 )
 
 // SetLink changes the link controls of one of the account's files, under
@@ -70,14 +74,14 @@ func (s *Service) applyLink(ctx context.Context, a fileframe.Account, l filefram
 	q := s.quotas[a.Plan]
 	switch {
 	case c.ExpiresIn != nil:
-		if *c.ExpiresIn <= 0 || *c.ExpiresIn > maxLinkExpiryEver {
-			return l, invalidLink("The link's lifetime must be a positive duration (e.g. 7d, 36h, 90m), not %s.", *c.ExpiresIn)
+		if *c.ExpiresIn < minLinkLifetime || *c.ExpiresIn > maxLinkExpiryEver {
+			return l, invalidLink("A link's lifetime is at least a minute (e.g. 7d, 36h, 90m), not %s.", *c.ExpiresIn)
 		}
 		l.ExpiresAt = now.Add(*c.ExpiresIn)
 	case c.ExpiresAt != nil:
 		l.ExpiresAt = *c.ExpiresAt
-		if !l.ExpiresAt.IsZero() && !l.ExpiresAt.After(now) {
-			return l, invalidLink("The link would end at %s, which is not in the future. Give a later time, or a duration such as 7d.", l.ExpiresAt.UTC().Format(time.RFC3339))
+		if !l.ExpiresAt.IsZero() && l.ExpiresAt.Before(now.Add(minLinkLifetime)) {
+			return l, invalidLink("The link would end at %s, which is not at least a minute from now. Give a later time, or a duration such as 7d.", l.ExpiresAt.UTC().Format(time.RFC3339))
 		}
 	case creating && q.DefaultExpiry > 0:
 		l.ExpiresAt = now.Add(q.DefaultExpiry)

@@ -175,13 +175,13 @@ const linkPasswordHeader = "Fileframe-Link-Password"
 // parameters expiresIn, expiresAt, maxDownloads, removeWhenEnded and
 // reveal, and the password in the Fileframe-Link-Password header.
 func parseLinkQuery(r *http.Request) (service.LinkChange, error) {
-	return parseLinkValues(r.URL.Query(), r.Header.Values(linkPasswordHeader))
+	return parseLinkValues(r.URL.Query(), r.Header.Values(linkPasswordHeader), linkPasswordHeader)
 }
 
 // parseLinkValues reads link controls from q (and passwords, the values
 // of the password header): the query of an upload, the metadata of a tus
 // upload.
-func parseLinkValues(q url.Values, passwords []string) (service.LinkChange, error) {
+func parseLinkValues(q url.Values, passwords []string, passwordFrom string) (service.LinkChange, error) {
 	var c service.LinkChange
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -241,9 +241,9 @@ func parseLinkValues(q url.Values, passwords []string) (service.LinkChange, erro
 	}
 	switch {
 	case len(passwords) > 1:
-		bad("%s is given %d times; give it once", linkPasswordHeader, len(passwords))
+		bad("%s is given %d times; give it once", passwordFrom, len(passwords))
 	case len(passwords) == 1 && passwords[0] == "":
-		bad("%s is empty: give the password, or leave the header out", linkPasswordHeader)
+		bad("%s is empty: give the password, or leave it out", passwordFrom)
 	case len(passwords) == 1:
 		pw := passwords[0]
 		c.Password = &pw

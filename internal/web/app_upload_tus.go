@@ -603,7 +603,7 @@ func tusLink(meta tusd.MetaData) (service.LinkChange, error) {
 	if pw, ok := meta["password"]; ok {
 		passwords = []string{pw}
 	}
-	return parseLinkValues(q, passwords)
+	return parseLinkValues(q, passwords, "The password in Upload-Metadata")
 }
 
 // Metadata keys under which tusCreate keeps a checked link for tusFinish;

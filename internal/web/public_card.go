@@ -457,6 +457,13 @@ func (s *Server) publicCard(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	h.Set("Content-Type", "image/png")
 	h.Set("Cache-Control", "public, max-age=300")
+	if protected(e.file) || !e.file.Link.ExpiresAt.IsZero() && e.file.Link.ExpiresAt.Sub(s.now()) < 5*time.Minute {
+		// What a protected link's card shows can change with its owner's
+		// choice (reveal), and an ending link's card must not outlive it
+		// in a shared cache: revalidated every time (the ETag makes that
+		// cheap).
+		h.Set("Cache-Control", "no-cache")
+	}
 	h.Set("ETag", etag)
 	// Answered before anything is drawn (ServeContent would need the body).
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagListHas(inm, etag) {

@@ -417,9 +417,14 @@ func TestLinkPreviewProtected(t *testing.T) {
 	// The card of another hidden file is the same card: nothing of the
 	// file is drawn.
 	other := protect("another name entirely.zip", fileframe.RevealNothing)
-	_, c1 := e.getCard(hidden)
+	r1, c1 := e.getCard(hidden)
 	_, c2 := e.getCard(other)
 	decodeCard(t, c1)
+	// Revalidated every time: the owner's choice of what it reveals can
+	// change, and a shared cache must not keep the old one.
+	if got := r1.Header.Get("Cache-Control"); got != "no-cache" {
+		t.Errorf("a protected link's card: Cache-Control %q, want no-cache", got)
+	}
 	if !bytes.Equal(c1, c2) {
 		t.Error("the cards of two protected links that reveal nothing differ")
 	}
