@@ -103,6 +103,24 @@ func (c *CLI) printOK(v any) error {
 	return c.printJSON(raw)
 }
 
+// allPages fetches the page of opts and, with all, every page after it,
+// following the cursors; it returns the items and the cursor after the
+// last page fetched ("" at the end).
+func allPages[T any](opts client.ListOptions, all bool, fetch func(client.ListOptions) ([]T, string, error)) ([]T, string, error) {
+	items := []T{}
+	for {
+		page, next, err := fetch(opts)
+		if err != nil {
+			return nil, "", err
+		}
+		items = append(items, page...)
+		if !all || next == "" {
+			return items, next, nil
+		}
+		opts.Cursor = next
+	}
+}
+
 // remoteErrorText is what a client command prints for err, whose refusal
 // is e: the problem's code, status and detail (with what err adds around
 // it), and each finding with its place and hint.
@@ -172,19 +190,14 @@ func runRemoteFiles(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string
 	if err != nil {
 		return err
 	}
-	list := client.FileList{Files: []client.File{}}
-	opts := client.ListOptions{Limit: *limit, Cursor: *cursor}
-	for {
-		page, err := cl.Files(ctx, opts)
-		if err != nil {
-			return err
-		}
-		list.Files = append(list.Files, page.Files...)
-		list.NextCursor = page.NextCursor
-		if !*all || page.NextCursor == "" {
-			break
-		}
-		opts.Cursor = page.NextCursor
+	var list client.FileList
+	list.Files, list.NextCursor, err = allPages(client.ListOptions{Limit: *limit, Cursor: *cursor}, *all,
+		func(o client.ListOptions) ([]client.File, string, error) {
+			page, err := cl.Files(ctx, o)
+			return page.Files, page.NextCursor, err
+		})
+	if err != nil {
+		return err
 	}
 	if rf.json {
 		return c.printOK(list)
@@ -482,19 +495,14 @@ func runRemoteRevisions(ctx context.Context, c *CLI, fs *flag.FlagSet, args []st
 	if err != nil {
 		return err
 	}
-	list := client.RevisionList{Revisions: []client.Revision{}}
-	opts := client.ListOptions{Limit: *limit}
-	for {
-		page, err := cl.Revisions(ctx, rest[0], opts)
-		if err != nil {
-			return err
-		}
-		list.Revisions = append(list.Revisions, page.Revisions...)
-		list.NextCursor = page.NextCursor
-		if !*all || page.NextCursor == "" {
-			break
-		}
-		opts.Cursor = page.NextCursor
+	var list client.RevisionList
+	list.Revisions, list.NextCursor, err = allPages(client.ListOptions{Limit: *limit}, *all,
+		func(o client.ListOptions) ([]client.Revision, string, error) {
+			page, err := cl.Revisions(ctx, rest[0], o)
+			return page.Revisions, page.NextCursor, err
+		})
+	if err != nil {
+		return err
 	}
 	if rf.json {
 		return c.printOK(list)

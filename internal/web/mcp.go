@@ -170,7 +170,7 @@ type mcpFileInput struct {
 
 type mcpListFilesInput struct {
 	Cursor string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page, exactly as it was; leave it out for the first page."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many files to list, 1 to 100; 50 when left out."`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"How many files to list, 1 to 100; 50 when left out."`
 }
 
 type mcpUploadInput struct {
@@ -261,7 +261,7 @@ type mcpRestoreInput struct {
 type mcpRevisionsInput struct {
 	FileID string `json:"fileId" jsonschema:"The file whose page's revisions to list."`
 	Cursor string `json:"cursor,omitempty" jsonschema:"nextCursor of the previous page; leave it out for the first page."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many revisions to list, 1 to 100; 50 when left out."`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"How many revisions to list, 1 to 100; 50 when left out."`
 }
 
 type mcpRevisionInput struct {
@@ -542,15 +542,15 @@ func (s *Server) mcpError(ctx context.Context, tool string, err error) *mcp.Call
 
 // mcpLimit is listLimit for a tool's limit: 1 to maxListLimit, and 0 (left
 // out) for defaultListLimit.
-func mcpLimit(n int) (int, error) {
-	if n == 0 {
+func mcpLimit(n *int) (int, error) {
+	if n == nil {
 		return defaultListLimit, nil
 	}
-	if n < 1 || n > maxListLimit {
+	if *n < 1 || *n > maxListLimit {
 		return 0, fileframe.Errorf(fileframe.CodeInvalidField,
-			"limit must be a whole number from 1 to %d, got %d.", maxListLimit, n)
+			"limit must be a whole number from 1 to %d, got %d.", maxListLimit, *n)
 	}
-	return n, nil
+	return *n, nil
 }
 
 func mcpHTMLRequired() error {

@@ -368,6 +368,9 @@ func TestMCPFlow(t *testing.T) {
 	if cp := files[0].(map[string]any)["customPage"].(map[string]any); cp["state"] != "published" || cp["liveRevision"] != 3.0 {
 		t.Errorf("list_files customPage: %v", cp)
 	}
+	// limit 0 is refused as the REST API refuses it (it was taken as
+	// absent: the fifth outside attack's row 188).
+	toolProblem(t, "list_files", callTool(t, cs, "list_files", map[string]any{"limit": 0}), 400, "invalid_field")
 	rest2 := toolOK(t, "list_files", callTool(t, cs, "list_files", map[string]any{"cursor": list["nextCursor"]}))
 	if n := len(rest2["files"].([]any)); n != 2 {
 		t.Errorf("list_files after the cursor: %d files, want the fixture's 2", n)
