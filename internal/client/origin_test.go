@@ -67,3 +67,40 @@ func TestAnswersAreCapped(t *testing.T) {
 		t.Errorf("an answer over %d MiB: got %v, want the cap's error", MaxAnswer>>20, err)
 	}
 }
+
+// TestUploadInterruptedIsRetried: tusd answers a PATCH that meets the
+// upload's lock still held by an earlier request of ours (a cut
+// connection the server has not noticed yet) with upload_interrupted; the
+// client asks where the upload stands and sends the rest (CI saw the
+// resumed upload give up there once).
+func TestUploadInterruptedIsRetried(t *testing.T) {
+	var patches atomic.Int32
+	var got bytes.Buffer
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Tus-Resumable", "1.0.0")
+		switch r.Method {
+		case http.MethodPost:
+			w.Header().Set("Location", "/uploads/tus/u1")
+			w.WriteHeader(http.StatusCreated)
+		case http.MethodHead:
+			w.Header().Set("Upload-Offset", "0")
+			w.Header().Set("Upload-Length", "6")
+			w.WriteHeader(http.StatusOK)
+		case http.MethodPatch:
+			if patches.Add(1) == 1 {
+				io.Copy(io.Discard, r.Body)
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, "ERR_UPLOAD_INTERRUPTED: upload has been interrupted by another request for this upload resource\n")
+				return
+			}
+			io.Copy(&got, r.Body)
+			w.Header().Set("Upload-Offset", "6")
+			w.Header().Set("Fileframe-File-Id", "f_done")
+			w.WriteHeader(http.StatusNoContent)
+		}
+	})
+	up, err := c.Upload(context.Background(), Upload{Body: bytes.NewReader([]byte("secret")), Size: 6, Name: "a.txt"})
+	if err != nil || up.FileID != "f_done" || got.String() != "secret" || patches.Load() != 2 {
+		t.Errorf("upload after upload_interrupted: %+v, %v, sent %q in %d PATCHes", up, err, got.String(), patches.Load())
+	}
+}

@@ -124,7 +124,11 @@ func (c *Client) Upload(ctx context.Context, u Upload) (Uploaded, error) {
 			return done, nil
 		}
 		var e *Error
-		refused := errors.As(err, &e) && e.Status != http.StatusConflict
+		// A 409 (the offsets disagree) and tusd's upload_interrupted (a
+		// request of ours still held the upload's lock on the server, as
+		// after a cut connection) pass once the server has let go: ask it
+		// where it stands and go on. Any other refusal is final.
+		refused := errors.As(err, &e) && e.Status != http.StatusConflict && e.Code != "upload_interrupted"
 		if ctx.Err() != nil || refused || attempt >= c.MaxRetries {
 			return Uploaded{}, err
 		}
