@@ -157,32 +157,10 @@ func readPasswordFile(path string, stdin io.Reader) (string, error) {
 }
 
 // linkJSON is a link's controls and state in the --json output of the
-// file commands, with the names of the API's link object.
-type linkJSON struct {
-	State           fileframe.LinkState `json:"state"`
-	ExpiresAt       *time.Time          `json:"expiresAt"`
-	MaxDownloads    *int64              `json:"maxDownloads"`
-	Downloads       int64               `json:"downloads"`
-	Password        bool                `json:"password"`
-	RemoveWhenEnded bool                `json:"removeWhenEnded"`
-	Reveal          string              `json:"reveal"`
-}
+// file commands: the API's link object (service.LinkStatus).
+type linkJSON = service.LinkStatus
 
-func newLinkJSON(f fileframe.File, now time.Time) linkJSON {
-	l := linkJSON{
-		State: f.LinkState(now), Downloads: f.LinkDownloads, Password: f.Link.PasswordHash != "",
-		RemoveWhenEnded: f.Link.RemoveWhenEnded, Reveal: f.Link.Reveal,
-	}
-	if !f.Link.ExpiresAt.IsZero() {
-		t := f.Link.ExpiresAt.UTC()
-		l.ExpiresAt = &t
-	}
-	if f.Link.MaxDownloads > 0 {
-		n := f.Link.MaxDownloads
-		l.MaxDownloads = &n
-	}
-	return l
-}
+func newLinkJSON(f fileframe.File, now time.Time) linkJSON { return service.LinkStatusOf(f, now) }
 
 // linkText says in words what a link's controls are, for the output
 // without --json: "live; expires 2030-01-02T15:04:05Z; 0 of 1 downloads

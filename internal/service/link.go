@@ -215,3 +215,42 @@ func (s *Service) CollectEndedLinks(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// LinkStatus is what a file's link is now, as the API, MCP and the CLI's
+// --json all show it (the File's "link").
+type LinkStatus struct {
+	// State is live, expired or used_up.
+	State fileframe.LinkState `json:"state"`
+	// ExpiresAt is when the link ends; null: never.
+	ExpiresAt *time.Time `json:"expiresAt"`
+	// MaxDownloads is how many complete downloads the link allows; null:
+	// no limit; 1: a one-time link.
+	MaxDownloads *int64 `json:"maxDownloads"`
+	// Downloads counts the complete downloads against the limit (since
+	// the limit was last set).
+	Downloads int64 `json:"downloads"`
+	// Password says whether the link asks for a password (never shown).
+	Password bool `json:"password"`
+	// RemoveWhenEnded: the file is removed once the link has ended.
+	RemoveWhenEnded bool `json:"removeWhenEnded"`
+	// Reveal is what a protected link shows before its password: "" or
+	// "name".
+	Reveal string `json:"reveal"`
+}
+
+// LinkStatusOf returns the status of f's link at now.
+func LinkStatusOf(f fileframe.File, now time.Time) LinkStatus {
+	l := LinkStatus{
+		State: f.LinkState(now), Downloads: f.LinkDownloads, Password: f.Link.PasswordHash != "",
+		RemoveWhenEnded: f.Link.RemoveWhenEnded, Reveal: f.Link.Reveal,
+	}
+	if !f.Link.ExpiresAt.IsZero() {
+		t := f.Link.ExpiresAt.UTC()
+		l.ExpiresAt = &t
+	}
+	if f.Link.MaxDownloads > 0 {
+		n := f.Link.MaxDownloads
+		l.MaxDownloads = &n
+	}
+	return l
+}
