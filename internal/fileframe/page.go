@@ -32,13 +32,19 @@ func (p Page) State() string {
 // Revision is one stored version of a page. Identical HTML is stored once,
 // by content hash, however many revisions refer to it.
 type Revision struct {
-	FileID      FileID
-	Number      int
-	SHA256      string // hex SHA-256 of HTML
-	Size        int
-	HTML        []byte // filled by Store.Revision, empty in listings
-	CreatedAt   time.Time
-	PublishedAt time.Time // zero when this revision was never published
+	FileID FileID
+	Number int
+	SHA256 string // hex SHA-256 of HTML
+	Size   int
+	HTML   []byte // filled by Store.Revision, empty in listings
+	// Served is the HTML the content origin serves for this revision when
+	// it differs from HTML: the page's remote resources rewritten to the
+	// copies Fileframe keeps (PageAsset). Filled by Store.Revision; nil
+	// when the page is served as posted.
+	Served       []byte
+	ServedSHA256 string // hex SHA-256 of Served; "" when Served is nil
+	CreatedAt    time.Time
+	PublishedAt  time.Time // zero when this revision was never published
 }
 
 // PageWrite is one POST of custom HTML: a new revision, published or a draft.
@@ -51,7 +57,48 @@ type PageWrite struct {
 	// drafts unpublish).
 	KeepLive bool
 	At       time.Time
+	// Served and Assets are what the revision is served as and what it
+	// keeps of its remote resources (PageStore.SetRevisionAssets). When
+	// the HTML is the same as the latest revision's, they replace the
+	// latest revision's (sending a page again retries its fetches).
+	Served []byte
+	Assets []PageAsset
 }
+
+// Kinds of PageAsset: what the element that names the URL loads it as.
+const (
+	AssetImage = "image"
+	AssetFont  = "font"
+	AssetMedia = "media" // audio and video
+	AssetTrack = "track" // text tracks (WebVTT)
+)
+
+// PageAsset is a remote resource that a revision names by an absolute
+// https URL (an image, a font, audio or video, a text track), and what
+// Fileframe keeps of it. Visitors' browsers never fetch such a URL: when
+// the revision is stored, Fileframe fetches it once, keeps the bytes in
+// the blob store under their SHA-256 (shared by every revision and page
+// that names the same bytes), and the content origin serves the revision
+// with the URL rewritten to its own copy (docs/api.md, "Images, fonts and
+// media").
+type PageAsset struct {
+	URL  string // as the page names it, decoded
+	Kind string // AssetImage, AssetFont, AssetMedia or AssetTrack
+	// SHA256 is the key of the kept bytes in the blob store; "" when the
+	// resource could not be fetched (Problem says why).
+	SHA256 string
+	Type   string // the Content-Type it is served with; "" when not kept
+	Ext    string // the extension of its address on the content origin
+	Size   int64
+	// Problem says why it is not kept: it could not be fetched when the
+	// revision was stored, and the page is served without it until a
+	// retry succeeds. "" when kept.
+	Problem   string
+	FetchedAt time.Time // the last attempt
+}
+
+// Kept reports whether Fileframe keeps the resource's bytes.
+func (a PageAsset) Kept() bool { return a.SHA256 != "" }
 
 // RevisionsKept is how many of a page's latest revisions are kept; revisions
 // that were ever published are kept beyond that.
@@ -82,4 +129,16 @@ type PageStore interface {
 	// (number ≥ 1) or unpublishes the page (number 0), without storing a
 	// new revision. A revision that is not kept is ENOTFOUND.
 	SetLiveRevision(ctx context.Context, id FileID, number int, at time.Time) (Page, error)
+	// RevisionAssets lists the remote resources a kept revision names, in
+	// the order the page first names them; ENOTFOUND for a revision that
+	// is not kept.
+	RevisionAssets(ctx context.Context, id FileID, number int) ([]PageAsset, error)
+	// SetRevisionAssets replaces what a kept revision keeps of its remote
+	// resources and the HTML it is served as (served nil: as posted),
+	// after a retry of its fetches; ENOTFOUND for a revision that is not
+	// kept.
+	SetRevisionAssets(ctx context.Context, id FileID, number int, served []byte, assets []PageAsset) error
+	// Asset returns a kept resource by the SHA-256 of its bytes (its
+	// Type, Ext and Size) when a kept revision keeps it; else ENOTFOUND.
+	Asset(ctx context.Context, sha256 string) (PageAsset, error)
 }

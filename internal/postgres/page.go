@@ -92,6 +92,11 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 				w.FileID, live, at); err != nil {
 				return err
 			}
+			if w.Assets != nil {
+				if err := setRevisionAssets(ctx, tx, w.FileID, latest, w.Served, w.Assets); err != nil {
+					return err
+				}
+			}
 			page = fileframe.Page{FileID: w.FileID, LatestRevision: latest, LiveRevision: live, UpdatedAt: at, SameAsLatest: true}
 			return nil
 		}
@@ -114,6 +119,9 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 			INSERT INTO page_revisions (file_id, number, sha256, size, created_at, published_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`,
 			w.FileID, n, hash, len(w.HTML), at, published); err != nil {
+			return err
+		}
+		if err := setRevisionAssets(ctx, tx, w.FileID, n, w.Served, w.Assets); err != nil {
 			return err
 		}
 		if err := prune(ctx, tx, w.FileID, n-fileframe.RevisionsKept); err != nil {
@@ -183,10 +191,11 @@ func (s *Store) Revision(ctx context.Context, id fileframe.FileID, number int) (
 	var r fileframe.Revision
 	var created, published pgtype.Timestamptz
 	err := s.pool.QueryRow(ctx, `
-		SELECT r.file_id, r.number, r.sha256, r.size, r.created_at, r.published_at, h.html
+		SELECT r.file_id, r.number, r.sha256, r.size, r.created_at, r.published_at, h.html, coalesce(v.sha256, ''), v.html
 		FROM page_revisions r JOIN page_html h ON h.sha256 = r.sha256
+		LEFT JOIN page_served v ON v.file_id = r.file_id AND v.number = r.number
 		WHERE r.file_id = $1 AND r.number = $2`, id, number).
-		Scan(&r.FileID, &r.Number, &r.SHA256, &r.Size, &created, &published, &r.HTML)
+		Scan(&r.FileID, &r.Number, &r.SHA256, &r.Size, &created, &published, &r.HTML, &r.ServedSHA256, &r.Served)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fileframe.Revision{}, notFound("Revision")
 	} else if err != nil {

@@ -317,7 +317,8 @@ func (s *Store) BlobInUse(ctx context.Context, key string) (bool, error) {
 		    OR EXISTS (SELECT 1 FROM account_appearances WHERE logo_key = ?1)
 		    OR EXISTS (SELECT 1 FROM account_appearances WHERE background = ?1)
 		    OR EXISTS (SELECT 1 FROM file_appearances WHERE logo_key = ?1)
-		    OR EXISTS (SELECT 1 FROM file_appearances WHERE background = ?1)`, key).Scan(&used)
+		    OR EXISTS (SELECT 1 FROM file_appearances WHERE background = ?1)
+		    OR EXISTS (SELECT 1 FROM page_assets WHERE sha256 = ?1)`, key).Scan(&used)
 	if err != nil {
 		return false, wrap("blob in use", err)
 	}

@@ -64,6 +64,11 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 				live, at.UnixMilli(), w.FileID); err != nil {
 				return err
 			}
+			if w.Assets != nil {
+				if err := setRevisionAssets(ctx, tx, w.FileID, n, w.Served, w.Assets); err != nil {
+					return err
+				}
+			}
 			page = fileframe.Page{FileID: w.FileID, LatestRevision: n, LiveRevision: live, UpdatedAt: at, SameAsLatest: true}
 			return nil
 		}
@@ -93,6 +98,9 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 			INSERT INTO page_revisions (file_id, number, sha256, size, created_at, published_at)
 			VALUES (?, ?, ?, ?, ?, ?)`,
 			w.FileID, n, hash, len(w.HTML), at.UnixMilli(), published); err != nil {
+			return err
+		}
+		if err := setRevisionAssets(ctx, tx, w.FileID, n, w.Served, w.Assets); err != nil {
 			return err
 		}
 		if err := prune(ctx, tx, w.FileID, n-fileframe.RevisionsKept); err != nil {
@@ -165,12 +173,14 @@ func (s *Store) PageByFile(ctx context.Context, id fileframe.FileID) (fileframe.
 func (s *Store) Revision(ctx context.Context, id fileframe.FileID, number int) (fileframe.Revision, error) {
 	var r fileframe.Revision
 	var created, published sql.NullInt64
-	err := s.revision.QueryRowContext(ctx, id, number).Scan(&r.FileID, &r.Number, &r.SHA256, &r.Size, &created, &published, &r.HTML)
+	var servedSum sql.NullString
+	err := s.revision.QueryRowContext(ctx, id, number).Scan(&r.FileID, &r.Number, &r.SHA256, &r.Size, &created, &published, &r.HTML, &servedSum, &r.Served)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fileframe.Revision{}, notFound("Revision")
 	} else if err != nil {
 		return fileframe.Revision{}, wrap("revision", err)
 	}
+	r.ServedSHA256 = servedSum.String
 	r.CreatedAt = fromMillis(created)
 	r.PublishedAt = fromMillis(published)
 	return r, nil

@@ -150,8 +150,9 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.fileBySlug, `SELECT ` + fileColumns + ` FROM files WHERE slug = ?`},
 		{&s.keyByHash, `SELECT ` + keyColumns + ` FROM api_keys WHERE hash = ?`},
 		{&s.pageByFile, `SELECT ` + pageColumns + ` FROM pages WHERE file_id = ?`},
-		{&s.revision, `SELECT r.file_id, r.number, r.sha256, r.size, r.created_at, r.published_at, h.html
+		{&s.revision, `SELECT r.file_id, r.number, r.sha256, r.size, r.created_at, r.published_at, h.html, v.sha256, v.html
 			FROM page_revisions r JOIN page_html h ON h.sha256 = r.sha256
+			LEFT JOIN page_served v ON v.file_id = r.file_id AND v.number = r.number
 			WHERE r.file_id = ? AND r.number = ?`},
 		{&s.sessionByHash, `SELECT hash, account_id, created_at, last_seen_at, expires_at FROM sessions WHERE hash = ?`},
 	} {
