@@ -460,7 +460,64 @@ func decodeAttr(v []byte) []byte {
 	v = bytes.ReplaceAll(v, []byte("\r\n"), []byte("\n"))
 	v = bytes.ReplaceAll(v, []byte("\r"), []byte("\n"))
 	v = bytes.ReplaceAll(v, []byte("\x00"), []byte("\ufffd"))
-	return []byte(html.UnescapeString(string(v)))
+	return []byte(html.UnescapeString(string(literalAmpersands(v))))
+}
+
+// literalAmpersands returns v with "&amp;" for each ampersand that starts
+// a named character reference which an attribute value keeps as it is
+// but html.UnescapeString, which decodes text, would decode: one without
+// its semicolon before "=" (?a=1&copy=2) and one that only begins with a
+// reference (&notify, &copyx;). Browsers and the tokenizer decode
+// attribute values so
+// (https://html.spec.whatwg.org/multipage/parsing.html#named-character-reference-state),
+// and URLs with query strings depend on it.
+func literalAmpersands(v []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] != '&' {
+			continue
+		}
+		j := i + 1
+		for j < len(v) && isASCIIAlnum(v[j]) {
+			j++
+		}
+		if j == i+1 || attrDecodesRef(v[i+1:j], v[j:]) {
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(v)+8)
+		}
+		out = append(append(out, v[last:i]...), "&amp;"...)
+		last = i + 1
+	}
+	if out == nil {
+		return v
+	}
+	return append(out, v[last:]...)
+}
+
+// attrDecodesRef reports whether an attribute value decodes the named
+// reference "&"+name, followed by rest: name must be a reference with its
+// semicolon, or a legacy one without it that is not followed by "=".
+// html.UnescapeString, which knows the names, says which: it decodes a
+// whole name to one or two characters, and it decodes only a prefix of a
+// name that is not one, leaving the rest of the name, and with it the
+// semicolon.
+func attrDecodesRef(name, rest []byte) bool {
+	if len(rest) > 0 && rest[0] == ';' {
+		ref := "&" + string(name) + ";"
+		d := html.UnescapeString(ref)
+		return d != ref && (!strings.HasSuffix(d, ";") || d == ";") // &semi; is ";"
+	}
+	if len(rest) > 0 && rest[0] == '=' || len(name) > 6 { // the legacy names are at most 6 letters
+		return false
+	}
+	ref := "&" + string(name)
+	d := html.UnescapeString(ref)
+	// A legacy name decodes to one character, a prefix of one to a
+	// character and the letters after it.
+	return d != ref && utf8.RuneCountInString(d) == 1
 }
 
 // attr returns the value of attribute key of the current start tag.

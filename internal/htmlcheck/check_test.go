@@ -435,6 +435,8 @@ func checkFinding(doc []byte, f Finding) error {
 func TestAttrsMatchTokenizer(t *testing.T) {
 	docs := corpus(t, "testdata/*/*.html")
 	docs["tricky"] = []byte(`<a b=c d = 'e' f="g" =h i/j k=l/ m="n"/ HREF=x href=y><p a ><br/><x y=/><img src="a&amp;b" alt=&lt;>`)
+	docs["references"] = []byte(`<img src="https://a.example/x?a=1&copy=2&notify=1&copyx;&amp&ampx&AMP;&fjlig;&semi;&#x41;&#65&#;&;&" ` +
+		`alt='&lt&gt=&quot;&hellip&hellip;&notin;&notit;' title=&copy2&not&frac12x&frac12;>`)
 	for name, doc := range docs {
 		if err := compareAttrs(doc); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -475,7 +477,7 @@ func compareAttrs(doc []byte) error {
 		for _, a := range c.attrs {
 			got = append(got, string(a.key)+"="+string(a.val))
 		}
-		if !slices.Equal(got, want) && !bytes.ContainsAny(doc[start:off], "&\x00\r") {
+		if !slices.Equal(got, want) && !bytes.ContainsAny(doc[start:off], "\x00\r") {
 			return fmt.Errorf("tag %q: got attributes %q, want %q", doc[start:off], got, want)
 		}
 		if len(got) != len(want) {
