@@ -235,6 +235,13 @@ func cssURLArg(s []byte, i int) ([]byte, int) {
 		i = j
 	}
 	val = cssDecode(val)
+	k := i
+	for k < len(s) && isCSSSpace(s[k]) {
+		k++
+	}
+	if k < len(s) && s[k] == ')' {
+		return val, k + 1
+	}
 	if k := bytes.IndexByte(s[i:], ')'); k >= 0 && k < 256 {
 		return val, i + k + 1
 	}
