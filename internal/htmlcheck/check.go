@@ -76,6 +76,10 @@ type Result struct {
 	Errors []Finding
 	// Warnings are worth fixing, but the document is accepted.
 	Warnings []Finding
+	// Refs are the remote https: URLs that the page loads as images,
+	// fonts, media and text tracks, in source order; see Ref and
+	// Rewrite.
+	Refs []Ref
 }
 
 // OK reports whether the document is accepted: there are no errors.
@@ -101,7 +105,9 @@ func Check(doc []byte, opts Options) Result {
 	}
 	c := newChecker(doc, opts)
 	c.run()
-	return finish(doc, c.found)
+	res := finish(doc, c.found)
+	res.Refs = c.resolveRefs()
+	return res
 }
 
 // rawKind is the kind of raw text element whose content the tokenizer
@@ -143,12 +149,14 @@ type frame struct {
 // maxLabel is how much text of clickable elements is kept.
 const maxLabel = 1024
 
-// maxFrames and maxForeign bound the stacks of open clickable and foreign
-// elements, so that deeply nested input cannot make a check quadratic.
+// maxFrames, maxForeign and maxSources bound the stacks of open clickable,
+// foreign, and picture and media elements, so that deeply nested input
+// cannot make a check quadratic.
 // Clickable elements nested deeper are checked by their attributes only.
 const (
 	maxFrames  = 32
 	maxForeign = 256
+	maxSources = 32
 )
 
 // checker holds the state of one Check call.
@@ -204,6 +212,9 @@ type checker struct {
 
 	clip             bool // a script writes the clipboard
 	clipPos, clipEnd int  // where, in src
+
+	refs    []pendingRef // the remote URLs the page loads (see Ref)
+	sources []atom.Atom  // open <picture>, <audio> and <video> elements, whose <source> elements choose what loads
 }
 
 func newChecker(doc []byte, opts Options) *checker {
@@ -336,9 +347,10 @@ func (c *checker) excerptSpan(start, end, ex0, ex1 int) (int, int) {
 // value) is in the source, to turn offsets in it into source offsets.
 type place struct {
 	c          *checker
-	v0, k0, v1 int  // the text; for an attribute, k0 is where its name starts
-	ex0, ex1   int  // what to excerpt for a finding in an attribute not exact
-	exact      bool // the scanned text is the source byte for byte
+	v0, k0, v1 int      // the text; for an attribute, k0 is where its name starts
+	ex0, ex1   int      // what to excerpt for a finding in an attribute not exact
+	exact      bool     // the scanned text is the source byte for byte
+	ref        refPlace // how Rewrite edits the URLs in it
 }
 
 func (c *checker) contentPlace(start, end int) place {
@@ -351,17 +363,42 @@ func (c *checker) attrPlace(start, end int, a *attr) place {
 	p := place{c: c, v0: start + a.span.v0, k0: start + a.span.k0, v1: start + a.span.v1}
 	p.exact = bytes.Equal(c.src[p.v0:p.v1], a.val)
 	p.ex0, p.ex1 = c.excerptSpan(start, end, p.k0, p.v1+1)
+	p.ref = refPlace{attr: true, d0: c.docOffset(p.v0), d1: c.docOffset(p.v1)}
+	if a.span.v0 > a.span.k1 {
+		if q := c.src[p.v0-1]; q == '"' || q == '\'' {
+			p.ref.quote = q
+		}
+	}
+	p.ref.whole = !p.exact || p.ref.quote == 0
 	return p
+}
+
+// attrText returns the value of a, an attribute of the start tag at start
+// whose place is p, to scan for URLs: a.val, unless a.val is decoded from
+// character references and shorten cut base64 out of it (then offsets in
+// it are not offsets in the value the document has, decoded).
+func (c *checker) attrText(start int, a *attr, p place) []byte {
+	if p.exact || p.ref.d1-p.ref.d0 == p.v1-p.v0 {
+		return a.val
+	}
+	return c.origValue(start, a)
+}
+
+// at returns where a finding or Ref about [rel0,rel1) of the scanned text
+// is, as source offsets: the position and the excerpt. Where the text is
+// decoded from the source, that is the start of the value.
+func (p place) at(rel0, rel1 int) (pos, ex0, ex1 int) {
+	if p.exact {
+		return p.v0 + rel0, p.v0 + rel0, p.v0 + rel1
+	}
+	return p.v0, p.ex0, p.ex1
 }
 
 // add records a finding at [rel0,rel1) of the scanned text; where the text
 // is decoded from the source, at the start of the value.
 func (p place) add(r rule, rel0, rel1 int, msg string) {
-	if p.exact {
-		p.c.add(r, p.v0+rel0, p.v0+rel0, p.v0+rel1, msg)
-		return
-	}
-	p.c.add(r, p.v0, p.ex0, p.ex1, msg)
+	pos, ex0, ex1 := p.at(rel0, rel1)
+	p.c.add(r, pos, ex0, ex1, msg)
 }
 
 // pos returns the source offsets of [rel0,rel1) of the scanned text.
@@ -460,7 +497,64 @@ func decodeAttr(v []byte) []byte {
 	v = bytes.ReplaceAll(v, []byte("\r\n"), []byte("\n"))
 	v = bytes.ReplaceAll(v, []byte("\r"), []byte("\n"))
 	v = bytes.ReplaceAll(v, []byte("\x00"), []byte("\ufffd"))
-	return []byte(html.UnescapeString(string(v)))
+	return []byte(html.UnescapeString(string(literalAmpersands(v))))
+}
+
+// literalAmpersands returns v with "&amp;" for each ampersand that starts
+// a named character reference which an attribute value keeps as it is
+// but html.UnescapeString, which decodes text, would decode: one without
+// its semicolon before "=" (?a=1&copy=2) and one that only begins with a
+// reference (&notify, &copyx;). Browsers and the tokenizer decode
+// attribute values so
+// (https://html.spec.whatwg.org/multipage/parsing.html#named-character-reference-state),
+// and URLs with query strings depend on it.
+func literalAmpersands(v []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] != '&' {
+			continue
+		}
+		j := i + 1
+		for j < len(v) && isASCIIAlnum(v[j]) {
+			j++
+		}
+		if j == i+1 || attrDecodesRef(v[i+1:j], v[j:]) {
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(v)+8)
+		}
+		out = append(append(out, v[last:i]...), "&amp;"...)
+		last = i + 1
+	}
+	if out == nil {
+		return v
+	}
+	return append(out, v[last:]...)
+}
+
+// attrDecodesRef reports whether an attribute value decodes the named
+// reference "&"+name, followed by rest: name must be a reference with its
+// semicolon, or a legacy one without it that is not followed by "=".
+// html.UnescapeString, which knows the names, says which: it decodes a
+// whole name to one or two characters, and it decodes only a prefix of a
+// name that is not one, leaving the rest of the name, and with it the
+// semicolon.
+func attrDecodesRef(name, rest []byte) bool {
+	if len(rest) > 0 && rest[0] == ';' {
+		ref := "&" + string(name) + ";"
+		d := html.UnescapeString(ref)
+		return d != ref && (!strings.HasSuffix(d, ";") || d == ";") // &semi; is ";"
+	}
+	if len(rest) > 0 && rest[0] == '=' || len(name) > 6 { // the legacy names are at most 6 letters
+		return false
+	}
+	ref := "&" + string(name)
+	d := html.UnescapeString(ref)
+	// A legacy name decodes to one character, a prefix of one to a
+	// character and the letters after it.
+	return d != ref && utf8.RuneCountInString(d) == 1
 }
 
 // attr returns the value of attribute key of the current start tag.
@@ -514,7 +608,16 @@ func (c *checker) text(start, end int, raw rawKind) {
 			c.scanJS(c.contentPlace(start, end), c.src[start:end])
 			return
 		case "style":
-			c.scanCSS(c.contentPlace(start, end), c.src[start:end], "<style>", false)
+			p := c.contentPlace(start, end)
+			css := c.src[start:end]
+			// In SVG the style sheet is text, with character references
+			// decoded, unless it is a CDATA section.
+			decoded := bytes.IndexByte(css, '&') >= 0 && !bytes.HasPrefix(css, []byte("<![CDATA["))
+			p.ref.skip = decoded
+			c.scanCSS(p, css, "<style>", false)
+			if decoded {
+				c.decodedStyleRefs(start, end)
+			}
 			return
 		}
 	}
@@ -686,6 +789,9 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 
 	c.structure(a, start, end)
 	clickable := c.elementRules(a, name, foreign, start, end)
+	if (a == atom.Picture || a == atom.Audio || a == atom.Video) && !foreign && len(c.sources) < maxSources {
+		c.sources = append(c.sources, a)
+	}
 	c.factInClickable(clickable, start, end)
 
 	// Collect the text of clickable elements.
@@ -818,6 +924,14 @@ func (c *checker) endTag(start, end int) {
 	}
 	if a == atom.Html && c.htmls > 0 {
 		c.afterHTML = true
+	}
+	if a == atom.Picture || a == atom.Audio || a == atom.Video {
+		for i := len(c.sources) - 1; i >= 0; i-- {
+			if c.sources[i] == a {
+				c.sources = c.sources[:i]
+				break
+			}
+		}
 	}
 	if c.hideDepth > 0 && string(name) == c.hideName {
 		c.hideDepth--

@@ -82,8 +82,8 @@ func scanCSS(s []byte, decls bool, fn func(k cssKind, start, end int, val []byte
 			i++
 		case '"', '\'':
 			j := cssStringEnd(s, i)
-			if setParen >= 0 && paren >= setParen {
-				fn(cssImage, i, j, cssUnquote(s[i:j]))
+			if paren == setParen { // not type("image/avif") inside it
+				fn(cssImage, i, j, cssDecode(cssUnquote(s[i:j])))
 			}
 			if drawn {
 				if textStart < 0 {
@@ -128,6 +128,11 @@ func scanCSS(s []byte, decls bool, fn func(k cssKind, start, end int, val []byte
 				end := cssRuleEnd(s, i)
 				fn(cssImport, i, end, s[i:end])
 				i = end
+				continue
+			case asciiEqualFold(name, "namespace"):
+				// @namespace svg url(http://www.w3.org/2000/svg): a
+				// name, not a fetch.
+				i = cssRuleEnd(s, i)
 				continue
 			case asciiEqualFold(name, "font-face"):
 				pendingFont = true
@@ -205,8 +210,9 @@ func cssUnquote(str []byte) []byte {
 	return str
 }
 
-// cssURLArg parses the argument of url( starting at s[i] and returns the URL
-// and the offset just past the closing parenthesis.
+// cssURLArg parses the argument of url( starting at s[i] and returns the URL,
+// with its escapes decoded, and the offset just past the closing
+// parenthesis.
 func cssURLArg(s []byte, i int) ([]byte, int) {
 	for i < len(s) && isCSSSpace(s[i]) {
 		i++
@@ -228,10 +234,27 @@ func cssURLArg(s []byte, i int) ([]byte, int) {
 		val = bytes.TrimRight(s[i:j], " \t\n\r\f")
 		i = j
 	}
+	val = cssDecode(val)
+	k := i
+	for k < len(s) && isCSSSpace(s[k]) {
+		k++
+	}
+	if k < len(s) && s[k] == ')' {
+		return val, k + 1
+	}
 	if k := bytes.IndexByte(s[i:], ')'); k >= 0 && k < 256 {
 		return val, i + k + 1
 	}
 	return val, i
+}
+
+// cssDecode returns the contents of a CSS string or URL token with its
+// escapes decoded: url(\68ttps://…) is an https: URL.
+func cssDecode(b []byte) []byte {
+	if bytes.IndexByte(b, '\\') < 0 {
+		return b
+	}
+	return cssUnescape(nil, b)
 }
 
 // cssRuleEnd returns the end of the at-rule starting at s[i]: just past its

@@ -28,8 +28,8 @@
 //     URL: img src and srcset, picture source srcset, SVG image and
 //     feImage href, video poster, input type=image, icon links, the legacy
 //     background attribute, CSS url() and image-set() in <style> elements
-//     and style attributes. Fragment references such as url(#grad) are
-//     allowed.
+//     and style attributes (read with CSS escapes decoded). Fragment
+//     references such as url(#grad) are allowed.
 //   - download.button: <a download>; links (a, area) and forms to this
 //     service's /f/ or download URLs; links to executables and archives;
 //     data: and blob: links; clickable elements (a, area, button,
@@ -80,6 +80,27 @@
 // At most 20 errors and 5 warnings of each rule are reported (2 of each
 // document.* rule), in source order: enough to show a repeated mistake
 // without flooding the response.
+//
+// # Remote URLs
+//
+// Check also lists, in Result.Refs, every absolute https: URL that the
+// page loads as an image, a font, audio or video, or a text track, in
+// source order and duplicates included, as the browser reads it
+// (character references and CSS escapes decoded, white space trimmed),
+// with where it is: the places of image.source and
+// sandbox.external_media (see Ref), a <source> or <track> only in the
+// <picture>, <audio> or <video> that it serves. Fileframe fetches them
+// when a page is saved and serves the page with its own copies: Rewrite
+// replaces them, at exactly the places Check recorded and written as each
+// place needs (an attribute value, a srcset candidate, a CSS string),
+// leaving the rest of the document byte for byte as it was; see Rewrite
+// for what it writes. A URL that a script builds, or that the browser
+// reads where these scanners do not look, is not listed and not
+// rewritten; the content origin's Content-Security-Policy keeps it from
+// loading. Such places are: url( written with escapes in its name
+// (u\72l(…)), CSS src() and image(), frames, srcdoc and objects (see
+// sandbox.frame), and the CSS of an SVG <style> split by comments,
+// CDATA sections or elements, which is read piece by piece.
 //
 // The document is tokenized with golang.org/x/net/html; CSS and JavaScript
 // are searched with small scanners that know strings and comments well

@@ -22,7 +22,8 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		k := at.key
 		switch {
 		case string(k) == "style":
-			c.scanCSS(c.attrPlace(start, end, at), at.val, "style attribute", true)
+			p := c.attrPlace(start, end, at)
+			c.scanCSS(p, c.attrText(start, at, p), "style attribute", true)
 		case len(k) > 2 && k[0] == 'o' && k[1] == 'n':
 			c.scanJS(c.attrPlace(start, end, at), at.val)
 			if clickHandler(k) {
@@ -30,6 +31,9 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			}
 		case string(k) == "background":
 			c.checkImage(start, end, "background", at.val, name)
+			if !foreign {
+				c.refAttr(start, end, at, RefImage)
+			}
 		case string(k) == "role":
 			if clickableRole(at.val) {
 				clickable = true
@@ -73,6 +77,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			clickable = true
 			if v, ok := c.attr("src"); ok {
 				c.checkImage(start, end, "src", v, name)
+				c.refAttr(start, end, c.findAttr("src"), RefImage)
 			}
 			c.imageText(start, "src")
 		}
@@ -82,41 +87,62 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 	case atom.Img:
 		if v, ok := c.attr("src"); ok {
 			c.checkImage(start, end, "src", v, name)
+			c.refAttr(start, end, c.findAttr("src"), RefImage)
 		}
 		c.imageText(start, "src")
-		if v, ok := c.attr("srcset"); ok {
-			c.checkSrcset(start, end, v, name)
-		}
+		c.checkSrcset(start, end, name, true)
 	case atom.Image:
 		if foreign {
-			c.checkSVGImage(start, end, name)
+			c.checkSVGImage(start, end, name, true)
 			c.imageText(start, "href", "xlink:href")
 		} else if v, ok := c.attr("src"); ok {
 			// The parser turns <image> into <img> in HTML content.
 			c.checkImage(start, end, "src", v, name)
+			c.refAttr(start, end, c.findAttr("src"), RefImage)
 			c.imageText(start, "src")
 		}
 	case atom.Source:
-		if v, ok := c.attr("srcset"); ok {
-			c.checkSrcset(start, end, v, name)
-		}
+		// A <source> offers an image (srcset) to the <img> of a
+		// <picture>, and a stream (src) to <video> and <audio>.
+		in := c.sourceParent()
+		c.checkSrcset(start, end, name, !foreign && in == atom.Picture)
 		if v, ok := c.attr("src"); ok {
 			c.checkMedia(start, end, "src", v, name)
+			if !foreign && (in == atom.Audio || in == atom.Video) {
+				c.refAttr(start, end, c.findAttr("src"), RefMedia)
+			}
 		}
 	case atom.Video:
 		if v, ok := c.attr("poster"); ok {
 			c.checkImage(start, end, "poster", v, name)
+			if !foreign {
+				c.refAttr(start, end, c.findAttr("poster"), RefImage)
+			}
 		}
 		c.imageText(start, "poster")
 		if v, ok := c.attr("src"); ok {
 			c.checkMedia(start, end, "src", v, name)
+			if !foreign {
+				c.refAttr(start, end, c.findAttr("src"), RefMedia)
+			}
 		}
-	case atom.Audio, atom.Track:
+	case atom.Audio:
 		if v, ok := c.attr("src"); ok {
 			c.checkMedia(start, end, "src", v, name)
+			if !foreign {
+				c.refAttr(start, end, c.findAttr("src"), RefMedia)
+			}
+		}
+	case atom.Track:
+		// A track loads only as a child of <video> or <audio>.
+		if v, ok := c.attr("src"); ok {
+			c.checkMedia(start, end, "src", v, name)
+			if in := c.sourceParent(); !foreign && (in == atom.Audio || in == atom.Video) {
+				c.refAttr(start, end, c.findAttr("src"), RefTrack)
+			}
 		}
 	case atom.Link:
-		c.checkLinkElement(start, end)
+		c.checkLinkElement(start, end, foreign)
 	case atom.Script:
 		if _, ok := c.attr("src"); ok {
 			c.addAttr(ruleInlineScript, start, end, "src", false,
@@ -152,7 +178,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 	default:
 		switch string(name) {
 		case "feimage":
-			c.checkSVGImage(start, end, name)
+			c.checkSVGImage(start, end, name, foreign)
 			c.imageText(start, "href", "xlink:href")
 		case "portal", "fencedframe":
 			c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
@@ -196,6 +222,15 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		}
 	}
 	return true
+}
+
+// sourceParent returns the innermost open <picture>, <audio> or <video>
+// element, or 0.
+func (c *checker) sourceParent() atom.Atom {
+	if len(c.sources) == 0 {
+		return 0
+	}
+	return c.sources[len(c.sources)-1]
 }
 
 // checkAttrRefs checks the attributes of the current start tag that CSS
@@ -335,12 +370,19 @@ func (c *checker) checkImage(start, end int, key string, v, name []byte) {
 		"<%s %s=%s> is %s; images must be data: URIs or absolute https: URLs.", name, key, q(u), urlKind(u)))
 }
 
-// checkSVGImage checks the href of an SVG <image> or <feImage>.
-func (c *checker) checkSVGImage(start, end int, name []byte) {
+// checkSVGImage checks the href of an SVG <image> or <feImage>, and
+// records it as a Ref if refs. Both href and xlink:href are, although
+// browsers load xlink:href only when there is no href
+// (https://www.w3.org/TR/SVG2/linking.html#XLinkRefAttrs): a script can
+// remove href.
+func (c *checker) checkSVGImage(start, end int, name []byte, refs bool) {
 	for _, k := range []string{"href", "xlink:href"} {
 		v, ok := c.attr(k)
 		if !ok {
 			continue
+		}
+		if refs {
+			c.refAttr(start, end, c.findAttr(k), RefImage)
 		}
 		if u := trimURL(v); len(u) > 0 && u[0] == '#' {
 			continue
@@ -349,14 +391,25 @@ func (c *checker) checkSVGImage(start, end int, name []byte) {
 	}
 }
 
-// checkSrcset checks each candidate of a srcset attribute.
-func (c *checker) checkSrcset(start, end int, v, name []byte) {
-	p := c.attrPlace(start, end, c.findAttr("srcset"))
+// checkSrcset checks each candidate of the srcset attribute of the
+// current start tag, if it has one, and records the remote ones as Refs
+// if refs.
+func (c *checker) checkSrcset(start, end int, name []byte, refs bool) {
+	a := c.findAttr("srcset")
+	if a == nil {
+		return
+	}
+	p := c.attrPlace(start, end, a)
+	v := c.attrText(start, a, p)
 	eachSrcsetURL(v, func(s, e int) {
 		u := v[s:e]
 		if !urlLoads(u) && c.want(ruleImageSource) {
 			p.add(ruleImageSource, s, e, fmt.Sprintf(
 				"<%s srcset> has the candidate %s, which is %s; images must be data: URIs or absolute https: URLs.", name, q(u), urlKind(u)))
+		}
+		if refs && hasPrefixFold(u, "https://") {
+			pos, ex0, ex1 := p.at(s, e)
+			c.addRef(RefImage, encSrcset, p, v, s, e, pos, ex0, ex1)
 		}
 	})
 }
@@ -472,8 +525,10 @@ func (c *checker) checkMetaLink(start, end int) {
 	}
 }
 
-// checkLinkElement applies the rules to a <link>, by its rel.
-func (c *checker) checkLinkElement(start, end int) {
+// checkLinkElement applies the rules to a <link>, by its rel, and
+// records an icon's URL as a Ref unless the link is in SVG or MathML
+// (foreign) or is also a resource hint, which the page must not have.
+func (c *checker) checkLinkElement(start, end int, foreign bool) {
 	rel, _ := c.attr("rel")
 	as, _ := c.attr("as")
 	href, hasHref := c.attr("href")
@@ -496,6 +551,9 @@ func (c *checker) checkLinkElement(start, end int) {
 			asciiEqualFold(r, "preload") && asciiEqualFold(as, "image"):
 			if hasHref {
 				c.checkImage(start, end, "href", href, []byte("link"))
+				if !foreign && resourceHint(rel) == nil {
+					c.refAttr(start, end, c.findAttr("href"), RefImage)
+				}
 			}
 			return
 		case asciiEqualFold(r, "preload") && asciiEqualFold(as, "font"):
@@ -556,11 +614,13 @@ func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
 				u := trimURL(v)
 				p.add(ruleImageSource, s, e, fmt.Sprintf("The %s refers to the image %s, which is %s; images must be data: URIs or absolute https: URLs.", where, q(u), urlKind(u)))
 			}
+			c.cssRef(p, css, k, s, e, v)
 		case cssFont:
 			if !cssURLOK(v) {
 				u := trimURL(v)
 				p.add(ruleSandboxExternalMedia, s, e, fmt.Sprintf("The %s loads the font %s, which is %s and does not load in the sandbox.", where, q(u), urlKind(u)))
 			}
+			c.cssRef(p, css, k, s, e, v)
 		case cssText:
 			if !c.want(ruleDownloadButton) {
 				return

@@ -25,20 +25,9 @@ type pending struct {
 func finish(doc []byte, ps []pending) Result {
 	slices.SortStableFunc(ps, func(a, b pending) int { return cmp.Compare(a.pos, b.pos) })
 	var res Result
-	line := 1
-	off, col := 0, 1 // col is the column of off
+	lc := newLineCounter(doc)
 	for _, p := range ps {
-		start := min(max(p.pos, 0), len(doc))
-		for {
-			i := bytes.IndexByte(doc[off:start], '\n')
-			if i < 0 {
-				break
-			}
-			line++
-			off, col = off+i+1, 1
-		}
-		col += utf8.RuneCount(doc[off:start])
-		off = start
+		start, line, col := lc.at(p.pos)
 		f := Finding{
 			Rule:     rules[p.rule].name,
 			Severity: rules[p.rule].sev,
@@ -55,6 +44,34 @@ func finish(doc []byte, ps []pending) Result {
 		}
 	}
 	return res
+}
+
+// lineCounter turns offsets in a document, visited in increasing order,
+// into lines and columns.
+type lineCounter struct {
+	doc            []byte
+	line, off, col int // col is the column of off
+}
+
+func newLineCounter(doc []byte) lineCounter {
+	return lineCounter{doc: doc, line: 1, col: 1}
+}
+
+// at returns the line and column of offset pos, which must not be before
+// the last one, and pos itself, kept within the document.
+func (lc *lineCounter) at(pos int) (start, line, col int) {
+	start = min(max(pos, lc.off), len(lc.doc))
+	for {
+		i := bytes.IndexByte(lc.doc[lc.off:start], '\n')
+		if i < 0 {
+			break
+		}
+		lc.line++
+		lc.off, lc.col = lc.off+i+1, 1
+	}
+	lc.col += utf8.RuneCount(lc.doc[lc.off:start])
+	lc.off = start
+	return start, lc.line, lc.col
 }
 
 // excerpt returns the source from start to end on one line: white space

@@ -224,7 +224,7 @@ func (c *checker) origCSSURL(p place, s, e int, v []byte) []byte {
 		val, _ := cssURLArg(d, i+1)
 		return val
 	}
-	return cssUnquote(d)
+	return cssDecode(cssUnquote(d))
 }
 
 // checkCSSImageText reports an SVG data: image in CSS whose text reads as
