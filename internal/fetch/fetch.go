@@ -254,7 +254,8 @@ func accept(k Kind) (string, bool) {
 // Fetch fetches rawURL, an absolute URL a page loads as kind, and checks
 // its bytes. Its error is a *Problem, or ctx's error when ctx ends first
 // (while waiting for a slot or during the fetch). The budget
-// (Config.Timeout) starts once a slot is free.
+// (Config.Timeout) starts once a slot is free and ends with the body;
+// decoding an image comes after it, bounded by ctx alone.
 func (f *Fetcher) Fetch(ctx context.Context, rawURL string, kind Kind) (Resource, error) {
 	if _, ok := accept(kind); !ok {
 		return Resource{}, refused("the kind %q is none of image, font, media or track", kind)

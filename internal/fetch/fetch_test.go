@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,11 +145,7 @@ func publicHandler(t testing.TB) http.Handler {
 		http.SetCookie(w, &http.Cookie{Name: "track", Value: "1"})
 		w.Write(fs["png"].body)
 	})
-	mux.HandleFunc("GET /raw/", func(w http.ResponseWriter, r *http.Request) {
-		// The request target as sent, for the test of browser parsing.
-		w.Header().Set("X-Request-URI", r.RequestURI)
-		w.Write(fs["png"].body)
-	})
+	mux.HandleFunc("GET /raw/", func(w http.ResponseWriter, r *http.Request) { w.Write(fs["png"].body) })
 	return mux
 }
 
@@ -241,27 +238,50 @@ func TestFetchRequest(t *testing.T) {
 }
 
 func TestFetchBrowserParsing(t *testing.T) {
-	n := newTestNet(t, publicHandler(t))
+	var mu sync.Mutex
+	var sent []string // request targets as the server read them
+	public := publicHandler(t)
+	n := newTestNet(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sent = append(sent, r.RequestURI)
+		mu.Unlock()
+		public.ServeHTTP(w, r)
+	}))
 	f := New(n.config())
 	port := strconv.Itoa(int(n.port))
-	for _, tc := range []struct{ in, final string }{
-		{"HTTPS://PUBLIC.TEST:" + port + "/f/png", n.url("public.test", "/f/png")},
-		{`https:\\public.test:` + port + `\f\png`, n.url("public.test", "/f/png")},
-		{" https://public.test:" + port + "/f/\tpng\n", n.url("public.test", "/f/png")},
-		{"https://public.test:" + port + "/x/../f/./png#frag", n.url("public.test", "/f/png")},
-		{"https://pub%6Cic.test:" + port + "/f/png", n.url("public.test", "/f/png")},
-		{"https://public.test:" + port + "/raw/a|b%2Fc", n.url("public.test", "/raw/a|b%2Fc")},
+	for _, tc := range []struct {
+		in, final string
+		sent      []string
+	}{
+		{"HTTPS://PUBLIC.TEST:" + port + "/f/png", n.url("public.test", "/f/png"), []string{"/f/png"}},
+		{`https:\\public.test:` + port + `\f\png`, n.url("public.test", "/f/png"), []string{"/f/png"}},
+		{" https://public.test:" + port + "/f/\tpng\n", n.url("public.test", "/f/png"), []string{"/f/png"}},
+		{"https://public.test:" + port + "/x/../f/./png#frag", n.url("public.test", "/f/png"), []string{"/f/png"}},
+		{"https://pub%6Cic.test:" + port + "/f/png", n.url("public.test", "/f/png"), []string{"/f/png"}},
+		{"https://public.test:" + port + "/raw/a|b%2Fc?", n.url("public.test", "/raw/a|b%2Fc?"), []string{"/raw/a|b%2Fc?"}},
+		{"https://public.test:" + port + "/raw/{x}?q={1}'", n.url("public.test", "/raw/%7Bx%7D?q={1}%27"), []string{"/raw/%7Bx%7D?q={1}%27"}},
+		// A path starting with "//" goes in absolute form (Go's ServeMux
+		// then redirects it to the clean path).
+		{"https://public.test:" + port + "//f/png", n.url("public.test", "/f/png"), []string{n.url("public.test", "//f/png"), "/f/png"}},
 		// An IPv4-mapped address is judged as the IPv4 address; the test
 		// policy takes 127.0.0.2 as public.
-		{"https://[::ffff:7f00:2]:" + port + "/f/png", "https://[::ffff:7f00:2]:" + port + "/f/png"},
+		{"https://[::ffff:7f00:2]:" + port + "/f/png", "https://[::ffff:7f00:2]:" + port + "/f/png", []string{"/f/png"}},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
+			mu.Lock()
+			sent = nil
+			mu.Unlock()
 			r, err := f.Fetch(t.Context(), tc.in, Image)
 			if err != nil {
 				t.Fatalf("Fetch: %v", err)
 			}
 			if r.Final != tc.final {
 				t.Errorf("Final = %s, want %s", r.Final, tc.final)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(sent, tc.sent) {
+				t.Errorf("the server read %q, want %q", sent, tc.sent)
 			}
 		})
 	}
