@@ -463,17 +463,17 @@ func TestFetchTime(t *testing.T) {
 	cfg := n.config()
 	cfg.Timeout = 500 * time.Millisecond
 	f := New(cfg)
-	for _, tc := range []struct{ path, want string }{
-		{"/endless", "the body did not arrive in full"},
-		{"/silent", "the server did not answer within 500ms"},
-	} {
-		t.Run(tc.path, func(t *testing.T) {
+	// Which stage the budget ends in can race with the server's answer
+	// to the closed connection (the silent server answers once it sees
+	// the close): either way, the reason is the budget.
+	for _, path := range []string{"/endless", "/silent"} {
+		t.Run(path, func(t *testing.T) {
 			start := time.Now()
-			_, err := f.Fetch(t.Context(), n.url("public.test", tc.path), Image)
+			_, err := f.Fetch(t.Context(), n.url("public.test", path), Image)
 			if d := time.Since(start); d > cfg.Timeout+5*time.Second {
 				t.Errorf("Fetch took %s with a budget of %s", d, cfg.Timeout)
 			}
-			wantProblem(t, err, false, tc.want, "500ms")
+			wantProblem(t, err, false, "within 500ms")
 		})
 	}
 	t.Run("caller's context", func(t *testing.T) {
