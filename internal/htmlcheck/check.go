@@ -58,6 +58,9 @@ type Finding struct {
 	Excerpt string `json:"excerpt"`
 	// Hint says how to fix it.
 	Hint string `json:"hint"`
+	// URL is the remote resource a finding of a page's images, fonts or
+	// media is about (the service's asset.* rules); empty otherwise.
+	URL string `json:"url,omitempty"`
 }
 
 // Options tunes checks that depend on the deployment.

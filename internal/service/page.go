@@ -93,7 +93,25 @@ func (s *Service) SavePage(ctx context.Context, a fileframe.Account, f fileframe
 	if err != nil {
 		return fileframe.Page{}, res, err
 	}
-	page, err := s.store.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: doc, Publish: mode.Publish, KeepLive: mode.KeepLive, At: s.now()})
+	// Its remote resources (page_assets.go): those the latest revision
+	// keeps are reused, the others fetched now.
+	var prev []fileframe.PageAsset
+	if p, err := s.store.PageByFile(ctx, f.ID); err == nil {
+		if prev, err = s.store.RevisionAssets(ctx, f.ID, p.LatestRevision); err != nil && !fileframe.IsNotFound(err) {
+			return fileframe.Page{}, res, err
+		}
+	} else if !fileframe.IsNotFound(err) {
+		return fileframe.Page{}, res, err
+	}
+	kept, err := s.keepAssets(ctx, doc, res.Refs, prev, true)
+	if err != nil {
+		return fileframe.Page{}, res, err
+	}
+	if res, err = withAssetFindings(res, kept); err != nil {
+		return fileframe.Page{}, res, err
+	}
+	page, err := s.store.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: doc, Publish: mode.Publish, KeepLive: mode.KeepLive, At: s.now(),
+		Served: kept.served, Assets: kept.assets})
 	if fileframe.IsNotFound(err) {
 		return fileframe.Page{}, res, fileNotFound(f.ID) // deleted meanwhile
 	} else if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/fetch"
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/password"
 	"golang.org/x/sync/semaphore"
@@ -37,6 +38,10 @@ type Config struct {
 	// Passwords hashes and checks passwords under a memory budget; nil
 	// means one with password's defaults.
 	Passwords *password.Hasher
+	// Fetcher fetches the remote images, fonts and media of custom pages
+	// when they are stored (page_assets.go); nil means one with fetch's
+	// defaults, which refuses private and special-use addresses.
+	Fetcher *fetch.Fetcher
 }
 
 // Service runs the use cases.
@@ -52,6 +57,7 @@ type Service struct {
 	// passwords is Config.Passwords (hasher).
 	passwords     *password.Hasher
 	passwordsOnce sync.Once
+	fetcher       *fetch.Fetcher
 }
 
 // New returns a Service of cfg.
@@ -65,8 +71,11 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Changed == nil {
 		cfg.Changed = func() {}
 	}
+	if cfg.Fetcher == nil {
+		cfg.Fetcher = fetch.New(fetch.Config{})
+	}
 	return &Service{
 		store: cfg.Store, blobs: cfg.Blobs, quotas: cfg.Quotas, now: cfg.Now, changed: cfg.Changed,
-		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(), passwords: cfg.Passwords,
+		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(), passwords: cfg.Passwords, fetcher: cfg.Fetcher,
 	}, nil
 }

@@ -153,6 +153,10 @@ type revisionHTML struct {
 	FileID fileframe.FileID `json:"fileId"`
 	apiRevision
 	HTML string `json:"html"`
+	// Assets are the remote images, fonts and media the HTML names and
+	// what Fileframe keeps of them; the page is served with the kept
+	// copies' addresses in their place.
+	Assets []apiAsset `json:"assets"`
 }
 
 // pathRevision reads the {rev} of the path: a whole number ≥ 1.
@@ -196,7 +200,11 @@ func (s *Server) revisionOp(ctx context.Context, c apiCaller, f fileframe.File, 
 	if err != nil && !fileframe.IsNotFound(err) {
 		return revisionHTML{}, fmt.Errorf("reading the page of file %s: %w", f.ID, err)
 	}
-	return revisionHTML{OK: true, FileID: f.ID, apiRevision: apiRevisionOf(rev, page), HTML: string(rev.HTML)}, nil
+	assets, err := s.svc.PageAssets(ctx, c.account, f, n)
+	if err != nil && !fileframe.IsNotFound(err) {
+		return revisionHTML{}, fmt.Errorf("reading the resources of revision %d of file %s: %w", n, f.ID, err)
+	}
+	return revisionHTML{OK: true, FileID: f.ID, apiRevision: apiRevisionOf(rev, page), HTML: string(rev.HTML), Assets: s.apiAssetsOf(assets)}, nil
 }
 
 func revisionNotFound(f fileframe.File, n int) error {
@@ -407,9 +415,10 @@ func (s *Server) apiCheckHTML(w http.ResponseWriter, r *http.Request, c *apiCall
 	return http.StatusOK, out, nil
 }
 
-// checkOp runs the page rules on doc, as a POST of it would.
+// checkOp runs the page rules on doc and fetches its remote resources, as
+// a POST of it would, storing nothing.
 func (s *Server) checkOp(ctx context.Context, doc []byte) (checkAnswer, error) {
-	res, err := s.svc.CheckPage(ctx, doc)
+	res, err := s.svc.CheckPageResources(ctx, doc)
 	out := checkAnswer{OK: true, Valid: err == nil, Size: len(doc), Errors: nonNil(res.Errors), Warnings: nonNil(res.Warnings)}
 	if rej, ok := service.IsPageRejected(err); ok {
 		code := rej.Err.Code

@@ -159,6 +159,17 @@ type customPage struct {
 	// Warnings are htmlcheck's non-fatal findings for the latest revision.
 	Warnings  []htmlcheck.Finding
 	Revisions []revisionRow
+	// Assets are the latest revision's remote images, fonts and media and
+	// what Fileframe keeps of them; Missing counts those it could not
+	// fetch (the page offers to fetch them again).
+	Assets  []assetRow
+	Missing int
+}
+
+// assetRow is a remote resource of a revision on the file page.
+type assetRow struct {
+	Kind, URL, Type, Size, Problem string
+	Kept                           bool
 }
 
 // revisionRow is one revision of the history.
@@ -183,6 +194,7 @@ var fileNotices = map[string]string{
 	"published":   "Revision %d is published: visitors of the link see it now.",
 	"unpublished": "The custom page was unpublished. Visitors see your template or the default page again.",
 	"restored":    "Revision %d is now the published page: visitors of the link see it.",
+	"refetched":   "The images, fonts and media of revision %d were fetched again; the list below says which Fileframe now keeps.",
 }
 
 // ownFile returns the signed-in account's file named by the path. Another
@@ -294,6 +306,16 @@ func (s *Server) customPageFor(ctx context.Context, acct fileframe.Account, f fi
 		return nil, err
 	}
 	c.Warnings = res.Warnings
+	assets, err := s.store.RevisionAssets(ctx, f.ID, page.LatestRevision)
+	if err != nil && !fileframe.IsNotFound(err) {
+		return nil, err
+	}
+	for _, a := range assets {
+		c.Assets = append(c.Assets, assetRow{Kind: a.Kind, URL: a.URL, Type: a.Type, Size: humanSize(a.Size), Problem: a.Problem, Kept: a.Kept()})
+		if !a.Kept() {
+			c.Missing++
+		}
+	}
 	return c, nil
 }
 
@@ -335,7 +357,7 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request, user *signedIn) {
 		rev := 0
 		if p.Page != nil {
 			rev = p.Page.Latest
-			if q.Get("done") != "saved" {
+			if q.Get("done") != "saved" && q.Get("done") != "refetched" {
 				rev = p.Page.Live
 			}
 		}
@@ -564,6 +586,26 @@ func (s *Server) restoreRevision(w http.ResponseWriter, r *http.Request, user *s
 		return
 	}
 	s.setLive(w, r, user, f, rev, "restored")
+}
+
+// refetchAssets serves POST /files/{id}/revisions/{rev}/refetch: the
+// remote resources of the revision that could not be fetched when it was
+// stored are fetched again (service.RefetchAssets).
+func (s *Server) refetchAssets(w http.ResponseWriter, r *http.Request, user *signedIn) {
+	f, ok := s.fileForm(w, r, user)
+	if !ok {
+		return
+	}
+	rev, err := strconv.Atoi(r.PathValue("rev"))
+	if err != nil || rev < 1 || strconv.Itoa(rev) != r.PathValue("rev") {
+		s.appError(w, r, user, revisionGone)
+		return
+	}
+	_, _, err = s.svc.RefetchAssets(r.Context(), user.account, f, rev)
+	if s.failed(w, r, user, err, revisionGone) {
+		return
+	}
+	appRedirect(w, r, fileURL(f, "?done=refetched#page-assets"))
 }
 
 // createPageKey serves POST /files/{id}/keys: a key bound to this file's

@@ -184,10 +184,16 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 	// The prelude carries the file's facts (content_prelude.go), which
 	// e was read with: a rename makes a new entry, so a new key.
 	prelude := preludeFor(s.factsOf(e.file))
-	key := contentETagKey(revision.SHA256, prelude)
+	// What is served: the HTML with its remote resources rewritten to
+	// the kept copies (service/page_assets.go), when it has any.
+	doc, sum := revision.HTML, revision.SHA256
+	if revision.Served != nil {
+		doc, sum = revision.Served, revision.ServedSHA256
+	}
+	key := contentETagKey(sum, prelude)
 	if !live {
-		return &cachedBlob{body: withPrelude(revision.HTML, prelude), etag: []string{`"` + key + `"`}}, true
+		return &cachedBlob{body: withPrelude(doc, prelude), etag: []string{`"` + key + `"`}}, true
 	}
 	e.liveKey.Store(&key)
-	return s.pageHTML.put(key, withPrelude(revision.HTML, prelude)), true
+	return s.pageHTML.put(key, withPrelude(doc, prelude)), true
 }

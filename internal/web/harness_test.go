@@ -65,6 +65,9 @@ func startTestEnv(t *testing.T, dir string, opts ...func(*Config)) *testEnv {
 		BaseURL:       appURL,
 		ContentOrigin: contentURL,
 		PreviewSecret: bytes.Repeat([]byte("s"), 32),
+		// Pages' remote resources come from .test hosts on loopback
+		// (assets_harness_test.go).
+		Fetcher: testFetcher(),
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -468,7 +468,7 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 		},
 		func() error {
 			return addTool(s, srv, &mcp.Tool{Name: "get_revision", Annotations: titled(read, "Get a revision"),
-				Description: "Reads one revision of a file's custom page with its HTML."},
+				Description: "Reads one revision of a file's custom page with its HTML and its assets: the remote images, fonts and media it names by https URL, and for each the copy Fileframe fetched and serves in its place (servedAt), or why it could not (problem)."},
 				func(ctx context.Context, c apiCaller, in mcpRevisionInput) (revisionHTML, error) {
 					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
 					if err != nil {
@@ -478,6 +478,20 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 						return revisionHTML{}, revisionNotFound(f, in.Revision)
 					}
 					return s.revisionOp(ctx, c, f, in.Revision)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "refetch_assets", Annotations: write("Fetch a page's images again", true),
+				Description: "Fetches again the remote images, fonts and media of one revision that could not be fetched when it was stored (warnings of rule asset.unavailable), and serves the revision with those that now arrive. Answers every asset with kept, servedAt and problem."},
+				func(ctx context.Context, c apiCaller, in mcpRevisionInput) (refetchAnswer, error) {
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return refetchAnswer{}, err
+					}
+					if in.Revision < 1 {
+						return refetchAnswer{}, revisionNotFound(f, in.Revision)
+					}
+					return s.refetchOp(ctx, c, f, in.Revision)
 				})
 		},
 	}

@@ -91,6 +91,8 @@ func (s *Server) appRoutes() []route {
 		{"/api/files/{id}/page/revisions/{rev}", groupPublic, s.apiMethods("GET")},
 		{"POST /api/files/{id}/page/revisions/{rev}/restore", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiRestoreRevision})},
 		{"/api/files/{id}/page/revisions/{rev}/restore", groupPublic, s.apiMethods("POST")},
+		{"POST /api/files/{id}/page/revisions/{rev}/refetch", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiRefetch})},
+		{"/api/files/{id}/page/revisions/{rev}/refetch", groupPublic, s.apiMethods("POST")},
 		{"POST /api/files/{id}/page/publish", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiPublish})},
 		{"/api/files/{id}/page/publish", groupPublic, s.apiMethods("POST")},
 		{"POST /api/files/{id}/page/unpublish", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiUnpublish})},
@@ -144,6 +146,7 @@ func (s *Server) appRoutes() []route {
 		{"POST /files/{id}/publish", groupAgency, g(agencyForm, s.publishPage)},
 		{"POST /files/{id}/unpublish", groupAgency, g(agencyForm, s.unpublishPage)},
 		{"POST /files/{id}/revisions/{rev}/restore", groupAgency, g(agencyForm, s.restoreRevision)},
+		{"POST /files/{id}/revisions/{rev}/refetch", groupAgency, g(agencyForm, s.refetchAssets)},
 		{"POST /files/{id}/keys", groupAgency, g(agencyForm, s.createPageKey)},
 
 		// Administrators (app_admin.go).
@@ -193,6 +196,7 @@ func (s *Server) AppHandler() http.Handler {
 func (s *Server) contentRoutes() []route {
 	return []route{
 		{"GET /p/{slug}/{revision}", groupPublic, http.HandlerFunc(s.contentPage)},
+		{"GET /a/{name}", groupPublic, http.HandlerFunc(s.contentAsset)},
 		{"/", groupPublic, http.HandlerFunc(s.contentNotFound)},
 	}
 }

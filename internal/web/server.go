@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/fetch"
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/password"
 	"github.com/fileframe/fileframe/internal/service"
@@ -80,6 +81,11 @@ type Config struct {
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client (clientAddr); from any other peer it is ignored.
 	TrustedProxies []netip.Prefix
+
+	// Fetcher fetches custom pages' remote images, fonts and media when
+	// they are stored (zero egress); nil means one with fetch's defaults,
+	// which refuses private and special-use addresses.
+	Fetcher *fetch.Fetcher
 
 	// OpsToken, when set, lets /readyz and /metrics on the app origin
 	// answer requests that carry it as a Bearer token; without it they are
@@ -235,6 +241,7 @@ func New(cfg Config) (*Server, error) {
 		Changed:      func() { s.ownWrites.Add(1) },
 		ServiceHosts: []string{cfg.BaseURL.Host, cfg.ContentOrigin.Host},
 		Passwords:    cfg.Passwords,
+		Fetcher:      cfg.Fetcher,
 	})
 	if err != nil {
 		return nil, err
