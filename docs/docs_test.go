@@ -24,6 +24,7 @@ var designEndpoints = []string{
 	"POST /api/files/{id}/page/publish",
 	"POST /api/files/{id}/page/unpublish",
 	"POST /api/files/{id}/page/revisions/{rev}/restore",
+	"POST /api/files/{id}/page/revisions/{rev}/refetch",
 	"POST /api/html/check",
 	"POST /api/campaign/custom-html",
 	"GET /llms.txt",

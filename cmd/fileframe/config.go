@@ -49,6 +49,12 @@ type ServeConfig struct {
 	// CleanupEvery is how often serve removes what is no longer needed:
 	// expired sessions, orphaned blobs, stale unfinished uploads.
 	CleanupEvery time.Duration
+	// FetchPrivate lets the fetcher of custom pages' remote images, fonts
+	// and media reach loopback, private and special-use addresses on any
+	// port (development and tests); FetchCA is a PEM file of certificates
+	// it trusts besides the system's.
+	FetchPrivate bool
+	FetchCA      string
 
 	KeyRate, IPRate   float64
 	KeyBurst, IPBurst int
@@ -130,6 +136,8 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.BoolVar(&cfg.DownloadRedirect, "download-redirect", false, "answer downloads with a redirect to a short-lived presigned S3 URL instead of streaming them (S3 only)")
 	fs.StringVar(&raw.signup, "signup", defaultSignup, "open lets anyone create a Free account at /signup; closed leaves account creation to the operator")
 	fs.StringVar(&raw.trustedProxies, "trusted-proxies", "", "addresses or networks of the reverse proxies in front of serve, comma-separated (10.0.0.0/8,::1): their X-Forwarded-For names the client")
+	fs.BoolVar(&cfg.FetchPrivate, "fetch-private", false, "let the fetcher of custom pages' remote images, fonts and media reach loopback, private and special-use addresses on any port (development and tests only: a page could then make the server fetch from its own network)")
+	fs.StringVar(&cfg.FetchCA, "fetch-ca", "", "PEM file of CA certificates the fetcher of custom pages' remote images trusts besides the system's (a private CA, tests)")
 	fs.StringVar(&cfg.OpsAddr, "ops-addr", "", "listen address of the operations listener: /healthz, /readyz and /metrics for a private network (default: none)")
 	fs.StringVar(&raw.opsToken, "ops-token", "", "a token that lets /readyz and /metrics answer on the app origin to 'Authorization: Bearer TOKEN' (default: they answer 404 there)")
 	fs.StringVar(&raw.opsTokenFile, "ops-token-file", "", "file holding the operations token (instead of --ops-token)")
@@ -158,6 +166,8 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"download-redirect":    "FILEFRAME_DOWNLOAD_REDIRECT",
 		"signup":               "FILEFRAME_SIGNUP",
 		"password-hash-memory": "FILEFRAME_PASSWORD_HASH_MEMORY",
+		"fetch-private":        "FILEFRAME_FETCH_PRIVATE",
+		"fetch-ca":             "FILEFRAME_FETCH_CA",
 		"trusted-proxies":      "FILEFRAME_TRUSTED_PROXIES",
 		"ops-addr":             "FILEFRAME_OPS_ADDR",
 		"ops-token":            "FILEFRAME_OPS_TOKEN",

@@ -54,14 +54,14 @@ func TestParseServeConfig(t *testing.T) {
 		}},
 		{"flags", []string{"--addr", "0.0.0.0:9000", "--data", "/srv/ff", "--log-level", "debug",
 			"--shutdown-timeout", "5s", "--read-header-timeout=2s", "--upload-idle-timeout", "30s", "--preview-ttl", "1h", "--cleanup-every", "10m",
-			"--key-rate", "2.5", "--key-burst", "7", "--ip-rate", "3", "--ip-burst", "9"}, envOf(),
+			"--key-rate", "2.5", "--key-burst", "7", "--ip-rate", "3", "--ip-burst", "9", "--fetch-private", "--fetch-ca", "/srv/ca.pem"}, envOf(),
 			func(t *testing.T, c ServeConfig) {
 				want := ServeConfig{
 					Addr: "0.0.0.0:9000", ContentAddr: "0.0.0.0:9001", Data: "/srv/ff",
 					LogLevel: slog.LevelDebug, ShutdownTimeout: 5 * time.Second,
 					ReadHeaderTimeout: 2 * time.Second, UploadIdleTimeout: 30 * time.Second, PreviewTTL: time.Hour, CleanupEvery: 10 * time.Minute,
 					KeyRate: 2.5, KeyBurst: 7, IPRate: 3, IPBurst: 9,
-					Quotas: defaultQuotas, PasswordHashMemory: 256 << 20,
+					Quotas: defaultQuotas, PasswordHashMemory: 256 << 20, FetchPrivate: true, FetchCA: "/srv/ca.pem",
 				}
 				if !reflect.DeepEqual(c, want) {
 					t.Errorf("got %+v\nwant %+v", c, want)

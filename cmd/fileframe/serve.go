@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,11 +11,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/fetch"
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/password"
 	"github.com/fileframe/fileframe/internal/service"
@@ -200,7 +203,12 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	fetcher, err := newFetcher(m.cfg.FetchPrivate, m.cfg.FetchCA)
+	if err != nil {
+		return err
+	}
 	srv, err := web.New(web.Config{
+		Fetcher:           fetcher,
 		Store:             store,
 		Blobs:             blobs,
 		Logger:            m.log,
@@ -490,4 +498,26 @@ func (m *Main) Close() error {
 		}
 	})
 	return err
+}
+
+// newFetcher returns the fetcher of custom pages' remote resources, with
+// private targets allowed when allowPrivate and the certificates of the
+// PEM file caFile trusted besides the system's.
+func newFetcher(allowPrivate bool, caFile string) (*fetch.Fetcher, error) {
+	cfg := fetch.Config{AllowPrivate: allowPrivate}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("--fetch-ca: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--fetch-ca: %s holds no PEM certificate", caFile)
+		}
+		cfg.RootCAs = pool
+	}
+	return fetch.New(cfg), nil
 }
