@@ -60,6 +60,7 @@ Client commands (talk to a server over HTTP):
   fileframe remote revisions FILE_ID [--limit N] [--all] [--json]
   fileframe remote unpublish FILE_ID [--json]
   fileframe remote restore FILE_ID REV [--publish] [--json]
+  fileframe remote refetch FILE_ID REV [--json]
 
 They never open a database: they need the server's address and an API key,
 from $FILEFRAME_URL and $FILEFRAME_KEY or --url and --key. remote upload
@@ -149,6 +150,7 @@ func commands() []command {
 		{"remote revisions", runRemoteRevisions},
 		{"remote unpublish", runRemoteUnpublish},
 		{"remote restore", runRemoteRestore},
+		{"remote refetch", runRemoteRefetch},
 	}
 }
 

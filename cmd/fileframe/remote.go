@@ -562,6 +562,47 @@ func runRemoteRestore(ctx context.Context, c *CLI, fs *flag.FlagSet, args []stri
 	return c.printSaved(rf, s)
 }
 
+func runRemoteRefetch(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	rf := c.remoteFlagSet(fs)
+	rest, err := remoteArgs(fs, args, "FILE_ID", "REV")
+	if err != nil {
+		return err
+	}
+	rev, err := parseRevision(rest[1])
+	if err != nil {
+		return err
+	}
+	cl, err := c.remoteClient(rf)
+	if err != nil {
+		return err
+	}
+	res, err := cl.Refetch(ctx, rest[0], rev)
+	if err != nil {
+		return err
+	}
+	res.Errors, res.Warnings = nonNilFindings(res.Errors), nonNilFindings(res.Warnings)
+	if res.Assets == nil {
+		res.Assets = []client.Asset{}
+	}
+	if rf.json {
+		return c.printOK(res)
+	}
+	kept := 0
+	for _, a := range res.Assets {
+		if a.Kept {
+			kept++
+		}
+	}
+	fmt.Fprintf(c.Stdout, "Revision %d names %d remote images, fonts and media; the server keeps %d.\n", res.Revision, len(res.Assets), kept)
+	for _, f := range res.Errors {
+		fmt.Fprintf(c.Stdout, "  refused %s\n", findingText(f))
+	}
+	for _, f := range res.Warnings {
+		fmt.Fprintf(c.Stdout, "  missing %s\n", findingText(f))
+	}
+	return nil
+}
+
 // isTerminal reports whether w is a terminal (progress bars go only there).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -255,6 +255,10 @@ func TestRemotePublish(t *testing.T) {
 	if res := remoteJSON(t, env, "remote", "restore", id, "1", "--publish"); res["published"] != true || res["revision"] != float64(1) {
 		t.Errorf("remote restore 1 --publish = %v", res)
 	}
+	// The page names no remote images: nothing to fetch again.
+	if res := remoteJSON(t, env, "remote", "refetch", id, "1"); res["revision"] != float64(1) || len(res["assets"].([]any)) != 0 {
+		t.Errorf("remote refetch 1 = %v", res)
+	}
 	if f := remoteJSON(t, env, "remote", "rename", id, "Final report.pdf"); f["name"] != "Final report.pdf" {
 		t.Errorf("remote rename = %v", f)
 	}

@@ -178,6 +178,41 @@ type Revision struct {
 	PublishedAt *time.Time `json:"publishedAt"`
 	Live        bool       `json:"live"`
 	HTML        string     `json:"html,omitempty"`
+	// Assets are the remote images, fonts and media the HTML names, and
+	// what the server keeps of them; only from Revision.
+	Assets []Asset `json:"assets,omitempty"`
+}
+
+// Asset is a remote image, font or media of a revision: the URL the page
+// names and the copy the server fetched and serves in its place.
+type Asset struct {
+	URL       string    `json:"url"`
+	Kind      string    `json:"kind"`
+	Kept      bool      `json:"kept"`
+	ServedAt  *string   `json:"servedAt"`
+	Type      *string   `json:"type"`
+	Size      int64     `json:"size"`
+	Problem   *string   `json:"problem"`
+	FetchedAt time.Time `json:"fetchedAt"`
+}
+
+// Refetched is the answer of Refetch: every asset of the revision after
+// the new fetches, and the findings of those still missing.
+type Refetched struct {
+	Revision int       `json:"revision"`
+	Assets   []Asset   `json:"assets"`
+	Errors   []Finding `json:"errors"`
+	Warnings []Finding `json:"warnings"`
+}
+
+// Refetch fetches again the remote images, fonts and media of revision rev
+// that could not be fetched when it was stored (POST
+// /api/files/{id}/page/revisions/{rev}/refetch).
+func (c *Client) Refetch(ctx context.Context, fileID string, rev int) (Refetched, error) {
+	var out Refetched
+	err := c.call(ctx, http.MethodPost, "/api/files/"+pathID(fileID)+"/page/revisions/"+strconv.Itoa(rev)+"/refetch", nil,
+		map[string]any{}, &out)
+	return out, err
 }
 
 // RevisionList is one page of a page's revisions, newest first.

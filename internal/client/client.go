@@ -208,6 +208,8 @@ type Finding struct {
 	Column  int    `json:"column"`
 	Excerpt string `json:"excerpt,omitempty"`
 	Hint    string `json:"hint,omitempty"`
+	// URL names the remote image, font or media of an asset.* finding.
+	URL string `json:"url,omitempty"`
 }
 
 // problemBody is the problem+json body.
