@@ -89,6 +89,8 @@ type assetHost struct {
 	mu     sync.Mutex
 	files  map[string]assetFile
 	hits   map[string]int
+	all    *assetFile    // served at every path not put, when set
+	delay  time.Duration // before every answer
 }
 
 type assetFile struct {
@@ -96,7 +98,7 @@ type assetFile struct {
 	body []byte
 }
 
-func newAssetHost(t *testing.T, name string) *assetHost {
+func newAssetHost(t testing.TB, name string) *assetHost {
 	t.Helper()
 	_, cert := testTLS()
 	h := &assetHost{files: map[string]assetFile{}, hits: map[string]int{}}
@@ -104,7 +106,18 @@ func newAssetHost(t *testing.T, name string) *assetHost {
 		h.mu.Lock()
 		h.hits[r.URL.Path]++
 		f, ok := h.files[r.URL.Path]
+		if !ok && h.all != nil {
+			f, ok = *h.all, true
+		}
+		delay := h.delay
 		h.mu.Unlock()
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -125,6 +138,13 @@ func (h *assetHost) put(path, typ string, body []byte) string {
 	defer h.mu.Unlock()
 	h.files[path] = assetFile{typ, body}
 	return h.origin + path
+}
+
+// serveAll serves body with the Content-Type typ at every path not put.
+func (h *assetHost) serveAll(typ string, body []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.all = &assetFile{typ, body}
 }
 
 // requests returns how many requests path had.
