@@ -786,10 +786,8 @@ func TestBrowserContentOriginHeaders(t *testing.T) {
 				got[ev.StatusCode] = append(got[ev.StatusCode], answer{h[0], ev.Headers})
 			}
 		}
-		wantCSP := "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
-			"img-src data: https:; font-src data: https:; media-src data: https:; connect-src 'none'; " +
-			"form-action 'none'; base-uri 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; " +
-			"object-src 'none'; manifest-src 'none'; frame-ancestors " + b.appOrigin()
+		wantCSP := wantSandboxCSP(b.appOrigin(), b.contentOrigin())
+		wantAllowlist := connectionAllowlist(b.contentOrigin())
 		for _, status := range []int64{200, 302, 403, 404, 405, 500} {
 			answers := got[status]
 			if len(answers) == 0 {
@@ -803,8 +801,8 @@ func TestBrowserContentOriginHeaders(t *testing.T) {
 				if got := header(a.headers, "X-Content-Type-Options"); got != "nosniff" {
 					t.Errorf("%d %s: X-Content-Type-Options %q, want nosniff", status, a.url, got)
 				}
-				if got := header(a.headers, "Connection-Allowlist"); got != connectionAllowlist {
-					t.Errorf("%d %s: Connection-Allowlist %q, want %q", status, a.url, got, connectionAllowlist)
+				if got := header(a.headers, "Connection-Allowlist"); got != wantAllowlist {
+					t.Errorf("%d %s: Connection-Allowlist %q, want %q", status, a.url, got, wantAllowlist)
 				}
 				if got := header(a.headers, "Set-Cookie"); got != "" {
 					t.Errorf("%d %s: Set-Cookie %q", status, a.url, got)
