@@ -16,6 +16,8 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"fmt"
+	"image"
+	"image/png"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -460,4 +462,58 @@ func TestBrowserZeroEgress(t *testing.T) {
 			t.Errorf("%d request(s) reached %s, want none:\n%s", len(requests), evilHost, fmtRequests(requests))
 		}
 	})
+}
+
+// The asset path stays open: an image the content origin serves under
+// /a/ loads in the page, while the same image under
+// another path of the content origin does not (the policies name the asset
+// path alone).
+//
+// LEAD: the /a/ route is the lead's (routes.go); until it exists this test
+// serves the image itself, by a handler put in front of the content
+// origin's before the browser makes any request. Once the route is there,
+// store a real asset and drop the stand-in.
+//
+// LEAD: Firefox is not in the list yet, and must be: in this set-up
+// (origins over http on loopback) Firefox ESR 153 refused the /a/ image
+// before requesting it (the stand-in saw no request), while Chromium loads
+// it. Likely cause, not yet proven: the profile makes these http origins
+// secure contexts (dom.securecontext.allowlist), so Firefox upgrades the
+// http image as mixed display content to https on the same port, where an
+// http server answers no TLS (production serves both origins over https).
+// Until that is shown, assets may not show in Firefox.
+func TestBrowserAssetPathLoads(t *testing.T) {
+	t.Parallel()
+	for _, eng := range []engine{chromium} {
+		t.Run(string(eng), func(t *testing.T) {
+			t.Parallel()
+			b := newBrowserEnvWith(t, envConfig{engine: eng, variant: published})
+			content := b.content.Config.Handler
+			b.content.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if !strings.HasPrefix(r.URL.Path, "/a/") && !strings.HasPrefix(r.URL.Path, "/elsewhere/") {
+					content.ServeHTTP(w, r)
+					return
+				}
+				b.srv.sandboxHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "image/png")
+					w.Header().Set("Access-Control-Allow-Origin", "*")
+					png.Encode(w, image.NewGray(image.Rect(0, 0, 3, 2)))
+				})).ServeHTTP(w, r)
+			})
+			b.open(t, []byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Assets</title></head><body>
+<img id="asset" src="`+b.contentOrigin()+`/a/`+strings.Repeat("ab", 32)+`.png" alt="">
+<img id="elsewhere" src="`+b.contentOrigin()+`/elsewhere/x.png" alt="">
+<script>
+window.results = {};
+const settle = id => new Promise(r => { const i = document.getElementById(id);
+  if (i.complete) r(i.naturalWidth ? "loaded" : "failed"); else { i.onload = () => r("loaded"); i.onerror = () => r("failed"); } });
+Promise.all([settle("asset"), settle("elsewhere")]).then(([a, e]) => { results.asset = a; results.elsewhere = e; document.documentElement.dataset.done = "1"; });
+</script></body></html>`))
+			res := b.results(t)
+			if res["asset"] != "loaded" || res["elsewhere"] != "failed" {
+				t.Errorf("the image under /a/ %s and under /elsewhere/ %s, want loaded and failed", res["asset"], res["elsewhere"])
+			}
+			b.checkNoRequests(t)
+		})
+	}
 }
