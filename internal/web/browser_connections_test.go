@@ -1,11 +1,14 @@
 package web
 
 // Connections that the content origin's CSP does not govern: WebRTC (STUN
-// and TURN servers, ICE candidates) and resource hints (preconnect,
-// dns-prefetch), closed in Chromium by the Connection-Allowlist header
-// (content_page.go, sandboxHeaders). The attacker's listeners here are not
-// HTTP servers but a UDP socket, a TCP socket and a TLS server on
-// 127.0.0.1 that record whatever reaches them.
+// and TURN servers, ICE candidates), resource hints (preconnect,
+// dns-prefetch), srcdoc frames and Firefox's connections to a link's host,
+// closed in Chromium by the Connection-Allowlist header (policy.go,
+// sandboxHeaders) and in Firefox by the prelude (content_prelude.go); and
+// the zero-egress test (21), which tries every way out at once. The
+// attacker's listeners here are not only HTTP servers but a UDP socket, a
+// TCP socket and a TLS server on 127.0.0.1 that record whatever reaches
+// them.
 
 import (
 	"bytes"
@@ -13,6 +16,8 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"fmt"
+	"image"
+	"image/png"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -196,61 +201,63 @@ func (b *browserEnv) tryResourceHints(t *testing.T, secret string) []string {
 	return probe.seen()
 }
 
-// 19. Resource hints to http: hosts: <link rel=preconnect> in the markup
-// and built by script, <link rel=dns-prefetch> (after a <meta> that tries
+// 19. Resource hints to http: and https: hosts: <link rel=preconnect> in
+// the markup and built by script, <link rel=dns-prefetch> (after a <meta> that tries
 // to turn DNS prefetching back on), a preconnect in a <meta http-equiv=Link>,
 // speculation rules (prefetch and prerender) and a clicked <a ping>: no
 // connection reaches the attacker's TCP listener and no request its HTTP
-// server. CSP does not govern preconnect and dns-prefetch; the content
-// origin's Connection-Allowlist admits https: alone, and its
+// server, no TLS hello its TLS listener. CSP does not govern preconnect and
+// dns-prefetch; the content origin's Connection-Allowlist admits the asset
+// path alone, and its
 // X-DNS-Prefetch-Control: off stops DNS prefetching for good (the suite's
 // browsers resolve *.test locally, so it cannot watch DNS queries).
 //
 // The test runs in a person's kind of profile (persistentProfile): Chromium
-// preconnects from no incognito context. Connections to https: hosts
-// remain: TestBrowserResidualHTTPSPreconnect.
+// preconnects from no incognito context. In Firefox the markup's hints do
+// connect (TestBrowserResidualFirefoxMarkupHints); the API refuses them.
 func TestBrowserNoHTTPResourceHints(t *testing.T) {
 	t.Parallel()
 	for _, v := range variants {
 		t.Run(string(v), func(t *testing.T) {
 			t.Parallel()
 			b := newBrowserEnvWith(t, envConfig{engine: chromium, variant: v, persistentProfile: true})
-			hits := b.tryResourceHints(t, secretLabel())
-			for _, hit := range hits {
-				if !strings.HasPrefix(hit, "TLS hello for ") {
-					t.Errorf("reached the attacker: %s", hit)
-				}
+			for _, hit := range b.tryResourceHints(t, secretLabel()) {
+				t.Errorf("reached the attacker: %s", hit)
 			}
 			b.checkNoRequests(t)
 		})
 	}
 }
 
-// The known residuals of WebRTC and resource hints (docs/security.md,
-// "Residual risks"), proven so that the documentation states facts.
+// The known residual of resource hints (docs/security.md, "Zero egress"),
+// proven so that the documentation states facts.
 
-// A page may open connections to any https host (and send data in the host
-// name: the TLS server name, and the DNS query) with <link rel=preconnect>,
-// as it may load an image from one (img-src https:,
-// TestBrowserResidualHTTPSImagesReachThirdParties). Connection-Allowlist
-// admits https: for those images. Firefox, which does not implement
-// Connection-Allowlist, also preconnects to http: hosts.
-func TestBrowserResidualHTTPSPreconnect(t *testing.T) {
+// A resource hint in the markup still connects in Firefox, before any
+// script runs: the prelude cannot reach what the parser makes, and Firefox
+// consults no policy of the document before a preconnect. The API refuses
+// such a page (htmlcheck's sandbox.resource_hint), so only a page that got
+// past the checker could do it; this one is stored below the API. The
+// same page's script-built hints reach nothing (the prelude), and in
+// Chromium nothing at all does (Connection-Allowlist).
+func TestBrowserResidualFirefoxMarkupHints(t *testing.T) {
 	t.Parallel()
 	for _, eng := range []engine{chromium, firefox} {
 		t.Run(string(eng), func(t *testing.T) {
 			t.Parallel()
 			b := newBrowserEnvWith(t, envConfig{engine: eng, variant: published, persistentProfile: true})
+			if a := b.post(t, b.hostile("19-resource-hints.html")); a.Status != http.StatusUnprocessableEntity || !slices.Contains(a.rules(), "sandbox.resource_hint") {
+				t.Errorf("the API answered %d %v to the page, want 422 with sandbox.resource_hint", a.Status, a.rules())
+			}
 			secret := secretLabel()
 			hits := b.tryResourceHints(t, secret)
 			t.Logf("reached the attacker:\n\t%s", strings.Join(hits, "\n\t"))
-			if want := "TLS hello for " + secret + "-tls.images.evil.test"; !slices.Contains(hits, want) {
-				t.Errorf("no %q: has the residual gone? Update docs/security.md", want)
-			}
 			tcp := 0
 			for _, hit := range hits {
-				if hit == "TCP connection" {
+				switch {
+				case hit == "TCP connection":
 					tcp++
+				default:
+					t.Errorf("reached the attacker: %s (only the markup's http: preconnects may, in Firefox)", hit)
 				}
 			}
 			switch {
@@ -295,6 +302,43 @@ func TestBrowserConnectionPagesWorkWithoutSandbox(t *testing.T) {
 				}
 				return true
 			})
+		})
+	}
+}
+
+// The control experiment of TestBrowserZeroEgress: 20-egress.html in a
+// plain frame of the attacker's own site (no sandbox, no CSP, no
+// Connection-Allowlist, no prelude) does reach the listeners, in both
+// engines: its images, style sheets, fonts, script-built hints, fetches,
+// srcdoc frame and beacon.
+func TestBrowserEgressPageWorksWithoutSandbox(t *testing.T) {
+	t.Parallel()
+	for _, eng := range []engine{chromium, firefox} {
+		t.Run(string(eng), func(t *testing.T) {
+			t.Parallel()
+			b := newBrowserEnvWith(t, envConfig{engine: eng, variant: published, persistentProfile: true})
+			probe := newNetProbe(t)
+			b.evil.host("20-egress.html", probe.page(b, "20-egress.html", secretLabel()))
+			b.navigate(t, b.evil.host("wrapper", []byte(`<!doctype html><title>wrapper</title>`+
+				`<iframe src="/host/20-egress.html" width="800" height="600"></iframe>`)))
+			// Connections, not requests: a browser may carry many of the
+			// page's requests over one connection, so the test counts the
+			// hosts that got one and wants a script-built hint among them.
+			reached := func() bool {
+				hosts, hint := 0, false
+				for _, h := range probe.seen() {
+					if strings.HasPrefix(h, "TLS hello for ") {
+						hosts++
+						hint = hint || strings.HasPrefix(h, "TLS hello for link-")
+					}
+				}
+				return hosts >= 5 && hint
+			}
+			for deadline := time.Now().Add(waitTimeout); !reached(); time.Sleep(pollInterval) {
+				if time.Now().After(deadline) {
+					t.Fatalf("after %v the listeners saw:\n\t%s\nwant TLS hellos for 5 hosts, a script-built hint's among them", waitTimeout, strings.Join(probe.seen(), "\n\t"))
+				}
+			}
 		})
 	}
 }
@@ -353,6 +397,123 @@ func TestBrowserUploadsDoNotRun(t *testing.T) {
 			if got := eval[string](t, b.tab, `String(window.pwned)`); got != "undefined" {
 				t.Errorf("the uploaded script ran: window.pwned = %q", got)
 			}
+		})
+	}
+}
+
+// forEveryVisitor runs test in both engines for both variants, as parallel
+// subtests: chromium/published, chromium/preview, firefox/published,
+// firefox/preview. Chromium runs in a person's kind of profile
+// (persistentProfile), the only one from which it preconnects.
+func forEveryVisitor(t *testing.T, test func(t *testing.T, b *browserEnv)) {
+	t.Helper()
+	for _, eng := range []engine{chromium, firefox} {
+		for _, v := range variants {
+			t.Run(string(eng)+"/"+string(v), func(t *testing.T) {
+				t.Parallel()
+				test(t, newBrowserEnvWith(t, envConfig{engine: eng, variant: v, persistentProfile: eng == chromium}))
+			})
+		}
+	}
+}
+
+// tryEgress shows 20-egress.html as the custom page, clicks its link to
+// the attacker's site last (a click navigates the frame, when it can), and
+// returns what reached the attacker's listeners and logging server once the
+// page is done and quietPeriod more.
+func (b *browserEnv) tryEgress(t *testing.T, probe *netProbe) ([]string, []evilRequest) {
+	t.Helper()
+	b.open(t, probe.page(b, "20-egress.html", secretLabel()))
+	res := b.results(t)
+	if len(res) < 60 {
+		t.Fatalf("the page recorded %d outcomes, want one per attempt: did it run?", len(res))
+	}
+	// A real click, unconfirmed: the frame's document may be gone
+	// afterwards. The control experiment proves that the same click reaches
+	// the attacker's listener when nothing stops it.
+	frame := b.frame(t)
+	eval[bool](t, frame, painted)
+	x, y := rect(t, frame, "#away").center()
+	b.click(t, x, y)
+	time.Sleep(quietPeriod)
+	return probe.seen(), b.evil.requests()
+}
+
+// 21. Zero egress: a page whose script builds, at run time, an address of
+// its own on the attacker's listeners for every kind of request a page can
+// make (images, srcset, SVG references, CSS properties, inserted and
+// constructed style sheets, @import, @font-face and the FontFace API, audio,
+// video, posters and tracks, every <link rel> in every way the DOM offers,
+// <meta http-equiv=Link>, speculation rules, a srcdoc frame with scripts of
+// its own, fetch, XHR, WebSocket, EventSource, sendBeacon, WebTransport,
+// import(), a worker, a form, window.open, history, media session artwork)
+// and then gets a real click on a link to the attacker's site: nothing
+// reaches the attacker, no TCP connection, no TLS hello, no UDP packet,
+// no request, in Chromium and in Firefox, published and in preview.
+func TestBrowserZeroEgress(t *testing.T) {
+	t.Parallel()
+	forEveryVisitor(t, func(t *testing.T, b *browserEnv) {
+		probe := newNetProbe(t)
+		hits, requests := b.tryEgress(t, probe)
+		if len(hits) > 0 {
+			t.Errorf("%d connection(s) or packet(s) reached the attacker's listeners, want none:\n\t%s", len(hits), strings.Join(hits, "\n\t"))
+		}
+		if len(requests) > 0 {
+			t.Errorf("%d request(s) reached %s, want none:\n%s", len(requests), evilHost, fmtRequests(requests))
+		}
+	})
+}
+
+// The asset path stays open: an image the content origin serves under
+// /a/ loads in the page, while the same image under
+// another path of the content origin does not (the policies name the asset
+// path alone).
+//
+// LEAD: the /a/ route is the lead's (routes.go); until it exists this test
+// serves the image itself, by a handler put in front of the content
+// origin's before the browser makes any request. Once the route is there,
+// store a real asset and drop the stand-in.
+//
+// LEAD: Firefox is not in the list yet, and must be: in this set-up
+// (origins over http on loopback) Firefox ESR 153 refused the /a/ image
+// before requesting it (the stand-in saw no request), while Chromium loads
+// it. Likely cause, not yet proven: the profile makes these http origins
+// secure contexts (dom.securecontext.allowlist), so Firefox upgrades the
+// http image as mixed display content to https on the same port, where an
+// http server answers no TLS (production serves both origins over https).
+// Until that is shown, assets may not show in Firefox.
+func TestBrowserAssetPathLoads(t *testing.T) {
+	t.Parallel()
+	for _, eng := range []engine{chromium} {
+		t.Run(string(eng), func(t *testing.T) {
+			t.Parallel()
+			b := newBrowserEnvWith(t, envConfig{engine: eng, variant: published})
+			content := b.content.Config.Handler
+			b.content.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if !strings.HasPrefix(r.URL.Path, "/a/") && !strings.HasPrefix(r.URL.Path, "/elsewhere/") {
+					content.ServeHTTP(w, r)
+					return
+				}
+				b.srv.sandboxHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "image/png")
+					w.Header().Set("Access-Control-Allow-Origin", "*")
+					png.Encode(w, image.NewGray(image.Rect(0, 0, 3, 2)))
+				})).ServeHTTP(w, r)
+			})
+			b.open(t, []byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Assets</title></head><body>
+<img id="asset" src="`+b.contentOrigin()+`/a/`+strings.Repeat("ab", 32)+`.png" alt="">
+<img id="elsewhere" src="`+b.contentOrigin()+`/elsewhere/x.png" alt="">
+<script>
+window.results = {};
+const settle = id => new Promise(r => { const i = document.getElementById(id);
+  if (i.complete) r(i.naturalWidth ? "loaded" : "failed"); else { i.onload = () => r("loaded"); i.onerror = () => r("failed"); } });
+Promise.all([settle("asset"), settle("elsewhere")]).then(([a, e]) => { results.asset = a; results.elsewhere = e; document.documentElement.dataset.done = "1"; });
+</script></body></html>`))
+			res := b.results(t)
+			if res["asset"] != "loaded" || res["elsewhere"] != "failed" {
+				t.Errorf("the image under /a/ %s and under /elsewhere/ %s, want loaded and failed", res["asset"], res["elsewhere"])
+			}
+			b.checkNoRequests(t)
 		})
 	}
 }

@@ -53,8 +53,9 @@ const (
 	appHost     = "app.fileframe.test"
 	contentHost = "pages.usercontent.test"
 	evilHost    = "www.evil.test"
-	// evilImageHost is the attacker's https server, for the images that
-	// custom pages may load.
+	// evilImageHost is the attacker's https host: its TLS server (the
+	// images a page names; netProbe's TLS listener) sees every connection
+	// a page manages to open to a host name that carries data.
 	evilImageHost = "images.evil.test"
 )
 
@@ -941,7 +942,11 @@ func newEvilServer(t *testing.T) *evilServer {
 }
 
 // newEvilTLSServer is newEvilServer over https, under evilImageHost: a third
-// party from which custom pages may load images.
+// party whose images a page names, which Fileframe fetches when it stores
+// the page and the visitor's browser never reaches.
+// LEAD: unused since the https residual test went; the fetch-at-save-time
+// browser test is to fetch its images from it (its certificate is
+// httptest's: trust srv.Certificate() in fetch.Config.RootCAs).
 func newEvilTLSServer(t *testing.T) *evilServer {
 	t.Helper()
 	e := &evilServer{pages: map[string][]byte{}}

@@ -18,10 +18,13 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
-// wantSandboxCSP is the content origin's CSP for an app origin.
-func wantSandboxCSP(appOrigin string) string {
+// wantSandboxCSP is the content origin's CSP for an app and a content
+// origin: images, fonts and media from data: URLs and the content origin's
+// asset path alone.
+func wantSandboxCSP(appOrigin, contentOrigin string) string {
+	assets := contentOrigin + "/a/"
 	return "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
-		"img-src data: https:; font-src data: https:; media-src data: https:; connect-src 'none'; " +
+		"img-src data: " + assets + "; font-src data: " + assets + "; media-src data: " + assets + "; connect-src 'none'; " +
 		"form-action 'none'; base-uri 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; " +
 		"object-src 'none'; manifest-src 'none'; frame-ancestors " + appOrigin
 }
@@ -30,8 +33,8 @@ func wantSandboxCSP(appOrigin string) string {
 func assertSandboxHeaders(t *testing.T, e *testEnv, resp *http.Response) {
 	t.Helper()
 	for name, want := range map[string]string{
-		"Content-Security-Policy": wantSandboxCSP(e.srv.AppOrigin()),
-		"Connection-Allowlist":    `("https://*:*");redirects=allow;webrtc=block`,
+		"Content-Security-Policy": wantSandboxCSP(e.srv.AppOrigin(), e.srv.ContentOrigin()),
+		"Connection-Allowlist":    `("` + e.srv.ContentOrigin() + `/a/*");webrtc=block`,
 		"X-Dns-Prefetch-Control":  "off",
 		"X-Content-Type-Options":  "nosniff",
 		"Referrer-Policy":         "no-referrer",

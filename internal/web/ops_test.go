@@ -210,7 +210,7 @@ func TestRequestID(t *testing.T) {
 // opsServer is a Server with just what observe needs.
 func opsServer(logs *bytes.Buffer) *Server {
 	return &Server{
-		cfg:     Config{BaseURL: &url.URL{Scheme: "http", Host: "app.test"}},
+		cfg:     Config{BaseURL: &url.URL{Scheme: "http", Host: "app.test"}, ContentOrigin: &url.URL{Scheme: "http", Host: "content.test"}},
 		log:     slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)),
 		metrics: newMetrics(prometheus.NewRegistry()),
 	}

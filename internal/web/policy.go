@@ -49,23 +49,39 @@ var policyFuncs = template.FuncMap{
 // contentCSP is the Content-Security-Policy of every answer of the content
 // origin, framed only by appOrigin. Its sandbox gives the page an opaque
 // origin: it can run its inline scripts but reaches no cookies, storage,
-// network or other window.
-func contentCSP(appOrigin string) string {
+// network or other window. Images, fonts and media come from data: URLs
+// or from the content origin's own copies of the remote ones a page names
+// (assetPath); any other address, https ones included, is refused, so a
+// page loads nothing from anyone but Fileframe (docs/security.md, "Zero
+// egress").
+//
+// The asset source is a path, contentOrigin + assetPath: the page's own
+// address and every other page of the content origin stay refused. CSP
+// matches a source path ending in "/" as a prefix
+// (https://www.w3.org/TR/CSP3/#match-paths), and it would ignore the path
+// after a redirect, but the asset route never redirects.
+func contentCSP(appOrigin, contentOrigin string) string {
+	assets := contentOrigin + assetPath
 	return "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; " +
-		"img-src data: https:; font-src data: https:; media-src data: https:; connect-src 'none'; " +
+		"img-src data: " + assets + "; font-src data: " + assets + "; media-src data: " + assets + "; connect-src 'none'; " +
 		"form-action 'none'; base-uri 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; " +
 		"object-src 'none'; manifest-src 'none'; frame-ancestors " + appOrigin
 }
 
-// connectionAllowlist is the content origin's Connection-Allowlist
+// assetPath is where the content origin serves the copies Fileframe keeps
+// of a page's remote images, fonts and media: <contentOrigin>/a/<sha256>.<ext>.
+const assetPath = "/a/"
+
+// connectionAllowlist returns the content origin's Connection-Allowlist
 // (https://wicg.github.io/connection-allowlists/, Chromium 152 and later):
-// https URLs on any host and port (images may be on any, as the CSP's
-// img-src https: allows; port 443 alone would close no channel, the data
-// goes there just as well), redirects among them, no WebRTC. It names no
-// response-origin: a custom page loads nothing from its own origin, and in
-// Chromium it can then not navigate its frame to another page of the
-// content origin either.
-const connectionAllowlist = `("https://*:*");redirects=allow;webrtc=block`
+// the one URLPattern of the asset path (as contentCSP's sources), no
+// redirects (the asset route answers, never redirects), no WebRTC. It
+// names no response-origin: a page's document connects to nothing else,
+// not to its own address either, so in Chromium it cannot navigate its
+// frame to another page of the content origin.
+func connectionAllowlist(contentOrigin string) string {
+	return `("` + contentOrigin + assetPath + `*");webrtc=block`
+}
 
 // sandboxHeaders sets the content origin's headers on every response before
 // anything else runs, so that errors (404, 405, 500, …) carry them too.
@@ -74,28 +90,30 @@ const connectionAllowlist = `("https://*:*");redirects=allow;webrtc=block`
 // close what they can of the rest:
 //
 //   - Connection-Allowlist lets the page's document connect to nothing but
-//     https URLs, which the images, fonts and media that CSP allows need
-//     (redirects=allow: image URLs that redirect keep working), and blocks
-//     WebRTC altogether (webrtc=block; also its default). WebRTC's STUN
-//     and TURN servers and ICE candidates, and <link rel=preconnect> and
-//     dns-prefetch to http: hosts, are out of CSP's reach; the allowlist
-//     stops them in Chromium, for the page and any frame it makes, however
-//     the page spells the constructor's name. Firefox implements neither
-//     it nor CSP's webrtc directive: there the prelude the content origin
-//     serves before the page's scripts removes WebRTC (content_prelude.go).
+//     the asset path, and blocks WebRTC altogether (webrtc=block; also its
+//     default). WebRTC's STUN and TURN servers and ICE candidates, and
+//     <link rel=preconnect> and dns-prefetch, are out of CSP's reach; the
+//     allowlist stops them in Chromium, for the page and any frame it
+//     makes, however the page spells a constructor's or element's name.
+//     Firefox implements neither it nor CSP's webrtc directive, and opens
+//     a preconnect's connection whatever the document's headers say
+//     (Document::MaybePreconnect consults no policy of the document): there
+//     the prelude the content origin serves before the page's scripts
+//     removes WebRTC and keeps scripts from making resource hints
+//     (content_prelude.go), and htmlcheck refuses them in the markup
+//     (sandbox.resource_hint).
 //   - X-DNS-Prefetch-Control: off asks Chromium and Firefox not to
 //     prefetch DNS for the document; by both engines' rules a later <meta>
 //     cannot turn it back on.
 //
-// What remains (docs/security.md, "Residual risks"): connections to any
-// https host, as CSP's img-src https: already allows; and in Firefox,
-// preconnects to any host.
+// What remains is in docs/security.md, "Zero egress".
 func (s *Server) sandboxHeaders(next http.Handler) http.Handler {
 	// Canonical keys and shared values, as on the public pages
 	// (headerValues): Set would canonicalise each key and allocate each
 	// value, on every answer.
-	csp := []string{contentCSP(s.AppOrigin())}
-	allowlist, off, vary := []string{connectionAllowlist}, []string{"off"}, []string{"Sec-Fetch-Dest"}
+	csp := []string{contentCSP(s.AppOrigin(), s.ContentOrigin())}
+	allowlist := []string{connectionAllowlist(s.ContentOrigin())}
+	off, vary := []string{"off"}, []string{"Sec-Fetch-Dest"}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h["Content-Security-Policy"] = csp
