@@ -16,8 +16,7 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"fmt"
-	"image"
-	"image/png"
+	"image/color"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -464,56 +463,55 @@ func TestBrowserZeroEgress(t *testing.T) {
 	})
 }
 
-// The asset path stays open: an image the content origin serves under
-// /a/ loads in the page, while the same image under
-// another path of the content origin does not (the policies name the asset
-// path alone).
-//
-// LEAD: the /a/ route is the lead's (routes.go); until it exists this test
-// serves the image itself, by a handler put in front of the content
-// origin's before the browser makes any request. Once the route is there,
-// store a real asset and drop the stand-in.
-//
-// LEAD: Firefox is not in the list yet, and must be: in this set-up
-// (origins over http on loopback) Firefox ESR 153 refused the /a/ image
-// before requesting it (the stand-in saw no request), while Chromium loads
-// it. Likely cause, not yet proven: the profile makes these http origins
-// secure contexts (dom.securecontext.allowlist), so Firefox upgrades the
-// http image as mixed display content to https on the same port, where an
-// http server answers no TLS (production serves both origins over https).
-// Until that is shown, assets may not show in Firefox.
-func TestBrowserAssetPathLoads(t *testing.T) {
+// A page's remote images are shown, from Fileframe's copies: the page
+// names an image on a third party's https host in its markup and its CSS;
+// the server fetches each once when the page is stored, and the visitor's
+// browser loads them from the content origin's /a/ path and never reaches
+// the host. An image the same page builds by script at run time reaches
+// nobody, and an image under another path of the content origin does not
+// load (the policies name the asset path alone). In both engines, for the
+// published page and its preview.
+func TestBrowserRemoteImagesShown(t *testing.T) {
 	t.Parallel()
-	for _, eng := range []engine{chromium} {
-		t.Run(string(eng), func(t *testing.T) {
-			t.Parallel()
-			b := newBrowserEnvWith(t, envConfig{engine: eng, variant: published})
-			content := b.content.Config.Handler
-			b.content.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if !strings.HasPrefix(r.URL.Path, "/a/") && !strings.HasPrefix(r.URL.Path, "/elsewhere/") {
-					content.ServeHTTP(w, r)
-					return
-				}
-				b.srv.sandboxHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					w.Header().Set("Content-Type", "image/png")
-					w.Header().Set("Access-Control-Allow-Origin", "*")
-					png.Encode(w, image.NewGray(image.Rect(0, 0, 3, 2)))
-				})).ServeHTTP(w, r)
-			})
-			b.open(t, []byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Assets</title></head><body>
-<img id="asset" src="`+b.contentOrigin()+`/a/`+strings.Repeat("ab", 32)+`.png" alt="">
-<img id="elsewhere" src="`+b.contentOrigin()+`/elsewhere/x.png" alt="">
+	forEveryVisitor(t, func(t *testing.T, b *browserEnv) {
+		host := newAssetHost(t, "cdn.assets.test")
+		hero := host.put("/hero.png", "image/png", solidPNG(t, 30, 20, color.RGBA{200, 30, 30, 255}))
+		bg := host.put("/bg.png", "image/png", solidPNG(t, 8, 8, color.RGBA{30, 30, 200, 255}))
+		host.put("/runtime.png", "image/png", solidPNG(t, 2, 2, color.RGBA{0, 0, 0, 255}))
+		b.open(t, []byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Assets</title>
+<style>#bg{width:16px;height:16px;background:url("`+bg+`")}</style></head><body>
+<img id="hero" src="`+hero+`" alt="">
+<img id="elsewhere" alt="">
+<img id="runtime" alt="">
+<div id="bg"></div>
 <script>
 window.results = {};
-const settle = id => new Promise(r => { const i = document.getElementById(id);
-  if (i.complete) r(i.naturalWidth ? "loaded" : "failed"); else { i.onload = () => r("loaded"); i.onerror = () => r("failed"); } });
-Promise.all([settle("asset"), settle("elsewhere")]).then(([a, e]) => { results.asset = a; results.elsewhere = e; document.documentElement.dataset.done = "1"; });
+const settle = i => new Promise(r => {
+  if (i.complete && i.src) r(i.naturalWidth ? "loaded" : "failed"); else { i.onload = () => r("loaded"); i.onerror = () => r("failed"); } });
+const css = getComputedStyle(document.getElementById("bg")).backgroundImage.slice(5, -2);
+const bgImg = new Image(); bgImg.src = css;
+const rt = document.getElementById("runtime"); rt.src = "`+host.origin+`/runtime.png";
+document.getElementById("elsewhere").src = "`+b.contentOrigin()+`/elsewhere/x.png";
+Promise.all([settle(document.getElementById("hero")), settle(document.getElementById("elsewhere")), settle(bgImg), settle(rt)]).then(([h, e, g, r]) => {
+  Object.assign(results, {hero: h, heroSrc: document.getElementById("hero").currentSrc, elsewhere: e, bg: g, bgSrc: css, runtime: r});
+  document.documentElement.dataset.done = "1"; });
 </script></body></html>`))
-			res := b.results(t)
-			if res["asset"] != "loaded" || res["elsewhere"] != "failed" {
-				t.Errorf("the image under /a/ %s and under /elsewhere/ %s, want loaded and failed", res["asset"], res["elsewhere"])
-			}
-			b.checkNoRequests(t)
-		})
-	}
+		res := b.results(t)
+		asset := b.contentOrigin() + "/a/"
+		if res["hero"] != "loaded" || !strings.HasPrefix(fmt.Sprint(res["heroSrc"]), asset) {
+			t.Errorf("the <img>: %v from %v, want loaded from %s…", res["hero"], res["heroSrc"], asset)
+		}
+		if res["bg"] != "loaded" || !strings.HasPrefix(fmt.Sprint(res["bgSrc"]), asset) {
+			t.Errorf("the CSS background: %v from %v, want loaded from %s…", res["bg"], res["bgSrc"], asset)
+		}
+		if res["elsewhere"] != "failed" || res["runtime"] != "failed" {
+			t.Errorf("an image under /elsewhere/ %v, one built by script %v, want both failed", res["elsewhere"], res["runtime"])
+		}
+		// The server fetched each once, when the page was stored; the
+		// browser reached the host never.
+		if h, g, r := host.requests("/hero.png"), host.requests("/bg.png"), host.requests("/runtime.png"); h != 1 || g != 1 || r != 0 {
+			t.Errorf("requests at the image host: hero %d, background %d, script-built %d; want 1, 1, 0", h, g, r)
+		}
+		b.checkNoRequests(t)
+	})
 }

@@ -95,6 +95,14 @@ func firefoxPrefs(downloads string) map[string]any {
 		// loopback http origins are secure contexts, as over https in
 		// production, and get Sec-Fetch-* headers.
 		"dom.securecontext.allowlist": strings.Join([]string{appHost, contentHost, evilHost, evilImageHost}, ","),
+		// ... which makes the content origin's own http images "mixed
+		// content" of a secure page, which Firefox upgrades to https on
+		// the same port, where no TLS answers: the kept copies of pages'
+		// remote images (/a/) would never show. In production both
+		// origins are https (or http on localhost, never mixed content),
+		// so nothing is upgraded; this keeps the test to what production
+		// does (TestBrowserRemoteImagesShown).
+		"security.mixed_content.upgrade_display_content": false,
 		// Downloads go to the folder without asking.
 		"browser.download.dir":                                  downloads,
 		"browser.download.folderList":                           2,

@@ -941,21 +941,6 @@ func newEvilServer(t *testing.T) *evilServer {
 	return e
 }
 
-// newEvilTLSServer is newEvilServer over https, under evilImageHost: a third
-// party whose images a page names, which Fileframe fetches when it stores
-// the page and the visitor's browser never reaches.
-// LEAD: unused since the https residual test went; the fetch-at-save-time
-// browser test is to fetch its images from it (its certificate is
-// httptest's: trust srv.Certificate() in fetch.Config.RootCAs).
-func newEvilTLSServer(t *testing.T) *evilServer {
-	t.Helper()
-	e := &evilServer{pages: map[string][]byte{}}
-	e.srv = httptest.NewTLSServer(http.HandlerFunc(e.serve))
-	t.Cleanup(e.srv.Close)
-	e.origin = "https://" + evilImageHost + ":" + strconv.Itoa(e.srv.Listener.Addr().(*net.TCPAddr).Port)
-	return e
-}
-
 // testCertSPKI returns the base64 SHA-256 of the public key of the
 // certificate every httptest TLS server uses, for Chromium's
 // --ignore-certificate-errors-spki-list: the browser then trusts that one
