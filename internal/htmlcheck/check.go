@@ -220,7 +220,7 @@ type checker struct {
 	clipPos, clipEnd int  // where, in src
 
 	refs    [][]pendingRef // the remote URLs the page loads (see pushRef)
-	refText []byte         // their URLs and excerpts (see pendingRef)
+	refText []byte         // their URLs that are not spelt as they read (see pendingRef)
 	noRefs  bool           // do not collect them (to measure what that costs)
 	sources []atom.Atom    // open <picture>, <audio> and <video> elements, whose <source> elements choose what loads
 }

@@ -8,8 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// maxExcerpt is the longest excerpt, in runes.
-const maxExcerpt = 80
+// maxExcerpt is the longest excerpt, in runes, and maxExcerptBytes in
+// bytes.
+const (
+	maxExcerpt      = 80
+	maxExcerptBytes = 4*maxExcerpt + len("…")
+)
 
 // pending is a finding before its position is resolved: start and end are
 // byte offsets in the original document.
@@ -74,7 +78,7 @@ func (lc *lineCounter) at(pos int) (start, line, col int) {
 // collapsed, control characters and invalid UTF-8 replaced, at most
 // maxExcerpt runes, ending in "…" when cut.
 func excerpt(doc []byte, start, end int) string {
-	var b [4 * maxExcerpt]byte
+	var b [maxExcerptBytes]byte
 	return string(appendExcerpt(b[:0], doc, start, end))
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"slices"
+	"strings"
 
 	"golang.org/x/net/html"
 )
@@ -118,40 +119,49 @@ func (c *checker) addRef(kind string, enc refEnc, p place, text []byte, u0, u1, 
 			e.u0, e.u1 = c.docOffset(e.u0), c.docOffset(e.u1)
 		}
 		spelt = c.doc[e.u0:e.u1]
-		if e.whole {
-			e.u0 -= e.t0
-			e.u1 -= e.t0
-		}
 	} else {
 		spelt = text[u0:u1]
 		e.u0, e.u1 = u0, u1
 	}
-	if c.refText == nil {
-		// Room for the URLs and excerpts of a few hundred Refs per MiB,
-		// so that growing it from nothing does not copy it again and
-		// again.
-		c.refText = make([]byte, 0, max(4096, len(c.doc)/16))
-	}
 	if c.cuts != nil {
 		pos, ex0, ex1 = c.docOffset(pos), c.docOffset(ex0), c.docOffset(ex1)
 	}
-	r := pendingRef{kind: kind, edit: e, pos: pos, url0: len(c.refText)}
-	c.refText = append(c.refText, refURL(enc, spelt)...)
-	r.url1 = len(c.refText)
-	c.refText = appendExcerpt(c.refText, c.doc, ex0, ex1)
-	r.ex1 = len(c.refText)
+	r := pendingRef{kind: refKindIndex(kind), pos: int32(pos), ex0: int32(ex0), ex1: int32(ex1)}
+	if i, j, ok := urlSpan(enc, spelt); ok && p.exact {
+		r.url0, r.url1 = int32(e.u0+i), int32(e.u0+j)
+	} else {
+		r.decodedURL = true
+		r.url0 = int32(len(c.refText))
+		c.refText = append(c.refText, refURL(enc, spelt)...)
+		r.url1 = int32(len(c.refText))
+	}
+	if p.exact && e.whole {
+		e.u0 -= e.t0
+		e.u1 -= e.t0
+	}
+	r.edit = e
 	c.pushRef(r)
 }
 
-// pendingRef is a Ref before Check knows its line and column: pos is its
-// offset in the document, and its URL and excerpt are c.refText[url0:url1]
-// and c.refText[url1:ex1]. (A large page has thousands of Refs: their
-// strings are made as one.)
+// refKinds are the kinds of Ref, indexed by pendingRef.kind.
+var refKinds = [...]string{RefImage, RefFont, RefMedia, RefTrack}
+
+func refKindIndex(kind string) uint8 {
+	return uint8(max(slices.Index(refKinds[:], kind), 0))
+}
+
+// pendingRef is a Ref before Check knows its line, column and excerpt:
+// pos and the excerpt [ex0,ex1) are offsets in the document, and so is
+// the URL [url0,url1), unless it is decoded: then it is in c.refText.
+// (A large page has thousands of Refs. Their records hold no pointers,
+// and the strings of all are made as one, so that they cost the garbage
+// collector little. Documents are at most MaxSize.)
 type pendingRef struct {
-	kind            string
-	edit            refEdit
-	pos             int
-	url0, url1, ex1 int
+	edit          refEdit
+	pos, ex0, ex1 int32
+	url0, url1    int32
+	kind          uint8 // in refKinds
+	decodedURL    bool
 }
 
 // maxRefChunk is the size of the chunks that c.refs grows by (see pushRef).
@@ -239,12 +249,14 @@ func decodeText(b []byte) []byte {
 // resolveRefs returns the recorded Refs in source order, with their lines,
 // columns and excerpts.
 func (c *checker) resolveRefs() []Ref {
-	n, last, sorted := 0, 0, true
+	n, size, last, sorted := 0, 0, int32(0), true
 	for _, chunk := range c.refs {
 		n += len(chunk)
 		for i := range chunk {
-			sorted = sorted && chunk[i].pos >= last
-			last = chunk[i].pos
+			p := &chunk[i]
+			sorted = sorted && p.pos >= last
+			last = p.pos
+			size += int(p.url1-p.url0) + min(int(p.ex1-p.ex0), maxExcerptBytes)
 		}
 	}
 	if n == 0 {
@@ -259,16 +271,61 @@ func (c *checker) resolveRefs() []Ref {
 		chunks = [][]pendingRef{all}
 	}
 	refs := make([]Ref, 0, n)
+	var text strings.Builder
+	text.Grow(size)
 	lc := newLineCounter(c.doc)
-	text := string(c.refText)
+	var buf [maxExcerptBytes]byte
+	for _, chunk := range chunks {
+		for i := range chunk {
+			p := &chunk[i]
+			start, line, col := lc.at(int(p.pos))
+			refs = append(refs, Ref{Kind: refKinds[p.kind], Line: line, Column: col, edit: p.edit})
+			k := int32(text.Len())
+			if p.decodedURL {
+				text.Write(c.refText[p.url0:p.url1])
+			} else {
+				text.Write(c.doc[p.url0:p.url1])
+			}
+			p.url0, p.url1 = k, int32(text.Len())
+			text.Write(appendExcerpt(buf[:0], c.doc, min(max(int(p.ex0), 0), start), int(p.ex1)))
+			p.ex0, p.ex1 = p.url1, int32(text.Len())
+		}
+	}
+	s := text.String()
+	i := 0
 	for _, chunk := range chunks {
 		for _, p := range chunk {
-			_, line, col := lc.at(p.pos)
-			refs = append(refs, Ref{URL: text[p.url0:p.url1], Kind: p.kind, Line: line, Column: col,
-				Excerpt: text[p.url1:p.ex1], edit: p.edit})
+			refs[i].URL, refs[i].Excerpt = s[p.url0:p.url1], s[p.ex0:p.ex1]
+			i++
 		}
 	}
 	return refs
+}
+
+// urlSpan returns where in spelt the URL that it reads as (see refURL)
+// is, when it is spelt there as it reads: without escapes, tabs or
+// newlines.
+func urlSpan(enc refEnc, spelt []byte) (i, j int, ok bool) {
+	i, j = 0, len(spelt)
+	if enc == encCSS && j > 0 && (spelt[0] == '"' || spelt[0] == '\'') {
+		end, closed := cssString(spelt, 0)
+		i, j = 1, end
+		if closed {
+			j--
+		}
+	}
+	for i < j && spelt[i] <= ' ' {
+		i++
+	}
+	for j > i && spelt[j-1] <= ' ' {
+		j--
+	}
+	for _, b := range spelt[i:j] {
+		if b == '\t' || b == '\n' || b == '\r' || b == '\\' && enc == encCSS {
+			return 0, 0, false
+		}
+	}
+	return i, j, true
 }
 
 // refURL returns the URL that spelt, written as enc says, reads as.
