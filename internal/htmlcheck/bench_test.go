@@ -28,8 +28,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // benchPage builds a realistic page of about size bytes: a landing page
@@ -141,5 +143,64 @@ func BenchmarkCheck1MiBMarkup(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Check(doc, Options{})
+	}
+}
+
+// BenchmarkRewrite1MiB rewrites the https images of the page of
+// BenchmarkCheck1MiBMarkup, as the content origin does for a page with
+// remote images, given its Refs.
+func BenchmarkRewrite1MiB(b *testing.B) {
+	doc := benchPageImages(MaxSize, false)
+	refs := Check(doc, Options{}).Refs
+	if len(refs) == 0 {
+		b.Fatal("benchmark page has no Refs")
+	}
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Rewrite(doc, refs, func(Ref) string {
+			return "https://content.example/a/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.jpg"
+		})
+	}
+}
+
+// BenchmarkRefsCost measures what collecting Refs costs Check, on the
+// pages of BenchmarkCheck1MiB and BenchmarkCheck1MiBMarkup: it checks
+// each page with and without collecting them, alternately, so that a busy
+// machine slows both alike, and reports the median times (ms-with/op,
+// ms-without/op) and the median of the differences of pairs (%).
+func BenchmarkRefsCost(b *testing.B) {
+	for _, tt := range []struct {
+		name string
+		doc  []byte
+	}{{"Check1MiB", benchPage(MaxSize)}, {"Check1MiBMarkup", benchPageImages(MaxSize, false)}} {
+		b.Run(tt.name, func(b *testing.B) {
+			timed := func(refs bool) float64 {
+				t := time.Now()
+				c := newChecker(tt.doc, Options{})
+				c.noRefs = !refs
+				c.run()
+				finish(tt.doc, c.found)
+				c.resolveRefs()
+				return float64(time.Since(t))
+			}
+			var with, without, diff []float64
+			for i := 0; b.Loop(); i++ {
+				// Each first in turn: the second finds the page in
+				// the cache.
+				var w, wo float64
+				if i%2 == 0 {
+					w, wo = timed(true), timed(false)
+				} else {
+					wo, w = timed(false), timed(true)
+				}
+				with, without = append(with, w), append(without, wo)
+				diff = append(diff, 100*(w/wo-1))
+			}
+			median := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+			b.ReportMetric(median(with)/1e6, "ms-with/op")
+			b.ReportMetric(median(without)/1e6, "ms-without/op")
+			b.ReportMetric(median(diff), "%")
+		})
 	}
 }

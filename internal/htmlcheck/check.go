@@ -127,9 +127,12 @@ const (
 
 // attr is one attribute of the current start tag.
 type attr struct {
-	key  []byte   // lower-cased
-	val  []byte   // with character references decoded
-	span attrSpan // in the tag's source
+	key []byte // lower-cased
+	val []byte // with character references decoded
+	// decoded says that val is not the source: the value has character
+	// references, a CR or a NUL (it may read as written all the same).
+	decoded bool
+	span    attrSpan // in the tag's source
 }
 
 // foreignElem is an open SVG or MathML element.
@@ -164,13 +167,16 @@ const (
 
 // checker holds the state of one Check call.
 type checker struct {
-	doc   []byte // the document: positions and excerpts refer to it
-	src   []byte // what is tokenized: doc, or doc with long base64 shortened
-	cuts  []cut  // where src differs from doc
-	opts  Options
-	z     *html.Tokenizer
-	found []pending
-	count [numRules]int
+	doc  []byte // the document: positions and excerpts refer to it
+	src  []byte // what is tokenized: doc, or doc with long base64 shortened
+	cuts []cut  // where src differs from doc
+	// cutHint is the index of the first cut after the offset docOffset
+	// mapped last.
+	cutHint int
+	opts    Options
+	z       *html.Tokenizer
+	found   []pending
+	count   [numRules]int
 
 	name  []byte // lower-cased name of the current tag
 	attrs []attr // attributes of the current start tag
@@ -216,8 +222,10 @@ type checker struct {
 	clip             bool // a script writes the clipboard
 	clipPos, clipEnd int  // where, in src
 
-	refs    []pendingRef // the remote URLs the page loads (see Ref)
-	sources []atom.Atom  // open <picture>, <audio> and <video> elements, whose <source> elements choose what loads
+	refs    [][]pendingRef // the remote URLs the page loads (see pushRef)
+	refText []byte         // their URLs that are not spelt as they read (see pendingRef)
+	noRefs  bool           // do not collect them (to measure what that costs)
+	sources []atom.Atom    // open <picture>, <audio> and <video> elements, whose <source> elements choose what loads
 }
 
 func newChecker(doc []byte, opts Options) *checker {
@@ -364,9 +372,9 @@ func (c *checker) contentPlace(start, end int) place {
 // that begins at start.
 func (c *checker) attrPlace(start, end int, a *attr) place {
 	p := place{c: c, v0: start + a.span.v0, k0: start + a.span.k0, v1: start + a.span.v1}
-	p.exact = bytes.Equal(c.src[p.v0:p.v1], a.val)
+	p.exact = !a.decoded || bytes.Equal(c.src[p.v0:p.v1], a.val)
 	p.ex0, p.ex1 = c.excerptSpan(start, end, p.k0, p.v1+1)
-	p.ref = refPlace{attr: true, d0: c.docOffset(p.v0), d1: c.docOffset(p.v1)}
+	p.ref = refPlace{attr: true, d0: -1}
 	if a.span.v0 > a.span.k1 {
 		if q := c.src[p.v0-1]; q == '"' || q == '\'' {
 			p.ref.quote = q
@@ -381,7 +389,7 @@ func (c *checker) attrPlace(start, end int, a *attr) place {
 // character references and shorten cut base64 out of it (then offsets in
 // it are not offsets in the value the document has, decoded).
 func (c *checker) attrText(start int, a *attr, p place) []byte {
-	if p.exact || p.ref.d1-p.ref.d0 == p.v1-p.v0 {
+	if p.exact || len(c.cuts) == 0 || c.docOffset(p.v1)-c.docOffset(p.v0) == p.v1-p.v0 {
 		return a.val
 	}
 	return c.origValue(start, a)
@@ -472,10 +480,11 @@ func (c *checker) readAttrs(start, end int) {
 			}
 		}
 		v := raw[s.v0:s.v1]
-		if bytes.IndexByte(v, '&') >= 0 || bytes.IndexByte(v, '\r') >= 0 || bytes.IndexByte(v, 0) >= 0 {
+		decoded := bytes.IndexByte(v, '&') >= 0 || bytes.IndexByte(v, '\r') >= 0 || bytes.IndexByte(v, 0) >= 0
+		if decoded {
 			v = decodeAttr(v)
 		}
-		c.attrs = append(c.attrs, attr{key: k, val: v, span: s})
+		c.attrs = append(c.attrs, attr{key: k, val: v, span: s, decoded: decoded})
 		return true
 	})
 }
@@ -497,6 +506,9 @@ func lowerASCII(b []byte) []byte {
 // decodeAttr decodes an attribute value as the tokenizer does: newlines
 // normalized, NUL replaced, character references decoded.
 func decodeAttr(v []byte) []byte {
+	if bytes.IndexByte(v, '&') < 0 && bytes.IndexByte(v, '\r') < 0 && bytes.IndexByte(v, 0) < 0 {
+		return v
+	}
 	v = bytes.ReplaceAll(v, []byte("\r\n"), []byte("\n"))
 	v = bytes.ReplaceAll(v, []byte("\r"), []byte("\n"))
 	v = bytes.ReplaceAll(v, []byte("\x00"), []byte("\ufffd"))

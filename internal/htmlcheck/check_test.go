@@ -136,6 +136,19 @@ func TestExcerpt(t *testing.T) {
 	}
 }
 
+// TestPlainExcerpt checks that the excerpts excerpt takes as they are
+// are what appendCleanExcerpt makes of them.
+func TestPlainExcerpt(t *testing.T) {
+	doc := []byte(" <img src=\"https://img.example.com/a.png\"  alt=x>\n" + strings.Repeat("abc ", 30) + "é\x01~\x7f")
+	for start := range len(doc) {
+		for end := start; end <= len(doc)+2; end++ {
+			if got, want := excerpt(doc, start, end), string(appendCleanExcerpt(nil, doc, start, end)); got != want {
+				t.Fatalf("[%d:%d]: got %q, want %q", start, end, got, want)
+			}
+		}
+	}
+}
+
 func TestWarnings(t *testing.T) {
 	tests := []struct {
 		rule string

@@ -89,7 +89,8 @@
 // (character references and CSS escapes decoded, white space trimmed),
 // with where it is: the places of image.source and
 // sandbox.external_media (see Ref), a <source> or <track> only in the
-// <picture>, <audio> or <video> that it serves. Fileframe fetches them
+// <picture>, <audio> or <video> that it serves; whatever the findings,
+// but none for a document larger than MaxSize. Fileframe fetches them
 // when a page is saved and serves the page with its own copies: Rewrite
 // replaces them, at exactly the places Check recorded and written as each
 // place needs (an attribute value, a srcset candidate, a CSS string),
@@ -98,9 +99,10 @@
 // reads where these scanners do not look, is not listed and not
 // rewritten; the content origin's Content-Security-Policy keeps it from
 // loading. Such places are: url( written with escapes in its name
-// (u\72l(…)), CSS src() and image(), frames, srcdoc and objects (see
-// sandbox.frame), and the CSS of an SVG <style> split by comments,
-// CDATA sections or elements, which is read piece by piece.
+// (u\72l(…)), CSS src() and image(), SVG presentation attributes
+// (fill="url(…)", mask, filter), MathML <mglyph src>, frames, srcdoc and
+// objects (see sandbox.frame), and the CSS of an SVG <style> split by
+// comments, CDATA sections or elements, which is read piece by piece.
 //
 // The document is tokenized with golang.org/x/net/html; CSS and JavaScript
 // are searched with small scanners that know strings and comments well

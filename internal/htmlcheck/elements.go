@@ -77,7 +77,9 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			clickable = true
 			if v, ok := c.attr("src"); ok {
 				c.checkImage(start, end, "src", v, name)
-				c.refAttr(start, end, c.findAttr("src"), RefImage)
+				if !foreign {
+					c.refAttr(start, end, c.findAttr("src"), RefImage)
+				}
 			}
 			c.imageText(start, "src")
 		}

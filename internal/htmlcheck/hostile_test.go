@@ -60,6 +60,11 @@ func hostileInputs() []struct {
 		{"distinct links side by side", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">Д` + strconv.Itoa(i) + `</a>` })},
 		{"base64 slashes", fill(page("<p>x</p>")+`<img src="data:image/png;base64,`, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/", `">`)},
 		{"base64 markers", fill(page("<p>x</p>"), "base64,", "")},
+		// Remote URLs (Refs): one per few bytes, in every kind of place.
+		{"many remote images", fill(page("<p>x</p>"), `<img src=https://i.example/a.png>`, "")},
+		{"many srcset candidates", fill(page("<p>x</p>")+`<img srcset="`, "https://i.example/a.png 1x,", `">`)},
+		{"many css urls with references", fill(page("<p>x</p>")+`<div style="`, "background:url(&quot;https://i.example/a.png&quot;);", `">x</div>`)},
+		{"many svg css urls with references", fill(page("<p>x</p>")+"<svg><style>", "a{b:url(https://i.example/a.png?&amp;)}", "</style></svg>")},
 	}
 	for i := range tests {
 		if len(tests[i].doc) > MaxSize {
@@ -75,6 +80,23 @@ func BenchmarkHostileInputs(b *testing.B) {
 			b.SetBytes(int64(len(tt.doc)))
 			for b.Loop() {
 				Check(tt.doc, testOptions)
+			}
+		})
+	}
+}
+
+// BenchmarkRewriteHostileInputs rewrites the Refs of the hostile inputs
+// that have some.
+func BenchmarkRewriteHostileInputs(b *testing.B) {
+	for _, tt := range hostileInputs() {
+		refs := Check(tt.doc, testOptions).Refs
+		if len(refs) == 0 {
+			continue
+		}
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tt.doc)))
+			for b.Loop() {
+				Rewrite(tt.doc, refs, func(Ref) string { return "https://content.example/a/0123456789abcdef.png" })
 			}
 		})
 	}

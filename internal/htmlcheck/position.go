@@ -8,8 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// maxExcerpt is the longest excerpt, in runes.
-const maxExcerpt = 80
+// maxExcerpt is the longest excerpt, in runes, and maxExcerptBytes in
+// bytes.
+const (
+	maxExcerpt      = 80
+	maxExcerptBytes = 4*maxExcerpt + len("…")
+)
 
 // pending is a finding before its position is resolved: start and end are
 // byte offsets in the original document.
@@ -61,13 +65,9 @@ func newLineCounter(doc []byte) lineCounter {
 // the last one, and pos itself, kept within the document.
 func (lc *lineCounter) at(pos int) (start, line, col int) {
 	start = min(max(pos, lc.off), len(lc.doc))
-	for {
-		i := bytes.IndexByte(lc.doc[lc.off:start], '\n')
-		if i < 0 {
-			break
-		}
-		lc.line++
-		lc.off, lc.col = lc.off+i+1, 1
+	if n := bytes.Count(lc.doc[lc.off:start], []byte("\n")); n > 0 {
+		lc.line += n
+		lc.off, lc.col = lc.off+bytes.LastIndexByte(lc.doc[lc.off:start], '\n')+1, 1
 	}
 	lc.col += utf8.RuneCount(lc.doc[lc.off:start])
 	lc.off = start
@@ -78,10 +78,25 @@ func (lc *lineCounter) at(pos int) (start, line, col int) {
 // collapsed, control characters and invalid UTF-8 replaced, at most
 // maxExcerpt runes, ending in "…" when cut.
 func excerpt(doc []byte, start, end int) string {
+	var b [maxExcerptBytes]byte
+	return string(appendExcerpt(b[:0], doc, start, end))
+}
+
+// appendExcerpt appends excerpt(doc, start, end) to dst.
+func appendExcerpt(dst, doc []byte, start, end int) []byte {
+	start = min(max(start, 0), len(doc))
+	if s := doc[start:max(start, min(end, len(doc)))]; len(s) <= maxExcerpt && plainExcerpt(s) {
+		return append(dst, s...)
+	}
+	return appendCleanExcerpt(dst, doc, start, end)
+}
+
+// appendCleanExcerpt is appendExcerpt for any source.
+func appendCleanExcerpt(dst, doc []byte, start, end int) []byte {
 	start = min(max(start, 0), len(doc))
 	limit := min(len(doc), start+4*maxExcerpt, end)
-	var b []rune
-	b = make([]rune, 0, maxExcerpt)
+	var runes [maxExcerpt]rune
+	b := runes[:0]
 	space := false
 	cut := false
 	for i := start; i < limit; {
@@ -119,7 +134,22 @@ func excerpt(doc []byte, start, end int) string {
 		}
 		b = append(b, '…')
 	}
-	return string(b)
+	for _, r := range b {
+		dst = utf8.AppendRune(dst, r)
+	}
+	return dst
+}
+
+// plainExcerpt reports whether s is its own excerpt: printable ASCII,
+// with single spaces between other characters. (Most are, and Check
+// makes one for each Ref.)
+func plainExcerpt(s []byte) bool {
+	for i, c := range s {
+		if c < ' ' || c > '~' || c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+			return false
+		}
+	}
+	return true
 }
 
 // attrSpan is where one attribute of a start tag is, as byte offsets into

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"slices"
+	"strings"
 
 	"golang.org/x/net/html"
 )
@@ -71,7 +72,8 @@ type refPlace struct {
 	quote byte
 	// whole says that Rewrite re-encodes the whole text, [d0,d1) in the
 	// document: it is not spelt as it reads (character references), or
-	// it is an unquoted attribute value, which Rewrite quotes.
+	// it is an unquoted attribute value, which Rewrite quotes. d0 is
+	// -1 for an attribute value: addRef finds it.
 	whole  bool
 	d0, d1 int
 }
@@ -97,45 +99,94 @@ func (e *refEdit) valid(n int) bool {
 	return e.u1 <= n
 }
 
-// pendingRef is a Ref before its line, column and excerpt are known;
-// pos, ex0 and ex1 are offsets in the document.
-type pendingRef struct {
-	pos, ex0, ex1 int
-	ref           Ref
-}
-
 // addRef records a Ref of kind whose URL is written, as enc says, at
 // [u0,u1) of text, the text scanned at p; pos and the excerpt [ex0,ex1)
 // are offsets in c.src.
 func (c *checker) addRef(kind string, enc refEnc, p place, text []byte, u0, u1, pos, ex0, ex1 int) {
-	if p.ref.skip {
+	if p.ref.skip || c.noRefs {
 		return
 	}
 	e := refEdit{enc: enc, attr: p.ref.attr, quote: p.ref.quote, whole: p.ref.whole, t0: p.ref.d0, t1: p.ref.d1}
+	if e.t0 < 0 {
+		e.t0, e.t1 = c.docOffset(p.v0), c.docOffset(p.v1)
+	}
 	var spelt []byte
 	if p.exact {
 		// Read the URL from the document: shorten may have cut base64
 		// out of it in c.src.
-		e.u0, e.u1 = c.docOffset(p.v0+u0), c.docOffset(p.v0+u1)
-		spelt = c.doc[e.u0:e.u1]
-		if e.whole {
-			e.u0 -= e.t0
-			e.u1 -= e.t0
+		e.u0, e.u1 = p.v0+u0, p.v0+u1
+		if c.cuts != nil {
+			e.u0, e.u1 = c.docOffset(e.u0), c.docOffset(e.u1)
 		}
+		spelt = c.doc[e.u0:e.u1]
 	} else {
 		spelt = text[u0:u1]
 		e.u0, e.u1 = u0, u1
 	}
-	c.refs = append(c.refs, pendingRef{
-		pos: c.docOffset(pos), ex0: c.docOffset(ex0), ex1: c.docOffset(ex1),
-		ref: Ref{URL: string(refURL(enc, spelt)), Kind: kind, edit: e},
-	})
+	if c.cuts != nil {
+		pos, ex0, ex1 = c.docOffset(pos), c.docOffset(ex0), c.docOffset(ex1)
+	}
+	r := pendingRef{kind: refKindIndex(kind), pos: int32(pos), ex0: int32(ex0), ex1: int32(ex1)}
+	if i, j, ok := urlSpan(enc, spelt); ok && p.exact {
+		r.url0, r.url1 = int32(e.u0+i), int32(e.u0+j)
+	} else {
+		r.decodedURL = true
+		r.url0 = int32(len(c.refText))
+		c.refText = append(c.refText, refURL(enc, spelt)...)
+		r.url1 = int32(len(c.refText))
+	}
+	if p.exact && e.whole {
+		e.u0 -= e.t0
+		e.u1 -= e.t0
+	}
+	r.edit = e
+	c.pushRef(r)
+}
+
+// refKinds are the kinds of Ref, indexed by pendingRef.kind.
+var refKinds = [...]string{RefImage, RefFont, RefMedia, RefTrack}
+
+func refKindIndex(kind string) uint8 {
+	return uint8(max(slices.Index(refKinds[:], kind), 0))
+}
+
+// pendingRef is a Ref before Check knows its line, column and excerpt:
+// pos and the excerpt [ex0,ex1) are offsets in the document, and so is
+// the URL [url0,url1), unless it is decoded: then it is in c.refText.
+// (A large page has thousands of Refs. Their records hold no pointers,
+// and the strings of all are made as one, so that they cost the garbage
+// collector little. Documents are at most MaxSize.)
+type pendingRef struct {
+	edit          refEdit
+	pos, ex0, ex1 int32
+	url0, url1    int32
+	kind          uint8 // in refKinds
+	decodedURL    bool
+}
+
+// maxRefChunk is the size of the chunks that c.refs grows by (see pushRef).
+const maxRefChunk = 512
+
+// pushRef appends r to c.refs. A large page has thousands of Refs, which
+// a growing slice would copy several times; chunks that double up to
+// maxRefChunk are not copied.
+func (c *checker) pushRef(r pendingRef) {
+	n := len(c.refs)
+	if n == 0 || len(c.refs[n-1]) == cap(c.refs[n-1]) {
+		size := 16
+		if n > 0 {
+			size = min(2*cap(c.refs[n-1]), maxRefChunk)
+		}
+		c.refs = append(c.refs, make([]pendingRef, 0, size))
+		n++
+	}
+	c.refs[n-1] = append(c.refs[n-1], r)
 }
 
 // refAttr records the value of a, an attribute of the start tag at
 // [start,end) that loads a URL of kind, as a Ref if it is an https: URL.
 func (c *checker) refAttr(start, end int, a *attr, kind string) {
-	if a == nil || !hasPrefixFold(trimURL(a.val), "https://") {
+	if a == nil || c.noRefs || !hasPrefixFold(trimURL(a.val), "https://") {
 		return
 	}
 	p := c.attrPlace(start, end, a)
@@ -154,7 +205,7 @@ func (c *checker) refAttr(start, end int, a *attr, kind string) {
 // at [s,e) of css, the text at p, as a Ref if it is an https: URL that
 // the browser reads.
 func (c *checker) cssRef(p place, css []byte, k cssKind, s, e int, v []byte) {
-	if !hasPrefixFold(trimURL(v), "https://") {
+	if c.noRefs || !hasPrefixFold(trimURL(v), "https://") {
 		return
 	}
 	u0, u1, ok := cssURLSpan(css, s)
@@ -198,20 +249,83 @@ func decodeText(b []byte) []byte {
 // resolveRefs returns the recorded Refs in source order, with their lines,
 // columns and excerpts.
 func (c *checker) resolveRefs() []Ref {
-	if len(c.refs) == 0 {
+	n, size, last, sorted := 0, 0, int32(0), true
+	for _, chunk := range c.refs {
+		n += len(chunk)
+		for i := range chunk {
+			p := &chunk[i]
+			sorted = sorted && p.pos >= last
+			last = p.pos
+			size += int(p.url1-p.url0) + min(int(p.ex1-p.ex0), maxExcerptBytes)
+		}
+	}
+	if n == 0 {
 		return nil
 	}
-	slices.SortStableFunc(c.refs, func(a, b pendingRef) int { return cmp.Compare(a.pos, b.pos) })
-	refs := make([]Ref, len(c.refs))
+	chunks := c.refs
+	if !sorted {
+		// They come in source order but for the attributes of a tag,
+		// which elementRules visits in its own order.
+		all := slices.Concat(c.refs...)
+		slices.SortStableFunc(all, func(a, b pendingRef) int { return cmp.Compare(a.pos, b.pos) })
+		chunks = [][]pendingRef{all}
+	}
+	refs := make([]Ref, 0, n)
+	var text strings.Builder
+	text.Grow(size)
 	lc := newLineCounter(c.doc)
-	for i, p := range c.refs {
-		start, line, col := lc.at(p.pos)
-		r := p.ref
-		r.Line, r.Column = line, col
-		r.Excerpt = excerpt(c.doc, min(max(p.ex0, 0), start), p.ex1)
-		refs[i] = r
+	var buf [maxExcerptBytes]byte
+	for _, chunk := range chunks {
+		for i := range chunk {
+			p := &chunk[i]
+			start, line, col := lc.at(int(p.pos))
+			refs = append(refs, Ref{Kind: refKinds[p.kind], Line: line, Column: col, edit: p.edit})
+			k := int32(text.Len())
+			if p.decodedURL {
+				text.Write(c.refText[p.url0:p.url1])
+			} else {
+				text.Write(c.doc[p.url0:p.url1])
+			}
+			p.url0, p.url1 = k, int32(text.Len())
+			text.Write(appendExcerpt(buf[:0], c.doc, min(max(int(p.ex0), 0), start), int(p.ex1)))
+			p.ex0, p.ex1 = p.url1, int32(text.Len())
+		}
+	}
+	s := text.String()
+	i := 0
+	for _, chunk := range chunks {
+		for _, p := range chunk {
+			refs[i].URL, refs[i].Excerpt = s[p.url0:p.url1], s[p.ex0:p.ex1]
+			i++
+		}
 	}
 	return refs
+}
+
+// urlSpan returns where in spelt the URL that it reads as (see refURL)
+// is, when it is spelt there as it reads: without escapes, tabs or
+// newlines.
+func urlSpan(enc refEnc, spelt []byte) (i, j int, ok bool) {
+	i, j = 0, len(spelt)
+	if enc == encCSS && j > 0 && (spelt[0] == '"' || spelt[0] == '\'') {
+		end, closed := cssString(spelt, 0)
+		i, j = 1, end
+		if closed {
+			j--
+		}
+	}
+	for i < j && spelt[i] <= ' ' {
+		i++
+	}
+	for j > i && spelt[j-1] <= ' ' {
+		j--
+	}
+	for _, b := range spelt[i:j] {
+		if b == '\t' || b == '\n' || b == '\r' || b == '\\' && enc == encCSS {
+			return 0, 0, false
+		}
+	}
+	return i, j, true
 }
 
 // refURL returns the URL that spelt, written as enc says, reads as.

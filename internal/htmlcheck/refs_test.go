@@ -99,7 +99,7 @@ var refNone = []struct{ name, body string }{
 	{"namespace", `<style>@namespace svg url(https://www.w3.org/2000/svg);</style>`},
 	{"source outside picture, audio and video", `<source src="https://media.example.com/a.mp3" srcset="https://img.example.com/a.png"><track src="https://media.example.com/a.vtt">`},
 	{"src of a picture source, srcset of a video source", `<picture><source src="https://img.example.com/a.png"><img alt=""></picture><video><source srcset="https://img.example.com/b.png"></video>`},
-	{"svg elements named like html ones", `<svg><video src="https://media.example.com/a.mp4"></video><link rel="icon" href="https://img.example.com/a.ico"/><g background="https://img.example.com/b.png"/></svg>`},
+	{"svg elements named like html ones", `<svg><video src="https://media.example.com/a.mp4"></video><input type="image" src="https://img.example.com/i.png"/><link rel="icon" href="https://img.example.com/a.ico"/><g background="https://img.example.com/b.png"/></svg>`},
 	{"feimage in html", `<feimage href="https://img.example.com/a.png">`},
 	{"text and raw text", `<p>https://img.example.com/a.png url(https://img.example.com/b.png)</p><textarea><img src="https://img.example.com/c.png"></textarea><noscript><img src="https://img.example.com/d.png"></noscript><!-- <img src="https://img.example.com/e.png"> --><title>url(https://img.example.com/f.png)</title>`},
 	{"css strings, comments and bad urls", `<style>.a::after{content:"url(https://img.example.com/a.png)"} /* url(https://img.example.com/b.png) */ .c{background:url(https://img.example.com/c .png)} .d{background:url(https://img.example.com/"d".png)} .e{background:image-set("https://img.example.com/e.png

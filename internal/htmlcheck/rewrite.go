@@ -33,7 +33,8 @@ const InertURL = "data:,"
 //     an attribute value or SVG style sheet that has character references
 //     (&amp;, &quot;) is written whole, decoded and encoded again with &,
 //     < (SVG text) and the quote as character references: its other
-//     characters read the same, but may be spelt differently.
+//     characters read the same, but may be spelt differently (a CR LF as
+//     LF, a NUL in an attribute as U+FFFD, as the parser reads them).
 //
 // A replacement of "" stands for InertURL. URLs are written as they are
 // given: a replacement with white space or control characters around

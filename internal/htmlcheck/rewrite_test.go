@@ -254,7 +254,7 @@ func checkRewrite(doc []byte) error {
 		growth += 6*len(u) + 10
 	}
 	for _, c := range doc {
-		if c == '&' || c == '<' || c == '"' || c == '\'' {
+		if c == '&' || c == '<' || c == '"' || c == '\'' || c == 0 { // written whole: &amp; &lt; &quot; &#39; U+FFFD
 			growth += 5
 		}
 	}

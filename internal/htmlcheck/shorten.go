@@ -115,14 +115,24 @@ func shorten(doc []byte) ([]byte, []cut) {
 // docOffset maps an offset in c.src to the offset of the same byte in
 // c.doc.
 func (c *checker) docOffset(off int) int {
-	lo, hi := 0, len(c.cuts)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if c.cuts[m].at <= off {
-			lo = m + 1
-		} else {
-			hi = m
+	if len(c.cuts) == 0 {
+		return off
+	}
+	// Offsets come mostly in source order, a few at a time: start from
+	// the cut of the last one.
+	lo := c.cutHint
+	if lo > 0 && c.cuts[lo-1].at > off || lo < len(c.cuts) && c.cuts[lo].at <= off {
+		hi := len(c.cuts)
+		lo = 0
+		for lo < hi {
+			m := (lo + hi) / 2
+			if c.cuts[m].at <= off {
+				lo = m + 1
+			} else {
+				hi = m
+			}
 		}
+		c.cutHint = lo
 	}
 	if lo == 0 {
 		return off

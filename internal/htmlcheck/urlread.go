@@ -3,6 +3,7 @@ package htmlcheck
 import (
 	"bytes"
 	"net"
+	"slices"
 	"strings"
 
 	whatwgurl "github.com/nlnwa/whatwg-url/url"
@@ -19,8 +20,13 @@ import (
 // newlines anywhere (for the checks of a scheme and the messages; the
 // tokenizer has already decoded character references).
 func browserURL(u []byte) []byte {
-	u = bytes.TrimFunc(u, func(r rune) bool { return r <= ' ' })
-	if bytes.IndexAny(u, "\t\n\r") < 0 {
+	for len(u) > 0 && u[0] <= ' ' {
+		u = u[1:]
+	}
+	for len(u) > 0 && u[len(u)-1] <= ' ' {
+		u = u[:len(u)-1]
+	}
+	if !slices.ContainsFunc(u, func(c byte) bool { return c == '\t' || c == '\n' || c == '\r' }) {
 		return u
 	}
 	return bytes.Map(func(r rune) rune {

@@ -9,7 +9,13 @@ import (
 // trimURL strips the ASCII whitespace that browsers strip from URL
 // attributes.
 func trimURL(u []byte) []byte {
-	return bytes.Trim(u, " \t\n\r\f")
+	for len(u) > 0 && htmlSpace[u[0]] {
+		u = u[1:]
+	}
+	for len(u) > 0 && htmlSpace[u[len(u)-1]] {
+		u = u[:len(u)-1]
+	}
+	return u
 }
 
 // urlLoads reports whether the sandbox's Content-Security-Policy lets the
