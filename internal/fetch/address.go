@@ -159,7 +159,10 @@ func (f *Fetcher) resolve(ctx context.Context, host string) ([]netip.Addr, error
 		// may write A records so.
 		a = a.Unmap()
 		if f.guard.SafeAddr(a) != nil {
-			return nil, refused("its host %s resolves to %s", host, describeAddr(a))
+			// The address is not named: the answer would tell whoever
+			// posts a page (or checks one) the server's internal names
+			// and their addresses (outside attack, docs/security.md).
+			return nil, refused("its host %s resolves to a loopback, private, link-local or other special-use address, which is never fetched", host)
 		}
 		addrs = append(addrs, a)
 	}

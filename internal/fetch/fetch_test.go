@@ -295,7 +295,7 @@ func TestFetchRedirects(t *testing.T) {
 			name, to string
 			words    []string
 		}{
-			{"to a private name", n.url("private.test", "/f/png"), []string{"it redirects to", "private.test resolves to 127.0.0.1, a loopback address"}},
+			{"to a private name", n.url("private.test", "/f/png"), []string{"it redirects to", "private.test resolves to a loopback, private, link-local or other special-use address"}},
 			{"to a private address", n.url("127.0.0.1", "/f/png"), []string{"its host is 127.0.0.1, a loopback address"}},
 			{"to the metadata service", "https://169.254.169.254/latest/meta-data/", []string{"169.254.169.254, a link-local address"}},
 			{"to http", "http://public.test:" + strconv.Itoa(int(n.port)) + "/f/png", []string{"it uses http:, and only https: URLs are fetched"}},
@@ -350,7 +350,7 @@ func TestFetchRebinding(t *testing.T) {
 			ok++
 			continue
 		}
-		wantProblem(t, err, true, "rebind.test resolves to 127.0.0.1, a loopback address")
+		wantProblem(t, err, true, "rebind.test resolves to a loopback, private, link-local or other special-use address")
 		refusedN++
 	}
 	if ok != 3 || refusedN != 3 {
@@ -359,7 +359,7 @@ func TestFetchRebinding(t *testing.T) {
 	// A redirect to itself: the first hop resolves public, the second private.
 	calls.Store(0)
 	_, err := f.Fetch(t.Context(), n.url("rebind.test", "/redirect/302?to=%2Ff%2Fpng"), Image)
-	wantProblem(t, err, true, "it redirects to", "rebind.test resolves to 127.0.0.1")
+	wantProblem(t, err, true, "it redirects to", "rebind.test resolves to a loopback")
 	for _, d := range n.dials() {
 		if d.Addr() != publicAddr {
 			t.Errorf("dialled %s, want only %s", d, publicAddr)
@@ -374,7 +374,7 @@ func TestFetchMixedAnswers(t *testing.T) {
 	f := New(n.config())
 	for _, name := range []string{"mixed.test", "mixed2.test"} {
 		_, err := f.Fetch(t.Context(), n.url(name, "/f/png"), Image)
-		wantProblem(t, err, true, name+" resolves to 127.0.0.1, a loopback address")
+		wantProblem(t, err, true, name+" resolves to a loopback, private, link-local or other special-use address")
 	}
 	if d := n.dials(); len(d) != 0 {
 		t.Errorf("dialled %v, want nothing", d)
