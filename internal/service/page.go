@@ -103,7 +103,7 @@ func (s *Service) SavePage(ctx context.Context, a fileframe.Account, f fileframe
 	} else if !fileframe.IsNotFound(err) {
 		return fileframe.Page{}, res, err
 	}
-	kept, err := s.keepAssets(ctx, doc, res.Refs, prev, true)
+	kept, err := s.keepAssets(ctx, a.ID, doc, res.Refs, prev, true)
 	if err != nil {
 		return fileframe.Page{}, res, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/fileframe/fileframe/internal/fetch"
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -93,7 +94,7 @@ type keptAssets struct {
 // resource prev keeps is not fetched again (an edited page reuses its
 // images). Refused resources are findings with errors; with store false
 // (a check), nothing is put in the blob store.
-func (s *Service) keepAssets(ctx context.Context, doc []byte, refs []htmlcheck.Ref, prev []fileframe.PageAsset, store bool) (keptAssets, error) {
+func (s *Service) keepAssets(ctx context.Context, acct fileframe.AccountID, doc []byte, refs []htmlcheck.Ref, prev []fileframe.PageAsset, store bool) (keptAssets, error) {
 	var out keptAssets
 	if len(refs) == 0 {
 		return out, nil
@@ -147,8 +148,8 @@ func (s *Service) keepAssets(ctx context.Context, doc []byte, refs []htmlcheck.R
 			continue
 		}
 		g.Go(func() error {
-			res, err := s.fetcher.Fetch(gctx, r.URL, fetch.Kind(r.Kind))
 			a := &out.assets[i]
+			res, err := s.fetchFor(gctx, acct, r)
 			if err != nil {
 				var p *fetch.Problem
 				switch {
@@ -251,14 +252,14 @@ func withAssetFindings(res htmlcheck.Result, kept keptAssets) (htmlcheck.Result,
 }
 
 // CheckPageResources runs the HTML rules on doc (CheckPage) and fetches
-// its remote resources as SavePage would, keeping nothing: the same
-// findings as saving the page, nothing stored.
-func (s *Service) CheckPageResources(ctx context.Context, doc []byte) (htmlcheck.Result, error) {
+// its remote resources as SavePage would for account a, keeping nothing:
+// the same findings as saving the page, nothing stored.
+func (s *Service) CheckPageResources(ctx context.Context, a fileframe.Account, doc []byte) (htmlcheck.Result, error) {
 	res, err := s.CheckPage(ctx, doc)
 	if err != nil {
 		return res, err
 	}
-	kept, err := s.keepAssets(ctx, doc, res.Refs, nil, false)
+	kept, err := s.keepAssets(ctx, a.ID, doc, res.Refs, nil, false)
 	if err != nil {
 		return res, err
 	}
@@ -299,7 +300,7 @@ func (s *Service) RefetchAssets(ctx context.Context, a fileframe.Account, f file
 	if err != nil {
 		return nil, res, err
 	}
-	kept, err := s.keepAssets(ctx, r.HTML, res.Refs, prev, true)
+	kept, err := s.keepAssets(ctx, a.ID, r.HTML, res.Refs, prev, true)
 	if err != nil {
 		return nil, res, err
 	}
@@ -311,4 +312,60 @@ func (s *Service) RefetchAssets(ctx context.Context, a fileframe.Account, f file
 	// the revision was stored.
 	out := htmlcheck.Result{Errors: kept.errors, Warnings: kept.warns}
 	return kept.assets, out, nil
+}
+
+// fetchFor fetches r for account acct, with at most pageFetchParallel of
+// acct's fetches at once, whatever the number of its pages being stored
+// or checked: the fetcher's slots are few (fetch.DefaultMaxConcurrent),
+// and an account that kept them all busy with hosts that never answer
+// would leave every other account's pages without their images (outside
+// attack, docs/security.md).
+func (s *Service) fetchFor(ctx context.Context, acct fileframe.AccountID, r htmlcheck.Ref) (fetch.Resource, error) {
+	release, err := s.accountFetches.acquire(ctx, acct)
+	if err != nil {
+		return fetch.Resource{}, err
+	}
+	defer release()
+	return s.fetcher.Fetch(ctx, r.URL, fetch.Kind(r.Kind))
+}
+
+// accountSlots bounds work per account: each account has n slots.
+type accountSlots struct {
+	n  int64
+	mu sync.Mutex
+	m  map[fileframe.AccountID]*accountSlot
+}
+
+type accountSlot struct {
+	sem   *semaphore.Weighted
+	users int
+}
+
+func newAccountSlots(n int64) *accountSlots {
+	return &accountSlots{n: n, m: map[fileframe.AccountID]*accountSlot{}}
+}
+
+// acquire waits for one of id's slots (or ctx's end) and returns its
+// release.
+func (a *accountSlots) acquire(ctx context.Context, id fileframe.AccountID) (func(), error) {
+	a.mu.Lock()
+	sl := a.m[id]
+	if sl == nil {
+		sl = &accountSlot{sem: semaphore.NewWeighted(a.n)}
+		a.m[id] = sl
+	}
+	sl.users++
+	a.mu.Unlock()
+	done := func() {
+		a.mu.Lock()
+		if sl.users--; sl.users == 0 {
+			delete(a.m, id)
+		}
+		a.mu.Unlock()
+	}
+	if err := sl.sem.Acquire(ctx, 1); err != nil {
+		done()
+		return nil, err
+	}
+	return func() { sl.sem.Release(1); done() }, nil
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fetch"
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -282,13 +283,72 @@ func TestUnavailableResourceIsRetried(t *testing.T) {
 func TestCheckPageResourcesKeepsNothing(t *testing.T) {
 	ctx := context.Background()
 	srv := newAssetServer(t)
-	s, _, _ := testService(t, fileframe.Quota{})
+	s, _, free := testService(t, fileframe.Quota{})
 	s.fetcher = srv.fetcher()
-	res, err := s.CheckPageResources(ctx, assetPage(`<img src="`+srv.url("/ok.png")+`" alt=x><img src="`+srv.url("/page.jpg")+`" alt=y>`))
+	res, err := s.CheckPageResources(ctx, free, assetPage(`<img src="`+srv.url("/ok.png")+`" alt=x><img src="`+srv.url("/page.jpg")+`" alt=y>`))
 	if fileframe.ErrorCode(err) != fileframe.CodeHTMLInvalid || len(res.Errors) != 1 || res.Errors[0].Rule != RuleAssetRefused {
 		t.Errorf("check: %v, %+v", err, res)
 	}
 	if _, err := s.blobs.Stat(ctx, hexSum(srv.png)); !fileframe.IsNotFound(err) {
 		t.Errorf("a check kept the image: %v", err)
 	}
+}
+
+// TestOneAccountCannotTakeEveryFetch: an account whose pages name hosts
+// that never answer holds at most pageFetchParallel of the fetcher's
+// slots, however many of its pages are checked at once, so another
+// account's page still gets its images.
+func TestOneAccountCannotTakeEveryFetch(t *testing.T) {
+	ctx := context.Background()
+	good := newAssetServer(t)
+	var inFlight, most atomic.Int64
+	stuck := make(chan struct{})
+	hang := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		select {
+		case <-stuck:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hang.Close()
+	defer close(stuck)
+	pool := x509.NewCertPool()
+	pool.AddCert(good.srv.Certificate())
+	hangPort := hang.URL[strings.LastIndexByte(hang.URL, ':')+1:]
+	s, store, _ := testService(t, fileframe.Quota{})
+	s.fetcher = fetch.New(fetch.Config{AllowPrivate: true, RootCAs: pool, Timeout: time.Minute,
+		Resolver: func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}})
+	attacker, _ := agencyWithFile(t, s, store)
+	victim, vf := agencyWithFile(t, s, store)
+
+	actx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i := range 6 { // 6 checks of 4 hanging images each: 24 fetches wanted
+		var page strings.Builder
+		for j := range 4 {
+			fmt.Fprintf(&page, `<img src="https://hang.example.com:%s/%d-%d.png" alt="">`, hangPort, i, j)
+		}
+		wg.Go(func() { s.CheckPageResources(actx, attacker, assetPage(page.String())) })
+	}
+	for inFlight.Load() < pageFetchParallel {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, res, err := s.SavePage(ctx, victim, vf, assetPage(`<img src="`+good.url("/v.png")+`" alt="">`), PageMode{Publish: true})
+	if err != nil || len(res.Warnings) != 0 {
+		t.Errorf("the other account's page: %v, %+v", err, res.Warnings)
+	}
+	if m := most.Load(); m > pageFetchParallel {
+		t.Errorf("one account had %d fetches in flight, want at most %d", m, pageFetchParallel)
+	}
+	cancel()
+	wg.Wait()
 }

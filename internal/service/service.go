@@ -58,6 +58,9 @@ type Service struct {
 	passwords     *password.Hasher
 	passwordsOnce sync.Once
 	fetcher       *fetch.Fetcher
+	// accountFetches bounds each account's fetches of page resources
+	// (page_assets.go, fetchFor).
+	accountFetches *accountSlots
 }
 
 // New returns a Service of cfg.
@@ -77,5 +80,6 @@ func New(cfg Config) (*Service, error) {
 	return &Service{
 		store: cfg.Store, blobs: cfg.Blobs, quotas: cfg.Quotas, now: cfg.Now, changed: cfg.Changed,
 		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(), passwords: cfg.Passwords, fetcher: cfg.Fetcher,
+		accountFetches: newAccountSlots(pageFetchParallel),
 	}, nil
 }

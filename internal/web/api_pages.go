@@ -405,7 +405,7 @@ func (s *Server) apiCheckHTML(w http.ResponseWriter, r *http.Request, c *apiCall
 		return 0, nil, fileframe.Errorf(fileframe.CodeHTMLRequired,
 			"The body has no html, or html is empty. Put the whole page, one complete HTML document as a JSON string, in the html field.")
 	}
-	out, err := s.checkOp(r.Context(), []byte(html))
+	out, err := s.checkOp(r.Context(), c.caller, []byte(html))
 	if err != nil {
 		if fileframe.ErrorCode(err) == fileframe.CodeBusy {
 			w.Header().Set("Retry-After", "5")
@@ -417,8 +417,8 @@ func (s *Server) apiCheckHTML(w http.ResponseWriter, r *http.Request, c *apiCall
 
 // checkOp runs the page rules on doc and fetches its remote resources, as
 // a POST of it would, storing nothing.
-func (s *Server) checkOp(ctx context.Context, doc []byte) (checkAnswer, error) {
-	res, err := s.svc.CheckPageResources(ctx, doc)
+func (s *Server) checkOp(ctx context.Context, c apiCaller, doc []byte) (checkAnswer, error) {
+	res, err := s.svc.CheckPageResources(ctx, c.account, doc)
 	out := checkAnswer{OK: true, Valid: err == nil, Size: len(doc), Errors: nonNil(res.Errors), Warnings: nonNil(res.Warnings)}
 	if rej, ok := service.IsPageRejected(err); ok {
 		code := rej.Err.Code

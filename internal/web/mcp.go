@@ -379,7 +379,7 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 					if in.HTML == "" {
 						return checkAnswer{}, mcpHTMLRequired()
 					}
-					return s.checkOp(ctx, []byte(in.HTML))
+					return s.checkOp(ctx, c, []byte(in.HTML))
 				})
 		},
 		func() error {
