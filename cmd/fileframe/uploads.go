@@ -54,7 +54,7 @@ func quotaFlags(fs *flag.FlagSet, q *Quotas) map[string]string {
 			kind, usage string
 			v           *int64
 		}{
-			{"storage", "bytes all files and appearance images of a %s account may take (a `size`: 5GiB, 500MB, 0 for unlimited)", &p.quota.Storage},
+			{"storage", "bytes all files, appearance images and kept copies of page images of a %s account may take (a `size`: 5GiB, 500MB, 0 for unlimited)", &p.quota.Storage},
 			{"file", "largest file a %s account may upload (a `size`: 1GiB, 0 for unlimited)", &p.quota.File},
 		} {
 			name := "quota-" + p.name + "-" + f.kind

@@ -63,6 +63,11 @@ type PageWrite struct {
 	// latest revision's (sending a page again retries its fetches).
 	Served []byte
 	Assets []PageAsset
+	// StorageLimit is the account's storage quota (0: none). Kept
+	// resources count against it once each (Usage.Bytes): a write whose
+	// resources bring the account's usage up and over it is refused with
+	// CodeQuotaExceeded, and nothing is stored.
+	StorageLimit int64
 }
 
 // Kinds of PageAsset: what the element that names the URL loads it as.
@@ -135,9 +140,9 @@ type PageStore interface {
 	RevisionAssets(ctx context.Context, id FileID, number int) ([]PageAsset, error)
 	// SetRevisionAssets replaces what a kept revision keeps of its remote
 	// resources and the HTML it is served as (served nil: as posted),
-	// after a retry of its fetches; ENOTFOUND for a revision that is not
-	// kept.
-	SetRevisionAssets(ctx context.Context, id FileID, number int, served []byte, assets []PageAsset) error
+	// after a retry of its fetches, within storageLimit as PageWrite's
+	// StorageLimit; ENOTFOUND for a revision that is not kept.
+	SetRevisionAssets(ctx context.Context, id FileID, number int, served []byte, assets []PageAsset, storageLimit int64) error
 	// Asset returns a kept resource by the SHA-256 of its bytes (its
 	// Type, Ext and Size) when a kept revision keeps it; else ENOTFOUND.
 	Asset(ctx context.Context, sha256 string) (PageAsset, error)

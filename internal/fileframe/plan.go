@@ -58,8 +58,10 @@ type Quota struct {
 }
 
 // Usage is what an account holds against its Quota, as a Store counts it:
-// Bytes of its files, of its appearances' images and of its upload
-// reservations; Files, its files and reservations (each one a file to be).
+// Bytes of its files, of its appearances' images, of its upload
+// reservations and of the remote resources its pages keep (PageAsset,
+// each distinct one once); Files, its files and reservations (each one a
+// file to be).
 type Usage struct {
 	Bytes, Files int64
 }

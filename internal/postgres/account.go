@@ -140,6 +140,8 @@ func (s *Store) ListAccounts(ctx context.Context) ([]fileframe.AccountUsage, err
 		        FROM account_appearances x WHERE x.account_id = a.id)::bigint
 		     + (SELECT coalesce(sum(greatest(x.logo_bytes, 0) + greatest(x.background_bytes, 0)), 0)
 		        FROM file_appearances x JOIN files f ON f.id = x.file_id WHERE f.account_id = a.id)::bigint
+		     + (SELECT coalesce(sum(d.size), 0) FROM (SELECT DISTINCT p.sha256, p.size
+		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = a.id AND p.sha256 <> '') d)::bigint
 		FROM accounts a ORDER BY a.created_at, a.seq`)
 	if err != nil {
 		return nil, wrap("list accounts", err)

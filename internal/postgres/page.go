@@ -93,7 +93,9 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 				return err
 			}
 			if w.Assets != nil {
-				if err := setRevisionAssets(ctx, tx, w.FileID, latest, w.Served, w.Assets); err != nil {
+				if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, func() error {
+					return setRevisionAssets(ctx, tx, w.FileID, latest, w.Served, w.Assets)
+				}); err != nil {
 					return err
 				}
 			}
@@ -121,7 +123,9 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 			w.FileID, n, hash, len(w.HTML), at, published); err != nil {
 			return err
 		}
-		if err := setRevisionAssets(ctx, tx, w.FileID, n, w.Served, w.Assets); err != nil {
+		if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, func() error {
+			return setRevisionAssets(ctx, tx, w.FileID, n, w.Served, w.Assets)
+		}); err != nil {
 			return err
 		}
 		if err := prune(ctx, tx, w.FileID, n-fileframe.RevisionsKept); err != nil {

@@ -63,7 +63,7 @@ func revisionKept(ctx context.Context, q interface {
 // SetRevisionAssets replaces what a kept revision keeps of its remote
 // resources and the HTML it is served as, in one transaction that holds
 // the page's row, as SavePage does.
-func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, number int, served []byte, assets []fileframe.PageAsset) error {
+func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, number int, served []byte, assets []fileframe.PageAsset, limit int64) error {
 	if !storable(string(id)) || number <= 0 || number > math.MaxInt32 {
 		return notFound("Revision")
 	}
@@ -74,9 +74,46 @@ func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, numb
 		if err := revisionKept(ctx, tx, id, number); err != nil {
 			return err
 		}
-		return setRevisionAssets(ctx, tx, id, number, served, assets)
+		return withinStorage(ctx, tx, id, limit, func() error {
+			return setRevisionAssets(ctx, tx, id, number, served, assets)
+		})
 	})
 	return wrap("set revision assets", err)
+}
+
+// withinStorage runs write, which changes what file id's page keeps, and
+// refuses it (CodeQuotaExceeded) when it brings the account's usage up
+// and over limit (0: no limit). The account's row is locked first
+// (lockUsage), as uploads lock it, so concurrent writes of one account
+// are checked one after another.
+func withinStorage(ctx context.Context, tx pgx.Tx, id fileframe.FileID, limit int64, write func() error) error {
+	if limit <= 0 {
+		return write()
+	}
+	var acct fileframe.AccountID
+	if err := tx.QueryRow(ctx, `SELECT account_id FROM files WHERE id = $1`, id).Scan(&acct); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("File")
+		}
+		return err
+	}
+	before, err := lockUsage(ctx, tx, acct, "", now())
+	if err != nil {
+		return err
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	after, err := lockUsage(ctx, tx, acct, "", now())
+	if err != nil {
+		return err
+	}
+	if after.Bytes > before.Bytes && after.Bytes > limit {
+		return fileframe.Errorf(fileframe.CodeQuotaExceeded,
+			"The page's images, fonts and media would keep %d more bytes, and the account holds %d of its %d bytes of storage. Name fewer or smaller remote resources (each kept copy counts once), or delete files.",
+			after.Bytes-before.Bytes, before.Bytes, limit)
+	}
+	return nil
 }
 
 // RevisionAssets lists the remote resources of a kept revision in the

@@ -109,7 +109,9 @@ func lockUsage(ctx context.Context, tx pgx.Tx, id fileframe.AccountID, except st
 		     + (SELECT COALESCE(SUM(GREATEST(logo_bytes, 0) + GREATEST(background_bytes, 0)), 0)
 		        FROM account_appearances WHERE account_id = $1)::bigint
 		     + (SELECT COALESCE(SUM(GREATEST(a.logo_bytes, 0) + GREATEST(a.background_bytes, 0)), 0)
-		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = $1)::bigint,
+		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = $1)::bigint
+		     + (SELECT COALESCE(SUM(size), 0) FROM (SELECT DISTINCT p.sha256, p.size
+		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = $1 AND p.sha256 <> '') d)::bigint,
 		       (SELECT COUNT(*) FROM files WHERE account_id = $1)
 		     + (SELECT COUNT(*) FROM upload_reservations
 		        WHERE account_id = $1 AND expires_at > $2 AND id <> $3)`,

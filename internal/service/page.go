@@ -111,7 +111,7 @@ func (s *Service) SavePage(ctx context.Context, a fileframe.Account, f fileframe
 		return fileframe.Page{}, res, err
 	}
 	page, err := s.store.SavePage(ctx, fileframe.PageWrite{FileID: f.ID, HTML: doc, Publish: mode.Publish, KeepLive: mode.KeepLive, At: s.now(),
-		Served: kept.served, Assets: kept.assets})
+		Served: kept.served, Assets: kept.assets, StorageLimit: s.quotas[a.Plan].Storage})
 	if fileframe.IsNotFound(err) {
 		return fileframe.Page{}, res, fileNotFound(f.ID) // deleted meanwhile
 	} else if err != nil {

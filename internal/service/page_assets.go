@@ -304,7 +304,7 @@ func (s *Service) RefetchAssets(ctx context.Context, a fileframe.Account, f file
 	if err != nil {
 		return nil, res, err
 	}
-	if err := s.store.SetRevisionAssets(ctx, f.ID, rev, kept.served, kept.assets); err != nil {
+	if err := s.store.SetRevisionAssets(ctx, f.ID, rev, kept.served, kept.assets, s.quotas[a.Plan].Storage); err != nil {
 		return nil, res, err
 	}
 	s.changed()

@@ -352,3 +352,72 @@ func TestOneAccountCannotTakeEveryFetch(t *testing.T) {
 	cancel()
 	wg.Wait()
 }
+
+// TestKeptAssetsWithinStorageQuota: kept copies count against the
+// account's storage quota, and pages saved at once cannot together keep
+// more than it allows.
+func TestKeptAssetsWithinStorageQuota(t *testing.T) {
+	ctx := context.Background()
+	pics := map[string][]byte{}
+	for i := range 8 {
+		pics[fmt.Sprintf("/n/%d.png", i)] = testPNG(t, 40+i)
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if b, ok := pics[r.URL.Path]; ok {
+			w.Write(b)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
+	s, store, _ := testService(t, fileframe.Quota{})
+	s.fetcher = fetch.New(fetch.Config{AllowPrivate: true, RootCAs: pool,
+		Resolver: func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}})
+	a, _ := agencyWithFile(t, s, store)
+	used := func() int64 {
+		list, err := store.ListAccounts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range list {
+			if u.ID == a.ID {
+				return u.Bytes
+			}
+		}
+		return -1
+	}
+	var files []fileframe.File
+	for i := range 8 {
+		f, err := s.AddFile(ctx, NewFile{Account: a, Name: fmt.Sprintf("%d.txt", i), Size: 1, Body: strings.NewReader("x")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	limit := used() + 3*int64(len(pics["/n/0.png"])) // room for about three
+	s.quotas = map[fileframe.Plan]fileframe.Quota{fileframe.PlanAgency: {Storage: limit}}
+	var wg sync.WaitGroup
+	var ok, over atomic.Int64
+	for i, f := range files {
+		wg.Go(func() {
+			_, _, err := s.SavePage(ctx, a, f, assetPage(fmt.Sprintf(`<img src="https://cdn.example.com:%s/n/%d.png" alt="">`, port, i)), PageMode{Publish: true})
+			switch fileframe.ErrorCode(err) {
+			case "":
+				ok.Add(1)
+			case fileframe.CodeQuotaExceeded:
+				over.Add(1)
+			default:
+				t.Errorf("page %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if u := used(); u > limit || ok.Load() == 0 || over.Load() == 0 {
+		t.Errorf("usage %d of %d after %d pages stored and %d refused", u, limit, ok.Load(), over.Load())
+	}
+}

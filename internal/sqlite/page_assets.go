@@ -61,14 +61,56 @@ func revisionKept(ctx context.Context, tx querier, id fileframe.FileID, number i
 
 // SetRevisionAssets replaces what a kept revision keeps of its remote
 // resources and the HTML it is served as, in one write transaction.
-func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, number int, served []byte, assets []fileframe.PageAsset) error {
+func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, number int, served []byte, assets []fileframe.PageAsset, limit int64) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		if err := revisionKept(ctx, tx, id, number); err != nil {
 			return err
 		}
-		return setRevisionAssets(ctx, tx, id, number, served, assets)
+		return withinStorage(ctx, tx, id, limit, func() error {
+			return setRevisionAssets(ctx, tx, id, number, served, assets)
+		})
 	})
 	return wrap("set revision assets", err)
+}
+
+// withinStorage runs write, which changes what file id's page keeps, and
+// refuses it (CodeQuotaExceeded) when it brings the account's usage up
+// and over limit (0: no limit). Writes are serialised, so the usage read
+// before is the one write changes.
+func withinStorage(ctx context.Context, tx querier, id fileframe.FileID, limit int64, write func() error) error {
+	if limit <= 0 {
+		return write()
+	}
+	var acct fileframe.AccountID
+	if err := tx.QueryRowContext(ctx, `SELECT account_id FROM files WHERE id = ?`, id).Scan(&acct); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("File")
+		}
+		return err
+	}
+	before, err := accountUsage(ctx, tx, acct, "", now())
+	if err != nil {
+		return err
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	after, err := accountUsage(ctx, tx, acct, "", now())
+	if err != nil {
+		return err
+	}
+	if after.Bytes > before.Bytes && after.Bytes > limit {
+		return quotaExceeded(after.Bytes-before.Bytes, before.Bytes, limit)
+	}
+	return nil
+}
+
+// quotaExceeded is the error of kept page resources (more bytes) that do
+// not fit in the account's storage quota.
+func quotaExceeded(more, used, limit int64) error {
+	return fileframe.Errorf(fileframe.CodeQuotaExceeded,
+		"The page's images, fonts and media would keep %d more bytes, and the account holds %d of its %d bytes of storage. Name fewer or smaller remote resources (each kept copy counts once), or delete files.",
+		more, used, limit)
 }
 
 // RevisionAssets lists the remote resources of a kept revision in the

@@ -117,7 +117,9 @@ func accountUsage(ctx context.Context, tx querier, id fileframe.AccountID, excep
 		     + (SELECT COALESCE(SUM(MAX(logo_bytes, 0) + MAX(background_bytes, 0)), 0)
 		        FROM account_appearances WHERE account_id = ?1)
 		     + (SELECT COALESCE(SUM(MAX(a.logo_bytes, 0) + MAX(a.background_bytes, 0)), 0)
-		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = ?1),
+		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = ?1)
+		     + (SELECT COALESCE(SUM(size), 0) FROM (SELECT DISTINCT p.sha256, p.size
+		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = ?1 AND p.sha256 <> '')),
 		       (SELECT COUNT(*) FROM files WHERE account_id = ?1)
 		     + (SELECT COUNT(*) FROM upload_reservations
 		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3)`,

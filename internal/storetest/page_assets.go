@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,7 +75,7 @@ func testAssets(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		}
 		retried := missing
 		retried.SHA256, retried.Type, retried.Ext, retried.Size, retried.Problem = assetSum, "font/woff2", "woff2", 900, ""
-		if err := s.SetRevisionAssets(t.Context(), f.ID, 1, served, []fileframe.PageAsset{retried}); err != nil {
+		if err := s.SetRevisionAssets(t.Context(), f.ID, 1, served, []fileframe.PageAsset{retried}, 0); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := s.RevisionAssets(t.Context(), f.ID, 1)
@@ -103,7 +104,7 @@ func testAssets(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		f := newFile(t, s, newAccount(t, s).ID)
 		_, err := s.RevisionAssets(t.Context(), f.ID, 1)
 		wantCode(t, "RevisionAssets of a file without a page", err, fileframe.ENOTFOUND)
-		err = s.SetRevisionAssets(t.Context(), f.ID, 3, nil, nil)
+		err = s.SetRevisionAssets(t.Context(), f.ID, 3, nil, nil, 0)
 		wantCode(t, "SetRevisionAssets of an unknown revision", err, fileframe.ENOTFOUND)
 		_, err = s.Asset(t.Context(), assetSum)
 		wantCode(t, "Asset that no revision keeps", err, fileframe.ENOTFOUND)
@@ -121,6 +122,55 @@ func testAssets(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		wantCode(t, "Asset of a deleted file's page", err, fileframe.ENOTFOUND)
 		if inUse, err := s.BlobInUse(t.Context(), assetSum); err != nil || inUse {
 			t.Errorf("BlobInUse after the page's file was deleted got %v, %v, want false", inUse, err)
+		}
+	})
+
+	t.Run("kept assets count once against the account's storage, and a write over it is refused", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		f, g := newFile(t, s, a.ID), newFile(t, s, a.ID)
+		usage := func() int64 {
+			t.Helper()
+			list, err := s.ListAccounts(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, u := range list {
+				if u.ID == a.ID {
+					return u.Bytes
+				}
+			}
+			t.Fatal("the account is not listed")
+			return 0
+		}
+		base := usage()
+		big := kept
+		big.Size = 1000
+		// The same bytes on two pages count once.
+		for _, file := range []fileframe.File{f, g} {
+			if _, err := s.SavePage(t.Context(), fileframe.PageWrite{FileID: file.ID, HTML: pageHTML(1, 100), Served: served,
+				Assets: []fileframe.PageAsset{big}, At: at, StorageLimit: base + 1000}); err != nil {
+				t.Fatalf("SavePage within the limit: %v", err)
+			}
+		}
+		if got := usage(); got != base+1000 {
+			t.Errorf("usage with one asset kept by two pages: %d, want %d", got, base+1000)
+		}
+		// New bytes over the limit: refused, nothing stored.
+		other := big
+		other.SHA256, other.URL = strings.Repeat("ab", 32), "https://cdn.example/b.png"
+		_, err := s.SavePage(t.Context(), fileframe.PageWrite{FileID: f.ID, HTML: pageHTML(2, 100), Served: served,
+			Assets: []fileframe.PageAsset{big, other}, At: at, StorageLimit: base + 1500})
+		wantCode(t, "SavePage over the storage limit", err, fileframe.CodeQuotaExceeded)
+		if p, _ := s.PageByFile(t.Context(), f.ID); p.LatestRevision != 1 {
+			t.Errorf("a refused save left revision %d", p.LatestRevision)
+		}
+		err = s.SetRevisionAssets(t.Context(), f.ID, 1, served, []fileframe.PageAsset{big, other}, base+1500)
+		wantCode(t, "SetRevisionAssets over the storage limit", err, fileframe.CodeQuotaExceeded)
+		// Reusing what is kept adds nothing, whatever the limit.
+		if _, err := s.SavePage(t.Context(), fileframe.PageWrite{FileID: f.ID, HTML: pageHTML(3, 100), Served: served,
+			Assets: []fileframe.PageAsset{big}, At: at, StorageLimit: 1}); err != nil {
+			t.Errorf("SavePage reusing a kept asset over the limit: %v", err)
 		}
 	})
 
