@@ -62,6 +62,12 @@
 //     connects before any script runs, and CSP does not govern
 //     preconnect and dns-prefetch.
 //
+//   - sandbox.srcdoc: <iframe srcdoc>: a document of its own, which Firefox
+//     loads despite the sandbox and which the content origin's prelude
+//     does not reach.
+//   - sandbox.shadow_root: a closed declarative shadow root, whose
+//     content the prelude cannot reach.
+//
 // Warnings (the page is accepted; the feature will not work):
 //
 //   - sandbox.form: forms cannot be submitted.

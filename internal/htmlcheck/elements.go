@@ -164,6 +164,13 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		c.checkTarget(start, end, name)
 	case atom.Iframe, atom.Frame, atom.Frameset, atom.Object, atom.Embed:
 		c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
+		if _, ok := c.attr("srcdoc"); ok && a == atom.Iframe {
+			c.addTag(ruleSandboxSrcdoc, start, end, "<iframe srcdoc> makes a document of its own, which Firefox loads despite the sandbox.")
+		}
+	case atom.Template:
+		if mode, ok := c.shadowRoot(); ok && asciiEqualFold(bytes.TrimSpace(mode), "closed") {
+			c.addTag(ruleSandboxShadowRoot, start, end, "A closed declarative shadow root hides its content from the service's safeguards.")
+		}
 	case atom.Meta:
 		if v, ok := c.attr("http-equiv"); ok && asciiEqualFold(bytes.TrimSpace(v), "refresh") {
 			c.addTag(ruleSandboxMetaRefresh, start, end, "<meta http-equiv=\"refresh\"> cannot redirect or reload the page in the sandbox.")

@@ -18,6 +18,8 @@ const (
 	RuleSandboxWindowOpen    = "sandbox.window_open"
 	RuleSandboxTopNavigation = "sandbox.top_navigation"
 	RuleSandboxResourceHint  = "sandbox.resource_hint"
+	RuleSandboxSrcdoc        = "sandbox.srcdoc"
+	RuleSandboxShadowRoot    = "sandbox.shadow_root"
 	RuleHygieneDoctype       = "hygiene.doctype"
 	RuleHygieneTitle         = "hygiene.title"
 	RuleHygieneViewport      = "hygiene.viewport"
@@ -43,6 +45,8 @@ const (
 	ruleSandboxWindowOpen
 	ruleSandboxTopNavigation
 	ruleSandboxResourceHint
+	ruleSandboxSrcdoc
+	ruleSandboxShadowRoot
 	ruleHygieneDoctype
 	ruleHygieneTitle
 	ruleHygieneViewport
@@ -93,6 +97,10 @@ var rules = [numRules]struct {
 		"The page cannot navigate the top window (top.location, parent.location, target=\"_top\"/\"_parent\"); remove it, the visitor stays on the download page."},
 	ruleSandboxResourceHint: {RuleSandboxResourceHint, SeverityError,
 		"Remove the resource hint (<link rel=preconnect, dns-prefetch, prefetch, prerender, preload, modulepreload or next>, a Link in <meta http-equiv>, speculation rules): the browser connects to its host before any script runs, and the sandbox's Content-Security-Policy does not govern all of them. Images are fetched when they are used; a hint is not needed."},
+	ruleSandboxSrcdoc: {RuleSandboxSrcdoc, SeverityError,
+		"Remove the srcdoc frame and put its content in the page itself: a frame made from srcdoc is a document of its own that the service's safeguards do not reach, and in Firefox it loads despite the sandbox and can connect to other hosts."},
+	ruleSandboxShadowRoot: {RuleSandboxShadowRoot, SeverityError,
+		"Use shadowrootmode=\"open\" (or no shadow root): the content of a closed declarative shadow root is out of the service's safeguards' reach, and in Firefox a link in it connects to its host when hovered."},
 	ruleHygieneDoctype: {RuleHygieneDoctype, SeverityWarning,
 		"Start the document with <!DOCTYPE html> so browsers render it in standards mode."},
 	ruleHygieneTitle: {RuleHygieneTitle, SeverityWarning,
