@@ -61,7 +61,6 @@
 //     Link in <meta http-equiv>, and speculation rules: the browser
 //     connects before any script runs, and CSP does not govern
 //     preconnect and dns-prefetch.
-//
 //   - sandbox.srcdoc: <iframe srcdoc>: a document of its own, which Firefox
 //     loads despite the sandbox and which the content origin's prelude
 //     does not reach.
