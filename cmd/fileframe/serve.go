@@ -207,6 +207,9 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if m.cfg.FetchPrivate {
+		m.log.Warn("--fetch-private: custom pages' images may be fetched from loopback and private addresses on any port, so a page can make this server fetch from its own network; for development and tests only")
+	}
 	srv, err := web.New(web.Config{
 		Fetcher:           fetcher,
 		Store:             store,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,8 +78,14 @@ func assetFinding(rule string, ref htmlcheck.Ref, msg string) htmlcheck.Finding 
 }
 
 // assetKey names a resource of a page: the same URL loaded as two kinds is
-// two resources.
-func assetKey(kind, url string) string { return kind + " " + url }
+// two resources; URLs that differ only in their fragment (which is never
+// sent) are one.
+func assetKey(kind, url string) string {
+	if i := strings.IndexByte(url, '#'); i >= 0 {
+		url = url[:i]
+	}
+	return kind + " " + url
+}
 
 // keptAssets is the outcome of keepAssets.
 type keptAssets struct {

@@ -421,3 +421,30 @@ func TestKeptAssetsWithinStorageQuota(t *testing.T) {
 		t.Errorf("usage %d of %d after %d pages stored and %d refused", u, limit, ok.Load(), over.Load())
 	}
 }
+
+// TestFragmentsNameOneResource: URLs that differ only in their fragment
+// are fetched once and kept as one resource, so they do not count
+// against the page's limit one by one.
+func TestFragmentsNameOneResource(t *testing.T) {
+	ctx := context.Background()
+	srv := newAssetServer(t)
+	s, store, _ := testService(t, fileframe.Quota{})
+	s.fetcher = srv.fetcher()
+	a, f := agencyWithFile(t, s, store)
+	var body strings.Builder
+	for i := range MaxPageAssets + 10 {
+		fmt.Fprintf(&body, `<img src="%s#%d" alt="">`, srv.url("/frag.png"), i)
+	}
+	page, res, err := s.SavePage(ctx, a, f, assetPage(body.String()), PageMode{Publish: true})
+	if err != nil {
+		t.Fatalf("SavePage: %v %+v", err, res.Errors)
+	}
+	assets, _ := store.RevisionAssets(ctx, f.ID, page.LatestRevision)
+	if len(assets) != 1 || srv.hitsOf("/frag.png") != 1 {
+		t.Errorf("%d assets, %d fetches; want one of each", len(assets), srv.hitsOf("/frag.png"))
+	}
+	rev, _ := store.Revision(ctx, f.ID, page.LatestRevision)
+	if n := strings.Count(string(rev.Served), "/a/"+hexSum(srv.png)+".png"); n != MaxPageAssets+10 {
+		t.Errorf("the served page names the copy %d times, want %d", n, MaxPageAssets+10)
+	}
+}

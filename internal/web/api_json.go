@@ -108,7 +108,12 @@ func (o *jsonObject) positive(name string) int {
 // only adds a problem for every member not in names.
 func (o *jsonObject) only(names ...string) {
 	for _, name := range slices.Sorted(maps.Keys(o.fields)) {
-		if !slices.Contains(names, name) {
+		if slices.Contains(names, name) {
+			continue
+		}
+		if len(names) == 0 {
+			o.problems = append(o.problems, fmt.Sprintf("%q is not a field of this request (it takes none: send {} or no body)", truncate(name, 40)))
+		} else {
 			o.problems = append(o.problems, fmt.Sprintf("%q is not a field of this request (it takes %s)", truncate(name, 40), strings.Join(names, ", ")))
 		}
 	}
