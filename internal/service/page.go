@@ -96,12 +96,14 @@ func (s *Service) SavePage(ctx context.Context, a fileframe.Account, f fileframe
 	// Its remote resources (page_assets.go): those the latest revision
 	// keeps are reused, the others fetched now.
 	var prev []fileframe.PageAsset
-	if p, err := s.store.PageByFile(ctx, f.ID); err == nil {
-		if prev, err = s.store.RevisionAssets(ctx, f.ID, p.LatestRevision); err != nil && !fileframe.IsNotFound(err) {
+	if len(res.Refs) > 0 {
+		if p, err := s.store.PageByFile(ctx, f.ID); err == nil {
+			if prev, err = s.store.RevisionAssets(ctx, f.ID, p.LatestRevision); err != nil && !fileframe.IsNotFound(err) {
+				return fileframe.Page{}, res, err
+			}
+		} else if !fileframe.IsNotFound(err) {
 			return fileframe.Page{}, res, err
 		}
-	} else if !fileframe.IsNotFound(err) {
-		return fileframe.Page{}, res, err
 	}
 	kept, err := s.keepAssets(ctx, a.ID, doc, res.Refs, prev, true)
 	if err != nil {
