@@ -29,7 +29,7 @@ type pending struct {
 func finish(doc []byte, ps []pending) Result {
 	slices.SortStableFunc(ps, func(a, b pending) int { return cmp.Compare(a.pos, b.pos) })
 	var res Result
-	lc := newLineCounter(doc, nil)
+	lc := newLineCounter(doc)
 	for _, p := range ps {
 		start, line, col := lc.at(p.pos)
 		f := Finding{
@@ -54,49 +54,23 @@ func finish(doc []byte, ps []pending) Result {
 // into lines and columns.
 type lineCounter struct {
 	doc            []byte
-	line, off, col int   // col is the column of off
-	cuts           []cut // the base64 that shorten cut, not yet passed
-	removed        int   // the bytes removed before cuts[0]
+	line, off, col int // col is the column of off
 }
 
-// newLineCounter returns a lineCounter for doc, shortened by cuts (which
-// may be nil): it skips the base64 they cut, which has no newline and
-// one rune per byte, rather than reading it.
-func newLineCounter(doc []byte, cuts []cut) lineCounter {
-	return lineCounter{doc: doc, line: 1, col: 1, cuts: cuts}
+func newLineCounter(doc []byte) lineCounter {
+	return lineCounter{doc: doc, line: 1, col: 1}
 }
 
 // at returns the line and column of offset pos, which must not be before
 // the last one, and pos itself, kept within the document.
 func (lc *lineCounter) at(pos int) (start, line, col int) {
 	start = min(max(pos, lc.off), len(lc.doc))
-	for lc.off < start {
-		end := start
-		if len(lc.cuts) > 0 {
-			// The cut base64 is doc[cut0:cut1].
-			cut0, cut1 := lc.cuts[0].at+lc.removed, lc.cuts[0].at+lc.cuts[0].removed
-			if cut1 <= lc.off {
-				lc.removed = lc.cuts[0].removed
-				lc.cuts = lc.cuts[1:]
-				continue
-			}
-			if cut0 <= lc.off {
-				n := min(cut1, start) - lc.off
-				lc.off += n
-				lc.col += n
-				continue
-			}
-			end = min(end, cut0)
-		}
-		seg := lc.doc[lc.off:end]
-		if n := bytes.Count(seg, []byte("\n")); n > 0 {
-			lc.line += n
-			lc.col = 1
-			seg = seg[bytes.LastIndexByte(seg, '\n')+1:]
-		}
-		lc.col += utf8.RuneCount(seg)
-		lc.off = end
+	if n := bytes.Count(lc.doc[lc.off:start], []byte("\n")); n > 0 {
+		lc.line += n
+		lc.off, lc.col = lc.off+bytes.LastIndexByte(lc.doc[lc.off:start], '\n')+1, 1
 	}
+	lc.col += utf8.RuneCount(lc.doc[lc.off:start])
+	lc.off = start
 	return start, lc.line, lc.col
 }
 

@@ -273,7 +273,7 @@ func (c *checker) resolveRefs() []Ref {
 	refs := make([]Ref, 0, n)
 	var text strings.Builder
 	text.Grow(size)
-	lc := newLineCounter(c.doc, c.cuts)
+	lc := newLineCounter(c.doc)
 	var buf [maxExcerptBytes]byte
 	for _, chunk := range chunks {
 		for i := range chunk {
