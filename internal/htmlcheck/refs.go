@@ -24,15 +24,17 @@ const (
 // builds are not Refs; the content origin's CSP keeps them from loading.)
 //
 // The places are those of the image.source and sandbox.external_media
-// rules: img src and srcset, picture source srcset, SVG image and
-// feImage href and xlink:href, video poster,
-// input type=image src and icon links are images, as are the legacy
-// background attribute and CSS url() and image-set() strings in <style>
-// elements (SVG ones too) and style attributes, outside @font-face; a
-// url() in @font-face is a font; audio and video src, and source src in
-// an audio or video element, are media; track src in one is a track.
-// URLs in elements that the page may not have (resource hints,
-// stylesheets, scripts) are not Refs.
+// rules: img src and srcset, picture source srcset, SVG image and feImage
+// href and xlink:href, video poster, input type=image src and icon links
+// are images, as are the legacy background attribute and CSS url() and
+// image-set() strings in <style> elements (SVG ones too) and style
+// attributes, outside @font-face; a url() in @font-face is a font; audio
+// and video src, and source src in an audio or video element, are media;
+// track src in one is a track. URLs in elements that the page may not
+// have (resource hints, stylesheets, scripts) are not Refs.
+//
+// A Ref also records, unexported, where and how Rewrite replaces its URL
+// in the document Check read, and only there.
 type Ref struct {
 	// URL is the URL as the browser reads it before it parses it:
 	// character references and CSS escapes decoded, without the white

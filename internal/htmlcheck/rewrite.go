@@ -26,9 +26,9 @@ const InertURL = "data:,"
 //   - In CSS, the url(…) argument or the image-set() string becomes a CSS
 //     string: in single quotes in a double-quoted or unquoted attribute,
 //     in double quotes elsewhere, with quotes, backslashes, control
-//     characters, &, < and > written as CSS escapes (\22 , \5c , \3c …),
-//     so that it needs no character reference and cannot end a <style>
-//     element.
+//     characters, &, < and > written as CSS escapes (\22 , \5c , \3c …;
+//     a NUL reads back as U+FFFD), so that it needs no character
+//     reference and cannot end a <style> element.
 //   - An unquoted attribute value is written whole in double quotes, and
 //     an attribute value or SVG style sheet that has character references
 //     (&amp;, &quot;) is written whole, decoded and encoded again with &,
