@@ -73,15 +73,15 @@ type Options struct {
 }
 
 // Result holds the findings of one check; the document is accepted when
-// Errors is empty. Both lists are in source order.
+// Errors is empty. All three lists are in source order.
 type Result struct {
 	// Errors reject the document.
 	Errors []Finding
 	// Warnings are worth fixing, but the document is accepted.
 	Warnings []Finding
 	// Refs are the remote https: URLs that the page loads as images,
-	// fonts, media and text tracks, in source order; see Ref and
-	// Rewrite.
+	// fonts, media and text tracks, repeated ones as often as they
+	// occur; see Ref and Rewrite.
 	Refs []Ref
 }
 

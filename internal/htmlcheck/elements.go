@@ -75,32 +75,23 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			clickable = true
 		case asciiEqualFold(typ, "image"):
 			clickable = true
-			if v, ok := c.attr("src"); ok {
-				c.checkImage(start, end, "src", v, name)
-				if !foreign {
-					c.refAttr(start, end, c.findAttr("src"), RefImage)
-				}
-			}
+			c.loadAttr(start, end, "src", name, RefImage, !foreign)
 			c.imageText(start, "src")
 		}
 		if v, ok := c.attr("formaction"); ok {
 			c.checkFormAction(start, end, "formaction", v)
 		}
 	case atom.Img:
-		if v, ok := c.attr("src"); ok {
-			c.checkImage(start, end, "src", v, name)
-			c.refAttr(start, end, c.findAttr("src"), RefImage)
-		}
+		c.loadAttr(start, end, "src", name, RefImage, true)
 		c.imageText(start, "src")
 		c.checkSrcset(start, end, name, true)
 	case atom.Image:
 		if foreign {
 			c.checkSVGImage(start, end, name, true)
 			c.imageText(start, "href", "xlink:href")
-		} else if v, ok := c.attr("src"); ok {
+		} else if c.findAttr("src") != nil {
 			// The parser turns <image> into <img> in HTML content.
-			c.checkImage(start, end, "src", v, name)
-			c.refAttr(start, end, c.findAttr("src"), RefImage)
+			c.loadAttr(start, end, "src", name, RefImage, true)
 			c.imageText(start, "src")
 		}
 	case atom.Source:
@@ -108,41 +99,17 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		// <picture>, and a stream (src) to <video> and <audio>.
 		in := c.sourceParent()
 		c.checkSrcset(start, end, name, !foreign && in == atom.Picture)
-		if v, ok := c.attr("src"); ok {
-			c.checkMedia(start, end, "src", v, name)
-			if !foreign && (in == atom.Audio || in == atom.Video) {
-				c.refAttr(start, end, c.findAttr("src"), RefMedia)
-			}
-		}
+		c.loadAttr(start, end, "src", name, RefMedia, !foreign && (in == atom.Audio || in == atom.Video))
 	case atom.Video:
-		if v, ok := c.attr("poster"); ok {
-			c.checkImage(start, end, "poster", v, name)
-			if !foreign {
-				c.refAttr(start, end, c.findAttr("poster"), RefImage)
-			}
-		}
+		c.loadAttr(start, end, "poster", name, RefImage, !foreign)
 		c.imageText(start, "poster")
-		if v, ok := c.attr("src"); ok {
-			c.checkMedia(start, end, "src", v, name)
-			if !foreign {
-				c.refAttr(start, end, c.findAttr("src"), RefMedia)
-			}
-		}
+		c.loadAttr(start, end, "src", name, RefMedia, !foreign)
 	case atom.Audio:
-		if v, ok := c.attr("src"); ok {
-			c.checkMedia(start, end, "src", v, name)
-			if !foreign {
-				c.refAttr(start, end, c.findAttr("src"), RefMedia)
-			}
-		}
+		c.loadAttr(start, end, "src", name, RefMedia, !foreign)
 	case atom.Track:
 		// A track loads only as a child of <video> or <audio>.
-		if v, ok := c.attr("src"); ok {
-			c.checkMedia(start, end, "src", v, name)
-			if in := c.sourceParent(); !foreign && (in == atom.Audio || in == atom.Video) {
-				c.refAttr(start, end, c.findAttr("src"), RefTrack)
-			}
-		}
+		in := c.sourceParent()
+		c.loadAttr(start, end, "src", name, RefTrack, !foreign && (in == atom.Audio || in == atom.Video))
 	case atom.Link:
 		c.checkLinkElement(start, end, foreign)
 	case atom.Script:
@@ -367,6 +334,25 @@ func javaScriptType(t []byte) bool {
 	}
 	return containsFold(t, "javascript") || containsFold(t, "ecmascript") || containsFold(t, "jscript") ||
 		containsFold(t, "babel") || containsFold(t, "jsx")
+}
+
+// loadAttr checks the attribute key of the current start tag, if it has
+// it, as an image (image.source) if kind is RefImage and as media
+// (sandbox.external_media) otherwise, and records it as a Ref of kind if
+// refs.
+func (c *checker) loadAttr(start, end int, key string, name []byte, kind string, refs bool) {
+	a := c.findAttr(key)
+	if a == nil {
+		return
+	}
+	if kind == RefImage {
+		c.checkImage(start, end, key, a.val, name)
+	} else {
+		c.checkMedia(start, end, key, a.val, name)
+	}
+	if refs {
+		c.refAttr(start, end, a, kind)
+	}
 }
 
 // checkImage checks an attribute that loads an image.
