@@ -355,6 +355,25 @@ func TestRemoteUploadResumes(t *testing.T) {
 		t.Fatalf("HEAD of the interrupted upload: %d, offset %q; want 200 and part of %d", resp.StatusCode, resp.Header.Get("Upload-Offset"), size)
 	}
 
+	// The server may still be ending the cut request, whose lock on the
+	// upload makes a resumed PATCH fail with upload_interrupted, which the
+	// client retries (TestUploadInterruptedIsRetried): wait until an empty
+	// PATCH at the offset is taken, so that the count below is of one
+	// resumption.
+	for i := 0; ; i++ {
+		req, _ := http.NewRequest(http.MethodPatch, st.UploadURL, http.NoBody)
+		req.Header.Set("Tus-Resumable", "1.0.0")
+		req.Header.Set("Content-Type", "application/offset+octet-stream")
+		req.Header.Set("Upload-Offset", strconv.FormatInt(offset, 10))
+		req.Header.Set("Authorization", "Bearer "+s.general)
+		if resp, body := httpDo(t, req); resp.StatusCode == http.StatusNoContent {
+			break
+		} else if i == 100 {
+			t.Fatalf("an empty PATCH at offset %d: %d %q after %d tries", offset, resp.StatusCode, body, i+1)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
 	again := &countingTransport{}
 	code, stdout, stderr = run(again)
 	if code != 0 {
