@@ -38,6 +38,20 @@ type Blobs interface {
 	Ping(ctx context.Context) error
 }
 
+// IsBlobKey reports whether s is a blob key: 64 lower-case hex digits, the
+// SHA-256 of a blob's content.
+func IsBlobKey(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // BlobInfo describes a stored blob.
 type BlobInfo struct {
 	Key     string // hex SHA-256 of the content

@@ -23,7 +23,7 @@ import (
 // the URL they came from; the address tells nothing else of the page.
 func (s *Server) contentAsset(w http.ResponseWriter, r *http.Request) {
 	sum, ext, ok := strings.Cut(r.PathValue("name"), ".")
-	if !ok || !isSHA256Hex(sum) || !isAssetExt(ext) {
+	if !ok || !fileframe.IsBlobKey(sum) || !isAssetExt(ext) {
 		s.contentNotFound(w, r)
 		return
 	}
@@ -63,19 +63,6 @@ func (s *Server) contentAsset(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	http.ServeContent(w, r, "", blob.ModTime, blob.Body)
-}
-
-// isSHA256Hex reports whether s is 64 lower-case hex digits.
-func isSHA256Hex(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // isAssetExt reports whether ext may name a kept resource: 1 to 5

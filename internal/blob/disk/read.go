@@ -103,7 +103,7 @@ func (s *Store) Walk(ctx context.Context, fn func(fileframe.BlobInfo) error) err
 			}
 			for _, e := range entries {
 				key := e.Name()
-				if !validKey(key) || key[0:2] != a || key[2:4] != b || !e.Type().IsRegular() {
+				if !fileframe.IsBlobKey(key) || key[0:2] != a || key[2:4] != b || !e.Type().IsRegular() {
 					continue
 				}
 				fi, err := e.Info()

@@ -131,23 +131,10 @@ func (s *Store) Ping(ctx context.Context) error {
 // not 64 lowercase hex digits. Validating here, before any path is built, is
 // what keeps a key from ever naming a file outside the store.
 func (s *Store) path(key string) (string, error) {
-	if !validKey(key) {
+	if !fileframe.IsBlobKey(key) {
 		return "", fileframe.Errorf(fileframe.EINVALID, "Invalid blob key.")
 	}
 	return filepath.Join(s.dir, key[0:2], key[2:4], key), nil
-}
-
-func validKey(key string) bool {
-	if len(key) != 64 {
-		return false
-	}
-	for i := range len(key) {
-		c := key[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // syncDir fsyncs a directory, making the entries created or renamed in it

@@ -304,7 +304,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // if key is not 64 lowercase hex digits. Validating before any name is
 // built keeps a key from naming a temp object, or anything outside Prefix.
 func (s *Store) objectName(key string) (string, error) {
-	if !validKey(key) {
+	if !fileframe.IsBlobKey(key) {
 		return "", fileframe.Errorf(fileframe.EINVALID, "Invalid blob key.")
 	}
 	return s.prefix + key[0:2] + "/" + key[2:4] + "/" + key, nil
@@ -318,7 +318,7 @@ func (s *Store) keyOf(name string) string {
 		return ""
 	}
 	key := rest[6:]
-	if !validKey(key) || rest[0:2] != key[0:2] || rest[3:5] != key[2:4] {
+	if !fileframe.IsBlobKey(key) || rest[0:2] != key[0:2] || rest[3:5] != key[2:4] {
 		return ""
 	}
 	return key
@@ -326,19 +326,6 @@ func (s *Store) keyOf(name string) string {
 
 // tempPrefix is where Put's temp objects go.
 func (s *Store) tempPrefix() string { return s.prefix + "tmp/" }
-
-func validKey(key string) bool {
-	if len(key) != 64 {
-		return false
-	}
-	for i := range len(key) {
-		c := key[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
 
 // isNotFound reports whether err is the server saying that the object (or
 // bucket, for HeadBucket) does not exist. HEAD responses have no body, so
