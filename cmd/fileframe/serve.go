@@ -315,18 +315,21 @@ func listenOtherLoopback(l net.Listener) (net.Listener, error) {
 	return l2, nil
 }
 
-// staleS3TempAge is how old a temp object of the S3 bucket must be for the
+// staleTempAge is how old a temp object of the S3 bucket must be for the
 // clean-up to remove it: older than any upload in progress could leave it.
-const staleS3TempAge = time.Hour
+// The disk store removes a crash's temp files sooner, by their locks
+// (disk.Store.CleanTemp), and uses this age only for those still locked.
+const staleTempAge = time.Hour
 
 // startBackground starts the periodic work of a running server, every
 // --cleanup-every (an hour by default): the removal of expired sessions, of
 // blobs no row refers to (fileframe.CollectOrphanBlobs), of resumable
 // uploads unfinished for a day (staleUploadAge) and of the records of those
 // finished a day ago (web's tusHead), of expired upload reservations
-// (service.AddFile; they no longer count), and, on S3, of temp objects
-// older than staleS3TempAge (crash leftovers; see s3.Store.CleanTemp;
-// s3.Open also does it at start); and, once, the measuring of appearance
+// (service.AddFile; they no longer count), and of the blob store's temp
+// files that crashes left (disk.Store.CleanTemp: those no process writes;
+// s3.Store.CleanTemp: objects older than staleTempAge; both stores' Open
+// also does it at start); and, once, the measuring of appearance
 // images stored before their sizes were kept (measureImages); and of the
 // answers kept for retries with an Idempotency-Key (web.IdempotencyKeep). Every
 // instance may do it: all of it is idempotent.
@@ -364,8 +367,8 @@ func (m *Main) startBackground() {
 	if cleaner, ok := m.blobs.(interface {
 		CleanTemp(ctx context.Context, olderThan time.Duration) (int, error)
 	}); ok {
-		m.every(ctx, "stale S3 temp objects", func(ctx context.Context) (int, error) {
-			return cleaner.CleanTemp(ctx, staleS3TempAge)
+		m.every(ctx, "temp blobs left by crashes", func(ctx context.Context) (int, error) {
+			return cleaner.CleanTemp(ctx, staleTempAge)
 		})
 	}
 }

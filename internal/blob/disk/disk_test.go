@@ -2,9 +2,11 @@ package disk
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"testing/iotest"
@@ -145,30 +147,145 @@ func TestOpenRemovesStaleTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := filepath.Join(dir, "tmp")
-	files := map[string]time.Duration{ // name: age
-		"put-stale":   2 * time.Hour,
-		"ping-stale":  61 * time.Minute,
-		"put-fresh":   10 * time.Minute,
-		"put-current": 0,
+	type leftover struct {
+		age      time.Duration
+		locked   bool // a writer still holds it
+		wantGone bool
 	}
-	for name, age := range files {
+	files := map[string]leftover{
+		"put-stale":         {2 * time.Hour, false, true},
+		"ping-stale":        {61 * time.Minute, false, true},
+		"put-orphan":        {10 * time.Minute, false, true},
+		"put-young":         {30 * time.Second, false, false},
+		"put-current":       {0, false, false},
+		"put-writing":       {10 * time.Minute, true, false},
+		"put-stalled-write": {2 * time.Hour, true, true},
+	}
+	for name, l := range files {
 		p := filepath.Join(tmp, name)
 		if err := os.WriteFile(p, []byte("partial"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+		if l.locked {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			if err := lockTemp(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chtimes(p, now.Add(-l.age), now.Add(-l.age)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := open(dir, clock); err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
-	for name, age := range files {
+	for name, l := range files {
 		_, err := os.Stat(filepath.Join(tmp, name))
-		if gone, wantGone := errors.Is(err, os.ErrNotExist), age > time.Hour; gone != wantGone {
-			t.Errorf("%s (age %v): removed = %v, want %v", name, age, gone, wantGone)
+		if gone := errors.Is(err, os.ErrNotExist); gone != l.wantGone {
+			t.Errorf("%s (age %v, locked %v): removed = %v, want %v", name, l.age, l.locked, gone, l.wantGone)
 		}
 	}
+}
+
+// TestCleanTempRemovesCrashLeftovers kills a process in the middle of a
+// Put (kill -9, as a crash) and checks that CleanTemp removes its temp
+// file at once, while a Put in progress in this process keeps its own and
+// then completes.
+func TestCleanTempRemovesCrashLeftovers(t *testing.T) {
+	if dir := os.Getenv("FILEFRAME_DISK_CRASH_CHILD"); dir != "" {
+		s, err := Open(dir)
+		if err != nil {
+			os.Exit(3)
+		}
+		pr, pw := io.Pipe()
+		go pw.Write(bytes.Repeat([]byte("c"), 1<<16)) // then never closes
+		s.Put(context.Background(), pr)
+		os.Exit(4) // never reached: the parent kills this process
+	}
+	dir := t.TempDir()
+	// The clock runs ahead so that both temp files are old enough to be
+	// judged by their locks.
+	s, err := open(dir, func() time.Time { return time.Now().Add(orphanTempAge + time.Second) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp")
+
+	child := exec.Command(os.Args[0], "-test.run=^TestCleanTempRemovesCrashLeftovers$")
+	child.Env = append(os.Environ(), "FILEFRAME_DISK_CRASH_CHILD="+dir)
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitTemps(t, tmp, 1)
+
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Put(context.Background(), pr)
+		done <- err
+	}()
+	if _, err := pw.Write([]byte("in progress")); err != nil {
+		t.Fatal(err)
+	}
+	waitTemps(t, tmp, 2)
+
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	n, err := s.CleanTemp(t.Context(), staleTempAge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("CleanTemp removed %d files, want 1 (the killed process's)", n)
+	}
+	if left := tempNames(t, tmp); len(left) != 1 {
+		t.Errorf("temp files after CleanTemp = %v, want the Put in progress's only", left)
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("Put in progress failed after CleanTemp: %v", err)
+	}
+	assertTmpEmpty(t, dir)
+}
+
+// waitTemps waits until tmp holds n files with bytes in them.
+func waitTemps(t *testing.T, tmp string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		written := 0
+		for _, name := range tempNames(t, tmp) {
+			if fi, err := os.Stat(filepath.Join(tmp, name)); err == nil && fi.Size() > 0 {
+				written++
+			}
+		}
+		if written >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d temp files with bytes in %s after 30s, want %d", written, tmp, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func tempNames(t *testing.T, tmp string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 // TestWalkListsOnlyBlobs checks that temp files, stray files and files out

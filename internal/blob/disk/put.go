@@ -54,6 +54,10 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 			os.Remove(tmp)
 		}
 	}()
+	// The lock tells CleanTemp that the file has a writer (store.go).
+	if err := lockTemp(f); err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: lock temp file: %w", err)
+	}
 
 	h := sha256.New()
 	bufp := copyBuffers.Get().(*[]byte)

@@ -5,8 +5,11 @@
 // the file dir/ab/cd/abcdef…; two levels of 256 directories keep any one
 // directory small. Put writes into dir/tmp/ first and renames into place
 // only once the bytes are on disk, so a blob file, once visible, is always
-// complete; a crash leaves at most a temp file, which a later Open removes
-// once it is an hour old.
+// complete; a crash leaves at most a temp file. Put holds a lock on its temp
+// file while it writes, which the kernel drops when the process dies, so
+// Open and CleanTemp (which serve runs at every clean-up) remove a crash's
+// temp files as soon as they are a minute old; files whose lock cannot be
+// taken only once they are an hour old.
 //
 // Open hands out the blob file itself (an *os.File) as the reader, so
 // http.ServeContent and io.Copy to a TCP connection use sendfile(2) and a
@@ -25,10 +28,16 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
-// staleTempAge is how long a temp file may go unmodified before Open removes
-// it as a crash leftover. A Put in progress writes its temp file all the
-// time, so only a write stalled for this long can lose it.
+// staleTempAge is how long a temp file may go unmodified before Open and
+// CleanTemp remove it even though its lock is held (or locks are not
+// available). A Put in progress writes its temp file all the time, so only
+// a write stalled for this long can lose it.
 const staleTempAge = time.Hour
+
+// orphanTempAge is how old a temp file whose lock is free must be before it
+// is removed: a Put holds the lock from just after creating the file until
+// it closes it just before the rename, and both gaps last microseconds.
+const orphanTempAge = time.Minute
 
 // Store keeps blobs in a directory. It implements fileframe.Blobs and is
 // safe for concurrent use, also by several processes sharing the directory
@@ -42,7 +51,7 @@ type Store struct {
 var _ fileframe.Blobs = (*Store)(nil)
 
 // Open returns a Store keeping blobs under dir (created if missing, 0700).
-// It removes temp files left in dir/tmp by a crash more than an hour ago.
+// It removes the temp files a crash left in dir/tmp (CleanTemp).
 func Open(dir string) (*Store, error) {
 	return open(dir, time.Now)
 }
@@ -56,34 +65,51 @@ func open(dir string, now func() time.Time) (*Store, error) {
 	if err := os.MkdirAll(s.tmp, 0o700); err != nil {
 		return nil, fmt.Errorf("disk: create blob directory: %w", err)
 	}
-	if err := s.removeStaleTemps(); err != nil {
+	if _, err := s.CleanTemp(context.Background(), staleTempAge); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// removeStaleTemps removes temp files not modified for staleTempAge.
-func (s *Store) removeStaleTemps() error {
+// CleanTemp removes what Puts interrupted by a crash left in dir/tmp and
+// returns how many files it removed: a temp file whose lock no process
+// holds once it is orphanTempAge old, and any temp file not modified for
+// olderThan. A Put in progress, of this process or another sharing the
+// directory, holds its lock and keeps its file. Serve runs it at every
+// clean-up, as it runs the S3 store's.
+func (s *Store) CleanTemp(ctx context.Context, olderThan time.Duration) (int, error) {
 	entries, err := os.ReadDir(s.tmp)
 	if err != nil {
-		return fmt.Errorf("disk: read temp directory: %w", err)
+		return 0, fmt.Errorf("disk: read temp directory: %w", err)
 	}
-	cutoff := s.now().Add(-staleTempAge)
+	now := s.now()
+	removed := 0
 	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
 		info, err := e.Info()
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // finished or removed meanwhile
 		} else if err != nil {
-			return fmt.Errorf("disk: stat temp file: %w", err)
+			return removed, fmt.Errorf("disk: stat temp file: %w", err)
 		}
-		if info.IsDir() || !info.ModTime().Before(cutoff) {
+		age := now.Sub(info.ModTime())
+		if info.IsDir() || age < orphanTempAge {
 			continue
 		}
-		if err := os.Remove(filepath.Join(s.tmp, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("disk: remove stale temp file: %w", err)
+		path := filepath.Join(s.tmp, e.Name())
+		if age < olderThan && !writerGone(path) {
+			continue
+		}
+		switch err := os.Remove(path); {
+		case err == nil:
+			removed++
+		case !errors.Is(err, fs.ErrNotExist):
+			return removed, fmt.Errorf("disk: remove stale temp file: %w", err)
 		}
 	}
-	return nil
+	return removed, nil
 }
 
 // Delete removes the blob; deleting a missing blob is not an error. An
