@@ -18,16 +18,20 @@ const (
 	CodePlanRequired         = "plan_required"
 	CodeRateLimited          = "rate_limited"
 	CodeUnsupportedMediaType = "unsupported_media_type"
-	CodeBodyTooLarge         = "body_too_large"
-	CodeInvalidJSON          = "invalid_json"
-	CodeInvalidField         = "invalid_field"
-	CodeFileIDRequired       = "file_id_required"
-	CodeFileIDNotAllowed     = "file_id_not_allowed"
-	CodeFileNotFound         = "file_not_found"
-	CodeHTMLRequired         = "html_required"
-	CodeHTMLTooLarge         = "html_too_large"
-	CodeHTMLInvalid          = "html_invalid"
-	CodeMethodNotAllowed     = "method_not_allowed"
+	// CodeUnsupportedEncoding is the code of a request body sent with a
+	// Content-Encoding (gzip, br, …): bodies are stored as they arrive,
+	// so an encoded one would be stored still encoded.
+	CodeUnsupportedEncoding = "unsupported_content_encoding"
+	CodeBodyTooLarge        = "body_too_large"
+	CodeInvalidJSON         = "invalid_json"
+	CodeInvalidField        = "invalid_field"
+	CodeFileIDRequired      = "file_id_required"
+	CodeFileIDNotAllowed    = "file_id_not_allowed"
+	CodeFileNotFound        = "file_not_found"
+	CodeHTMLRequired        = "html_required"
+	CodeHTMLTooLarge        = "html_too_large"
+	CodeHTMLInvalid         = "html_invalid"
+	CodeMethodNotAllowed    = "method_not_allowed"
 	// CodeQuotaExceeded is the code of an upload that does not fit in
 	// what is left of its account's storage; CodeFileTooLarge of a file
 	// larger than its plan takes.

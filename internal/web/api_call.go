@@ -90,6 +90,9 @@ func (s *Server) runAPI(w http.ResponseWriter, r *http.Request, e apiEndpoint) (
 	}
 	c := &apiCall{caller: caller}
 	// 415, 413, 408
+	if err := checkBodyEncoding(r); err != nil {
+		return 0, nil, err
+	}
 	if e.body == bodyJSON || e.body == bodyOptionalJSON {
 		empty := r.ContentLength == 0 && r.Header.Get("Content-Type") == ""
 		if e.body == bodyJSON || !empty {
@@ -200,6 +203,45 @@ func (s *Server) allow(r *http.Request, bucket string, perSecond float64, burst 
 		return fileframe.RateDecision{Allowed: true, Remaining: max(burst, 1) - 1}
 	}
 	return d
+}
+
+// checkBodyEncoding refuses a request body sent with a Content-Encoding
+// other than identity. Go's server does not decode request bodies, and a
+// file or page is stored as its bytes arrive: a gzip body would be stored
+// (and later served) still compressed, under its plain name.
+func checkBodyEncoding(r *http.Request) error {
+	if r.ContentLength == 0 {
+		return nil // no body: nothing to decode
+	}
+	for _, v := range r.Header.Values("Content-Encoding") {
+		for _, coding := range strings.Split(v, ",") {
+			coding = strings.TrimSpace(coding)
+			if coding == "" || strings.EqualFold(coding, "identity") {
+				continue
+			}
+			return fileframe.Errorf(fileframe.CodeUnsupportedEncoding,
+				"The request body is sent with Content-Encoding %q, which Fileframe does not decode: it would store the encoded bytes. Send the body as it is, without Content-Encoding.",
+				truncate(coding, 40))
+		}
+	}
+	return nil
+}
+
+// refuseEncodedBodies answers 415 to a request of the application (a form,
+// a tus upload, MCP) whose body has a Content-Encoding. The REST API
+// (under /api/) checks it itself, at the 415 step of its order of checks
+// (runAPI), after the key.
+func (s *Server) refuseEncodedBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := r.Header["Content-Encoding"]; ok && !strings.HasPrefix(r.URL.Path, "/api/") {
+			if err := checkBodyEncoding(r); err != nil {
+				w.Header().Set("Connection", "close")
+				s.textError(w, r, err)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // checkJSONContentType accepts application/json with any parameters (such

@@ -2,6 +2,8 @@ package web
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -233,5 +235,74 @@ func TestStalledBodies(t *testing.T) {
 	}
 	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
 		t.Errorf("a client's stall was logged as a server error:\n%s", e.logs.String())
+	}
+}
+
+// TestEncodedBodiesRefused: a body sent with a Content-Encoding is
+// refused with 415 unsupported_content_encoding, on the API after the key
+// (its order of checks) and on the application's uploads, instead of being
+// stored still compressed under its plain name (issue 15, item 5).
+// Nothing is stored. "identity" is no encoding and passes.
+func TestEncodedBodiesRefused(t *testing.T) {
+	e := newTestEnv(t, withUploads(t.TempDir()))
+	a := e.account(fileframe.PlanAgency)
+	key, _ := e.key(a, "")
+	f := e.file(a, "a.txt", []byte("hello"))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("the bytes of a report"))
+	zw.Close()
+
+	post := func(path, contentType, encoding, auth string, body []byte) (*http.Response, []byte) {
+		req, _ := http.NewRequest(http.MethodPost, e.app.URL+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		if encoding != "" {
+			req.Header.Set("Content-Encoding", encoding)
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		return e.do(req)
+	}
+	pageBody := []byte(`{"fileId":"` + string(f.ID) + `","html":"<!DOCTYPE html><html><head><title>t</title></head><body><p>hi</p></body></html>"}`)
+	for _, tt := range []struct {
+		name, path, contentType, encoding, auth string
+		body                                    []byte
+		status                                  int
+		code                                    string
+	}{
+		{"raw upload, gzip", "/api/files?name=report.txt", "text/plain", "gzip", key, gz.Bytes(), 415, fileframe.CodeUnsupportedEncoding},
+		{"raw upload, two codings", "/api/files?name=report.txt", "text/plain", "identity, br", key, gz.Bytes(), 415, fileframe.CodeUnsupportedEncoding},
+		{"custom page, gzip", "/api/campaign/custom-html", "application/json", "GZIP", key, gz.Bytes(), 415, fileframe.CodeUnsupportedEncoding},
+		{"custom page, gzip, no key: the key first", "/api/campaign/custom-html", "application/json", "gzip", "", gz.Bytes(), 401, fileframe.CodeUnauthorized},
+		{"custom page, identity", "/api/campaign/custom-html", "application/json", "identity", key, pageBody, 200, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := post(tt.path, tt.contentType, tt.encoding, tt.auth, tt.body)
+			if resp.StatusCode != tt.status || tt.code != "" && !bytes.Contains(body, []byte(`"code":"`+tt.code+`"`)) {
+				t.Errorf("got %d %s, want %d %s", resp.StatusCode, body, tt.status, tt.code)
+			}
+		})
+	}
+
+	// The application's resumable upload: a PATCH labelled gzip.
+	c, _ := signedInUploader(e, "gz@example.com", fileframe.PlanFree)
+	url := c.create("b.bin", gz.Len())
+	req, _ := http.NewRequest(http.MethodPatch, url, bytes.NewReader(gz.Bytes()))
+	req.Header.Set("Tus-Resumable", "1.0.0")
+	req.Header.Set("Content-Type", "application/offset+octet-stream")
+	req.Header.Set("Upload-Offset", "0")
+	req.Header.Set("Content-Encoding", "gzip")
+	req.Header.Set(csrfHeader, c.csrf)
+	req.Header.Set("Cookie", c.b.cookieHeader())
+	if resp, body := e.do(req); resp.StatusCode != http.StatusUnsupportedMediaType || !bytes.Contains(body, []byte("Content-Encoding")) {
+		t.Errorf("tus PATCH with gzip: got %d %s, want 415 naming Content-Encoding", resp.StatusCode, body)
+	}
+	if off := c.offset(url); off != 0 {
+		t.Errorf("offset after the refused PATCH: %d, want 0", off)
+	}
+	files, _ := e.store.FilesByAccount(context.Background(), a.ID)
+	if len(files) != 1 {
+		t.Errorf("account holds %d files, want only the one made before", len(files))
 	}
 }

@@ -31,6 +31,7 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodePlanRequired:         {http.StatusForbidden, "Agency plan required"},
 	fileframe.CodeRateLimited:          {http.StatusTooManyRequests, "Too many requests"},
 	fileframe.CodeUnsupportedMediaType: {http.StatusUnsupportedMediaType, "Content-Type must be application/json"},
+	fileframe.CodeUnsupportedEncoding:  {http.StatusUnsupportedMediaType, "Content-Encoding not supported"},
 	fileframe.CodeBodyTooLarge:         {http.StatusRequestEntityTooLarge, "Request body too large"},
 	fileframe.CodeInvalidJSON:          {http.StatusBadRequest, "Malformed JSON"},
 	fileframe.CodeInvalidField:         {http.StatusBadRequest, "Field of the wrong type"},

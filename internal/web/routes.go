@@ -187,7 +187,7 @@ func (s *Server) AppHandler() http.Handler {
 	for _, r := range s.appRoutes() {
 		mux.Handle(r.pattern, r.handler)
 	}
-	return s.observe("app", s.appHostOnly(mux))
+	return s.observe("app", s.appHostOnly(s.refuseEncodedBodies(mux)))
 }
 
 // contentRoutes lists every route of the content origin, which serves the
