@@ -439,28 +439,26 @@ func (m *Main) httpServer(h http.Handler) *http.Server {
 }
 
 // shutdown stops the HTTP servers, waiting up to the shutdown timeout for
-// requests in flight; then it flushes the web server's batched writes.
+// requests in flight and then cutting those still running (a warning: the
+// timeout is the operator's choice, and nothing stored is lost); then it
+// flushes the web server's batched writes, whose failure (download counts
+// lost) is the error it returns, and makes serve exit 1.
 func (m *Main) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.ShutdownTimeout)
 	defer cancel()
 	var wg sync.WaitGroup
-	errs := make([]error, len(m.servers))
-	for i, s := range m.servers {
+	for _, s := range m.servers {
 		wg.Go(func() {
 			if err := s.Shutdown(ctx); err != nil {
 				// Out of time: cut the connections still open.
 				s.Close()
-				errs[i] = fmt.Errorf("requests still running after %s were cut off: %w", m.cfg.ShutdownTimeout, err)
+				m.log.Warn("shutdown timed out: requests still running were cut off", "timeout", m.cfg.ShutdownTimeout.String(), "err", err)
 			}
 		})
 	}
 	wg.Wait()
 	m.servers = nil
-	err := errors.Join(errs...)
-	if err != nil {
-		m.log.Warn("shutdown timed out", "err", err)
-	}
-	return errors.Join(err, m.closeServer())
+	return m.closeServer()
 }
 
 // closeServer flushes and stops the web server once.

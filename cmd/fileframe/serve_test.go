@@ -328,3 +328,36 @@ func TestServeOpsListener(t *testing.T) {
 	}
 	q.stop()
 }
+
+// TestServeShutdownTimeoutExitsZero: a download whose client stops reading
+// is cut off when --shutdown-timeout ends, with a warning, and serve still
+// exits 0 as the README says: nothing stored was lost (issue 15, item 5).
+func TestServeShutdownTimeoutExitsZero(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startServe(t, dir, "--shutdown-timeout", "1s")
+	data := []string{"--data", dir}
+	mustCLI(t, append([]string{"account", "create", "--email", "stall@example.com"}, data...)...)
+	big := make([]byte, 32<<20)
+	src := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(src, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := cliJSON(t, append([]string{"file", "add", src, "--email", "stall@example.com"}, data...)...)
+	resp, err := http.Get(p.app + "/f/" + f["slug"].(string) + "/download")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.CopyN(io.Discard, resp.Body, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	// The client reads no more: the download cannot finish.
+	p.signal(syscall.SIGTERM)
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Fatalf("serve exited %d after cutting off a stalled download, want 0; stderr:\n%s", code, p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), "shutdown timed out") {
+		t.Errorf("no warning about the cut-off request in the log:\n%s", p.stderr)
+	}
+}
