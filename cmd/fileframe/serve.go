@@ -124,6 +124,7 @@ func (m *Main) Run(ctx context.Context) error {
 // server. Listeners are bound first so that port 0 can be resolved into the
 // base URL and the content origin.
 func (m *Main) open(ctx context.Context) error {
+	logDescriptorLimit(m.log)
 	st := m.cfg.Storage()
 	store, err := openStore(ctx, st, true)
 	if err != nil {

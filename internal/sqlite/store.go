@@ -136,7 +136,36 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	if err := openAll(ctx, read, n); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
 	return s, nil
+}
+
+// openAll opens the pool's n connections now and leaves them idle in it,
+// where they stay (no idle timeout, no lifetime): a read then never has to
+// open the database file while the process may be out of file descriptors
+// (a burst of connections), which SQLite would report as "unable to open
+// database file".
+func openAll(ctx context.Context, db *sql.DB, n int) error {
+	conns := make([]*sql.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range n {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		conns = append(conns, c)
+		if err := c.PingContext(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // prepare prepares the statements of the hot reads on the reader pool.
@@ -276,6 +305,12 @@ func wrap(op string, err error) error {
 	}
 	if isCheck(err) {
 		return fmt.Errorf("sqlite: %s: %w: %w", op, fileframe.Errorf(fileframe.EINVALID, "The store cannot hold this value."), err)
+	}
+	if sqliteCode(err)&0xff == sqlite3.SQLITE_CANTOPEN {
+		// The file was opened at Open: failing to open it (or its journal)
+		// again now is the process out of file descriptors for a moment.
+		return fmt.Errorf("sqlite: %s: %w: %w", op, fileframe.Errorf(fileframe.CodeBusy,
+			"The server has as many files and connections open as it may; try again in a few seconds."), err)
 	}
 	return fmt.Errorf("sqlite: %s: %w", op, err)
 }

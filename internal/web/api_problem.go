@@ -68,6 +68,8 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 		if h.Get("Allow") == "" {
 			h.Set("Allow", http.MethodPost)
 		}
+	case fileframe.CodeBusy:
+		setBusyRetry(h)
 	}
 	s.writeAPIJSON(w, "application/problem+json", body.Status, body)
 }

@@ -86,7 +86,25 @@ func kindOf(err error) (string, errorKind) {
 // fault marks err as the server's fault whatever its code says (a blob
 // that a file's row names but the blob store lacks is not a 404): it is
 // answered 500, and logged with its cause.
-func fault(err error) error { return faultError{err} }
+// A busy error (no file descriptor free, the blob store overloaded) is
+// never a fault: it stays 503 with Retry-After.
+func fault(err error) error {
+	if fileframe.ErrorCode(err) == fileframe.CodeBusy {
+		return err
+	}
+	return faultError{err}
+}
+
+// busyRetryAfter is the Retry-After, in seconds, of a busy answer whose
+// handler did not set its own.
+const busyRetryAfter = "2"
+
+// setBusyRetry sets Retry-After on a busy answer unless its handler did.
+func setBusyRetry(h http.Header) {
+	if h.Get("Retry-After") == "" {
+		h.Set("Retry-After", busyRetryAfter)
+	}
+}
 
 // faultError hides the code of the error it holds (it has no Unwrap).
 type faultError struct{ err error }
@@ -181,9 +199,12 @@ func (s *Server) publicError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	code, k := kindOf(err)
 	title, msg := fileframe.ErrorTitle(err), fileframe.ErrorMessage(err)
-	if code == fileframe.EINTERNAL {
+	switch code {
+	case fileframe.EINTERNAL:
 		s.logFor(r).Error("public page failed", "path", r.URL.Path, "err", err)
 		title, msg = "Something went wrong", "The file could not be shown right now. Please try again in a moment."
+	case fileframe.CodeBusy:
+		setBusyRetry(w.Header())
 	}
 	if title == "" {
 		title = k.title
@@ -221,9 +242,12 @@ func (s *Server) textError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	code, k := kindOf(err)
 	msg := fileframe.ErrorMessage(err)
-	if code == fileframe.EINTERNAL {
+	switch code {
+	case fileframe.EINTERNAL:
 		s.logFor(r).Error("request failed", "path", r.URL.Path, "err", err)
 		msg = "Internal error."
+	case fileframe.CodeBusy:
+		setBusyRetry(w.Header())
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	http.Error(w, msg, k.status)

@@ -41,8 +41,10 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 	if err := ctx.Err(); err != nil {
 		return fileframe.BlobInfo{}, err
 	}
-	f, err := os.CreateTemp(s.tmp, "put-*")
-	if err != nil {
+	f, err := withDescriptor(ctx, func() (*os.File, error) { return os.CreateTemp(s.tmp, "put-*") })
+	if fileframe.ErrorCode(err) == fileframe.CodeBusy {
+		return fileframe.BlobInfo{}, err
+	} else if err != nil {
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
 	}
 	tmp := f.Name()

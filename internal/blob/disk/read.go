@@ -26,9 +26,11 @@ func (s *Store) Open(ctx context.Context, key string) (fileframe.BlobReader, err
 	if err := ctx.Err(); err != nil {
 		return fileframe.BlobReader{}, err
 	}
-	f, err := os.Open(path)
+	f, err := withDescriptor(ctx, func() (*os.File, error) { return os.Open(path) })
 	if errors.Is(err, fs.ErrNotExist) {
 		return fileframe.BlobReader{}, notFound()
+	} else if fileframe.ErrorCode(err) == fileframe.CodeBusy {
+		return fileframe.BlobReader{}, err
 	} else if err != nil {
 		return fileframe.BlobReader{}, fmt.Errorf("disk: open: %w", err)
 	}
