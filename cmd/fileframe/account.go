@@ -38,6 +38,42 @@ func parsePlan(raw string) (fileframe.Plan, error) {
 
 // accountByEmail returns the account with that email, with a message that
 // says which when there is none.
+// ownedArg is what an admin command acting on one thing of an account
+// (a file, a key) starts from: the thing's ID, the open store (the caller
+// closes it) and the account.
+type ownedArg struct {
+	id      string
+	store   fileframe.Store
+	account fileframe.Account
+}
+
+// openOwned parses args for such a command, whose flags (--email among
+// them, in email) fs holds: exactly one positional argument, named what in
+// the usage error; then it opens the store and finds the account.
+func openOwned(ctx context.Context, fs *flag.FlagSet, args []string, data *storageFlags, email *string, what string) (ownedArg, error) {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return ownedArg{}, err
+	}
+	if len(rest) != 1 {
+		return ownedArg{}, usagef("want exactly one %s, got %d arguments", what, len(rest))
+	}
+	addr, err := parseEmail(*email)
+	if err != nil {
+		return ownedArg{}, err
+	}
+	store, err := data.openStore(ctx, false)
+	if err != nil {
+		return ownedArg{}, err
+	}
+	a, err := accountByEmail(ctx, store, addr)
+	if err != nil {
+		store.Close()
+		return ownedArg{}, err
+	}
+	return ownedArg{id: rest[0], store: store, account: a}, nil
+}
+
 func accountByEmail(ctx context.Context, store fileframe.Store, email string) (fileframe.Account, error) {
 	a, err := store.AccountByEmail(ctx, email)
 	if fileframe.IsNotFound(err) {

@@ -37,6 +37,7 @@ Usage:
                   [--remove-when-ended] [--reveal name|nothing] [--json]
   fileframe file set --email E FILE_ID [the link flags of file add]
                   [--no-expiry] [--no-password] [--keep-when-ended] [--json]
+  fileframe file delete --email E FILE_ID [--json]
   fileframe key create --email E [--file FILE_ID] [--name N] [--expires DURATION] [--json]
   fileframe key revoke --email E KEY_ID [--json]
   fileframe migrate [--json]
@@ -133,6 +134,7 @@ func commands() []command {
 		{"account set-plan", runAccountSetPlan},
 		{"file add", runFileAdd},
 		{"file set", runFileSet},
+		{"file delete", runFileDelete},
 		{"key create", runKeyCreate},
 		{"key revoke", runKeyRevoke},
 		{"migrate", runMigrate},

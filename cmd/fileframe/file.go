@@ -128,28 +128,13 @@ func runFileSet(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	emailFlag := fs.String("email", "", "the owner's email address (required)")
 	lf := addLinkFlags(fs, true)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	rest, err := parseArgs(fs, args)
+	o, err := openOwned(ctx, fs, args, data, emailFlag, "FILE_ID")
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 {
-		return usagef("want exactly one FILE_ID, got %d arguments", len(rest))
-	}
-	id := fileframe.FileID(rest[0])
-	email, err := parseEmail(*emailFlag)
-	if err != nil {
-		return err
-	}
+	defer o.store.Close()
+	id, a, store := fileframe.FileID(o.id), o.account, o.store
 	link, err := lf.parse(c.stdin())
-	if err != nil {
-		return err
-	}
-	store, err := data.openStore(ctx, false)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	a, err := accountByEmail(ctx, store, email)
 	if err != nil {
 		return err
 	}
@@ -171,5 +156,45 @@ func runFileSet(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 	}
 	fmt.Fprintf(c.Stdout, "The link of %s (file %s) is now: %s.\nLink: %s%s\n",
 		file.Name, file.ID, linkText(out.linkJSON), c.baseURL(), file.URL())
+	return nil
+}
+
+// runFileDelete deletes one of the account's files, with its page, its
+// appearance and its page-bound keys: the same use case as the file page's
+// Delete button, the API's DELETE and MCP's delete_file. Its bytes are
+// removed as soon as no other file uses them and no upload of the same
+// bytes can still be about to (fileframe.BlobGrace); what a server's timer
+// or this command cannot do then, the next clean-up does.
+func runFileDelete(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
+	data := c.storageFlags(fs)
+	quotas := data.quotas() // unused by deletion, but the service with blobs takes them
+	emailFlag := fs.String("email", "", "the owner's email address (required)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	o, err := openOwned(ctx, fs, args, data, emailFlag, "FILE_ID")
+	if err != nil {
+		return err
+	}
+	defer o.store.Close()
+	id, a, store := fileframe.FileID(o.id), o.account, o.store
+	svc, err := data.service(ctx, store, quotas)
+	if err != nil {
+		return err
+	}
+	deleted, blobErr, err := svc.DeleteFile(ctx, a, id)
+	if fileframe.IsNotFound(err) {
+		return fileframe.Errorf(fileframe.ENOTFOUND, "%s has no file %s", a.Email, id)
+	} else if err != nil {
+		return err
+	}
+	if blobErr != nil {
+		fmt.Fprintf(c.Stderr, "warning: %v; the next clean-up of a server removes it\n", blobErr)
+	}
+	if *asJSON {
+		return c.printJSON(struct {
+			FileID  fileframe.FileID `json:"fileId"`
+			Deleted bool             `json:"deleted"`
+		}{deleted.ID, true})
+	}
+	fmt.Fprintf(c.Stdout, "Deleted %s (file %s).\n", deleted.Name, deleted.ID)
 	return nil
 }

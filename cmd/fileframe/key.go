@@ -146,29 +146,13 @@ func runKeyRevoke(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) 
 	data := c.storageFlags(fs)
 	emailFlag := fs.String("email", "", "the owner's email address (required)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	rest, err := parseArgs(fs, args)
+	o, err := openOwned(ctx, fs, args, data, emailFlag, "KEY_ID")
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 {
-		return usagef("want exactly one KEY_ID, got %d arguments", len(rest))
-	}
-	id := fileframe.KeyID(rest[0])
-	email, err := parseEmail(*emailFlag)
-	if err != nil {
-		return err
-	}
-
-	store, err := data.openStore(ctx, false)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	a, err := accountByEmail(ctx, store, email)
-	if err != nil {
-		return err
-	}
-	svc, err := data.service(ctx, store, nil)
+	defer o.store.Close()
+	id, a := fileframe.KeyID(o.id), o.account
+	svc, err := data.service(ctx, o.store, nil)
 	if err != nil {
 		return err
 	}

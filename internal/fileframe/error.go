@@ -52,6 +52,10 @@ const (
 	// much of it at once as it allows (checking pages, hashing passwords):
 	// 503 with Retry-After, worth trying again in a few seconds.
 	CodeBusy = "busy"
+	// CodeStorageFull is the code of a write refused because the disk
+	// holding the data is full (507 Insufficient Storage): not the
+	// client's fault, and not a fault of the server's code either.
+	CodeStorageFull = "insufficient_storage"
 	// CodeFormExpired is the code of a form whose CSRF token is missing or
 	// not the session's (or that came from another site).
 	CodeFormExpired = "form_expired"

@@ -56,3 +56,13 @@ type Store interface {
 	// Close releases the store's resources.
 	Close() error
 }
+
+// SpaceChecker is what a store or blob store on a local file system (the
+// embedded SQLite database, the disk blob store) also offers: CheckSpace
+// returns an error of code CodeStorageFull when its disk has no more than
+// its reserve free. Use cases that store something new and large (files,
+// pages, images) ask it first and answer 507; the small writes that let an
+// owner make room (sessions, deletions) do not, and the reserve is theirs.
+type SpaceChecker interface {
+	CheckSpace(ctx context.Context) error
+}

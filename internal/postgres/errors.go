@@ -23,6 +23,7 @@ const (
 	numericOutOfRange        = "22003"
 	serializationFailure     = "40001"
 	deadlockDetected         = "40P01"
+	diskFull                 = "53100"
 )
 
 // pgError returns the server error carried by err, or nil.
@@ -105,6 +106,9 @@ func wrap(op string, err error) error {
 			}
 		case checkViolation, notNullViolation, characterNotInRepertoire, untranslatableChar, numericOutOfRange:
 			return fmt.Errorf("postgres: %s: %w: %w", op, fileframe.Errorf(fileframe.EINVALID, "The store cannot hold this value."), err)
+		case diskFull:
+			return fmt.Errorf("postgres: %s: %w: %w", op, fileframe.Errorf(fileframe.CodeStorageFull,
+				"The database server's disk is full: nothing new can be stored until the operator makes room."), err)
 		}
 	}
 	return fmt.Errorf("postgres: %s: %w", op, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -55,10 +56,38 @@ func (s *Service) DeleteFile(ctx context.Context, a fileframe.Account, id filefr
 		return fileframe.File{}, nil, err
 	}
 	s.changed()
-	if _, err := fileframe.RemoveBlobIfUnused(ctx, s.store, s.blobs, deleted.BlobKey, s.now()); err != nil {
+	if err := s.removeBlobWhenSafe(ctx, deleted.BlobKey); err != nil {
 		blobErr = fmt.Errorf("removing the blob of deleted file %s: %w", f.ID, err)
 	}
 	return deleted, blobErr, nil
+}
+
+// removeBlobWhenSafe removes a deleted file's blob now when no row uses it
+// and it is BlobGrace old (fileframe.RemoveBlobIfUnused); a younger one,
+// which an upload of the same bytes may be about to use, is removed as
+// soon as it is BlobGrace old, by a timer of this process, so that
+// deleting files on a full disk frees their room within a minute rather
+// than at the next clean-up (which still collects it should this process
+// stop first).
+func (s *Service) removeBlobWhenSafe(ctx context.Context, key string) error {
+	removed, err := fileframe.RemoveBlobIfUnused(ctx, s.store, s.blobs, key, s.now())
+	if removed || err != nil {
+		return err
+	}
+	info, err := s.blobs.Stat(ctx, key)
+	if err != nil {
+		return nil // gone already, or the clean-up's to find
+	}
+	wait := fileframe.BlobGrace - s.now().Sub(info.ModTime)
+	if wait <= 0 {
+		return nil // old enough: kept because a row uses it
+	}
+	time.AfterFunc(wait+time.Second, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		fileframe.RemoveBlobIfUnused(ctx, s.store, s.blobs, key, s.now())
+	})
+	return nil
 }
 
 // ListFiles returns one page of the account's files, newest first, after

@@ -170,6 +170,9 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 	if err := checkFileSize(nf.Account.Plan, q, nf.Size); err != nil {
 		return fileframe.File{}, err
 	}
+	if err := s.CheckSpace(ctx); err != nil {
+		return fileframe.File{}, err
+	}
 	// The link's settings before any byte is stored: a refused setting
 	// costs the client nothing, and a password is hashed once.
 	link, err := s.applyLink(ctx, nf.Account, fileframe.Link{}, nf.Link, true)

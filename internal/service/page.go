@@ -89,6 +89,9 @@ func (s *Service) SavePage(ctx context.Context, a fileframe.Account, f fileframe
 	if f.AccountID != a.ID {
 		return fileframe.Page{}, htmlcheck.Result{}, fileNotFound(f.ID)
 	}
+	if err := s.CheckSpace(ctx); err != nil {
+		return fileframe.Page{}, htmlcheck.Result{}, err
+	}
 	res, err := s.CheckPage(ctx, doc)
 	if err != nil {
 		return fileframe.Page{}, res, err

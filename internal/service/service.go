@@ -6,6 +6,7 @@
 package service
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -82,4 +83,19 @@ func New(cfg Config) (*Service, error) {
 		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(), passwords: cfg.Passwords, fetcher: cfg.Fetcher,
 		accountFetches: newAccountSlots(pageFetchParallel),
 	}, nil
+}
+
+// CheckSpace returns the storage-full error (507) of the store or the blob
+// store when either is on a local disk with no room left beyond its
+// reserve (fileframe.SpaceChecker): asked before storing anything new and
+// large, never before the small writes that let an owner make room.
+func (s *Service) CheckSpace(ctx context.Context) error {
+	for _, c := range []any{s.store, s.blobs} {
+		if sc, ok := c.(fileframe.SpaceChecker); ok {
+			if err := sc.CheckSpace(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

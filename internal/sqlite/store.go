@@ -34,6 +34,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/diskspace"
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -43,6 +44,7 @@ import (
 // concurrent use, and several Stores (in one process or several) may use one
 // file at once.
 type Store struct {
+	dir  string  // the database file's directory (CheckSpace)
 	read *sql.DB // concurrent, query_only connections
 	// One connection, used only by the writer goroutine. Its DSN also sets
 	// _txlock=immediate, so that any BeginTx on it takes the write lock at
@@ -119,6 +121,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	read.SetMaxIdleConns(n)
 
 	s := &Store{
+		dir:        filepath.Dir(abs),
 		read:       read,
 		write:      write,
 		calls:      make(chan *writeCall),
@@ -235,7 +238,16 @@ func (s *Store) Ping(ctx context.Context) error {
 	if err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
 		return fmt.Errorf("sqlite: ping: %w", err)
 	}
-	return nil
+	return s.CheckSpace(ctx)
+}
+
+// CheckSpace returns an error of code CodeStorageFull (507) when the file
+// system of the database has no more than its reserve free
+// (diskspace.Check): what would grow the database (new files, pages) is
+// then refused up front, and the reserve is left for what lets an owner
+// make room (sessions, deletions).
+func (s *Store) CheckSpace(ctx context.Context) error {
+	return diskspace.Check(s.dir)
 }
 
 // SchemaVersion returns the number of the last applied migration.
@@ -305,6 +317,9 @@ func wrap(op string, err error) error {
 	}
 	if isCheck(err) {
 		return fmt.Errorf("sqlite: %s: %w: %w", op, fileframe.Errorf(fileframe.EINVALID, "The store cannot hold this value."), err)
+	}
+	if sqliteCode(err)&0xff == sqlite3.SQLITE_FULL || diskspace.IsNoSpace(err) {
+		return fmt.Errorf("sqlite: %s: %w: %w", op, diskspace.ErrFull, err)
 	}
 	if sqliteCode(err)&0xff == sqlite3.SQLITE_CANTOPEN {
 		// The file was opened at Open: failing to open it (or its journal)

@@ -70,6 +70,8 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 	case fileframe.CodeBusy:
 		setBusyRetry(h)
+	case fileframe.CodeStorageFull:
+		s.noteStorageFull(r, body.Code, err)
 	}
 	s.writeAPIJSON(w, "application/problem+json", body.Status, body)
 }

@@ -261,6 +261,15 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 			refuse(fileframe.Errorf(fileframe.CodeInvalidField, "Send the upload's length in Upload-Length when it starts: its space is reserved then (Upload-Defer-Length is not supported)."))
 			return
 		}
+		// A full disk refuses new uploads and their bytes with 507
+		// before any byte is written, leaving its reserve for the small
+		// writes that let the owner make room.
+		if r.Method == http.MethodPost || r.Method == http.MethodPatch {
+			if err := s.svc.CheckSpace(r.Context()); err != nil {
+				refuse(err)
+				return
+			}
+		}
 		// A body that the client cuts short or stops sending is its
 		// fault: tusd answers those 500, which clientFaultWriter makes 400
 		// or 408, and logs them as errors, which tusLog lowers.

@@ -49,6 +49,7 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeUploadIncomplete:     {http.StatusBadRequest, "Upload incomplete"},
 	fileframe.CodeRequestTimeout:       {http.StatusRequestTimeout, "Request body stalled"},
 	fileframe.CodeBusy:                 {http.StatusServiceUnavailable, "Busy, try again shortly"},
+	fileframe.CodeStorageFull:          {http.StatusInsufficientStorage, "Storage full"},
 	fileframe.CodeFormExpired:          {http.StatusForbidden, "This form expired"},
 	fileframe.CodeForbidden:            {http.StatusForbidden, "Forbidden"},
 	fileframe.CodeMisdirected:          {http.StatusMisdirectedRequest, "Misdirected request"},
@@ -95,6 +96,14 @@ func fault(err error) error {
 	return faultError{err}
 }
 
+// noteStorageFull logs a write refused because the disk is full: not a
+// fault of the code, but the operator must hear of it.
+func (s *Server) noteStorageFull(r *http.Request, code string, err error) {
+	if code == fileframe.CodeStorageFull {
+		s.logFor(r).Warn("disk full: a write was refused with 507", "path", r.URL.Path, "err", err)
+	}
+}
+
 // busyRetryAfter is the Retry-After, in seconds, of a busy answer whose
 // handler did not set its own.
 const busyRetryAfter = "2"
@@ -134,6 +143,7 @@ func (s *Server) appError(w http.ResponseWriter, r *http.Request, user *signedIn
 	}
 	code, k := kindOf(err)
 	title, msg := fileframe.ErrorTitle(err), fileframe.ErrorMessage(err)
+	s.noteStorageFull(r, code, err)
 	switch code {
 	case fileframe.EINTERNAL:
 		s.logFor(r).Error("app: request failed", "path", r.URL.Path, "err", err)
@@ -242,6 +252,7 @@ func (s *Server) textError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	code, k := kindOf(err)
 	msg := fileframe.ErrorMessage(err)
+	s.noteStorageFull(r, code, err)
 	switch code {
 	case fileframe.EINTERNAL:
 		s.logFor(r).Error("request failed", "path", r.URL.Path, "err", err)

@@ -55,6 +55,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		if err := ping(ctx); err != nil {
 			s.logFor(r).Warn("readiness check failed", "check", name, "err", err)
 			*result = "unavailable"
+			if fileframe.ErrorCode(err) == fileframe.CodeStorageFull {
+				// Reachable, but its disk has no room for new data.
+				*result = "full"
+			}
 			return
 		}
 		*result = "ok"

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/fileframe/fileframe/internal/diskspace"
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
@@ -39,6 +40,9 @@ var copyBuffers = sync.Pool{
 // fails; either way nothing is left behind.
 func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error) {
 	if err := ctx.Err(); err != nil {
+		return fileframe.BlobInfo{}, err
+	}
+	if err := s.CheckSpace(ctx); err != nil {
 		return fileframe.BlobInfo{}, err
 	}
 	f, err := withDescriptor(ctx, func() (*os.File, error) { return os.CreateTemp(s.tmp, "put-*") })
@@ -70,10 +74,10 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 	)
 	copyBuffers.Put(bufp)
 	if err != nil {
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", diskspace.Wrap(err))
 	}
 	if err := f.Sync(); err != nil {
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: sync: %w", err)
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: sync: %w", diskspace.Wrap(err))
 	}
 	fi, err := f.Stat()
 	if err != nil {
@@ -83,7 +87,7 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 	err = f.Close()
 	f = nil
 	if err != nil {
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", diskspace.Wrap(err))
 	}
 	if err := ctx.Err(); err != nil {
 		return fileframe.BlobInfo{}, err
@@ -92,7 +96,7 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 	key := hex.EncodeToString(h.Sum(nil))
 	existed, err := s.install(key, tmp)
 	if err != nil {
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", diskspace.Wrap(err))
 	}
 	if existed {
 		modTime = s.now()
@@ -161,7 +165,7 @@ func (s *Store) Adopt(ctx context.Context, path string) (fileframe.BlobInfo, err
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
 	}
 	if err := f.Sync(); err != nil {
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: sync: %w", err)
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: sync: %w", diskspace.Wrap(err))
 	}
 	// Blobs are private to the service, whatever mode the file had.
 	if err := f.Chmod(0o600); err != nil {
@@ -184,7 +188,7 @@ func (s *Store) Adopt(ctx context.Context, path string) (fileframe.BlobInfo, err
 		existed = true // the copy is in place: remove the original below
 		key, size = info.Key, info.Size
 	} else if err != nil {
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", diskspace.Wrap(err))
 	}
 	err = f.Close()
 	f = nil

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/diskspace"
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
@@ -129,10 +130,22 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// CheckSpace returns an error of code CodeStorageFull (507) when the file
+// system of the blob directory has no more than its reserve free
+// (diskspace.Check): Put refuses new blobs then, and callers that are about
+// to store something large can ask first.
+func (s *Store) CheckSpace(ctx context.Context) error {
+	return diskspace.Check(s.dir)
+}
+
 // Ping reports whether the blob directory is there and writable, by
-// creating and removing a probe file in dir/tmp.
+// creating and removing a probe file in dir/tmp, and whether it has room
+// (CheckSpace): a full disk is not ready.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.CheckSpace(ctx); err != nil {
 		return err
 	}
 	if _, err := os.Stat(s.dir); err != nil {
