@@ -153,7 +153,8 @@ func (s *Server) contentPreview(w http.ResponseWriter, r *http.Request) {
 
 // pdfFramePage is the frame that draws a PDF's first page: pdf.js's
 // parser (pdf.worker.min.mjs, run in this thread), then viewer.mjs, which
-// loads pdf.min.mjs and draws the page of #pdf's data-src into its canvas.
+// loads pdf.min.mjs and draws the first page of #pdf's data-src (of
+// data-length bytes) into its canvas, reading it by ranges alone.
 var pdfFramePage = template.Must(template.New("pdf").Parse(`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Name}}</title>
@@ -161,7 +162,7 @@ var pdfFramePage = template.Must(template.New("pdf").Parse(`<!doctype html>
 <script type="module" src="{{.Viewer}}"></script>
 </head>
 <body>
-<div id="pdf" data-src="{{.Src}}"><canvas aria-label="The first page of {{.Name}}"></canvas><p hidden>This PDF cannot be previewed. Download it to open it.</p></div>
+<div id="pdf" data-src="{{.Src}}" data-length="{{.Length}}"><canvas aria-label="The first page of {{.Name}}"></canvas><p hidden>This PDF cannot be previewed. Download it to open it.</p></div>
 </body>
 </html>
 `))
@@ -204,8 +205,11 @@ func (s *Server) contentPDF(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	src := s.ContentOrigin() + "/v/" + r.PathValue("slug") + "/" + string(f.ID)
-	data := struct{ Name, Src, Worker, Viewer string }{
-		Name: f.Name, Src: src, Worker: pdfjsURL(s, "pdf.worker.min.mjs"), Viewer: pdfjsURL(s, "viewer.mjs"),
+	data := struct {
+		Name, Src, Worker, Viewer string
+		Length                    int64
+	}{
+		Name: f.Name, Src: src, Length: f.Size, Worker: pdfjsURL(s, "pdf.worker.min.mjs"), Viewer: pdfjsURL(s, "viewer.mjs"),
 	}
 	if token := r.URL.Query().Get("access"); protected(e.file) {
 		data.Src = withAccess(src, token)
