@@ -158,6 +158,7 @@ func (s *Server) contentPreview(w http.ResponseWriter, r *http.Request) {
 var pdfFramePage = template.Must(template.New("pdf").Parse(`<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{.Name}}</title>
+<style>html,body{margin:0;background:#fff}canvas{display:block}p{margin:16px;font:14px/1.4 system-ui,sans-serif}</style>
 <script type="module" src="{{.Worker}}"></script>
 <script type="module" src="{{.Viewer}}"></script>
 </head>
