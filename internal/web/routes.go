@@ -193,7 +193,8 @@ func (s *Server) AppHandler() http.Handler {
 }
 
 // contentRoutes lists every route of the content origin, which serves the
-// bytes of custom pages and nothing else (content_*.go). Every response it
+// bytes of custom pages and of previewed media and PDFs, and nothing else
+// (content_*.go). Every response it
 // makes, errors included, carries the sandbox's headers (sandboxHeaders).
 func (s *Server) contentRoutes() []route {
 	return []route{
