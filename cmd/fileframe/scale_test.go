@@ -148,26 +148,31 @@ func cliJSONEnv(t *testing.T, env []string, args ...string) map[string]any {
 // scaleOpsToken lets the scale-out test read /readyz on the app origin.
 const scaleOpsToken = "scale-test-ops-token-0123456789"
 
-func TestScaleOut(t *testing.T) {
-	t.Parallel()
-	db := newTestDatabase(t)
-	s3srv := startS3(t)
+// s3Env is the environment that puts an instance's blobs in a fresh
+// bucket of s3srv, its secret in a file.
+func s3Env(t *testing.T, s3srv s3Server) []string {
+	t.Helper()
 	secretFile := filepath.Join(t.TempDir(), "s3-secret")
 	if err := os.WriteFile(secretFile, []byte(s3srv.secretKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// The backends come from the environment, the secret from a file, as an
-	// operator would set them; every instance gets a data directory of its
-	// own, which none of them uses.
-	env := []string{
-		"FILEFRAME_DATABASE_URL=" + db,
+	return []string{
 		"FILEFRAME_S3_ENDPOINT=" + s3srv.endpoint,
 		"FILEFRAME_S3_BUCKET=fileframe-scale-" + strings.ToLower(rand.Text()[:12]),
 		"FILEFRAME_S3_ACCESS_KEY=" + s3srv.accessKey,
 		"FILEFRAME_S3_SECRET_KEY_FILE=" + secretFile,
 		"FILEFRAME_S3_PATH_STYLE=true",
-		"FILEFRAME_OPS_TOKEN=" + scaleOpsToken,
 	}
+}
+
+func TestScaleOut(t *testing.T) {
+	t.Parallel()
+	db := newTestDatabase(t)
+	// The backends come from the environment, the secret from a file, as an
+	// operator would set them; every instance gets a data directory of its
+	// own, which none of them uses.
+	s3srv := startS3(t)
+	env := append(s3Env(t, s3srv), "FILEFRAME_DATABASE_URL="+db, "FILEFRAME_OPS_TOKEN="+scaleOpsToken)
 	cliData := []string{"--data", t.TempDir()}
 	cli := func(args ...string) map[string]any {
 		t.Helper()

@@ -15,7 +15,7 @@ const BlobGrace = time.Minute
 
 // RemoveBlobIfUnused removes the blob under key when no file or appearance
 // refers to it and it is at least BlobGrace old at now, and reports whether
-// it did. A younger blob is left for CollectOrphanBlobs; a missing one is
+// it did; with it go its preview and the preview's thumbnail (when unused). A younger blob is left for CollectOrphanBlobs; a missing one is
 // not an error.
 func RemoveBlobIfUnused(ctx context.Context, s Store, b Blobs, key string, now time.Time) (bool, error) {
 	info, err := b.Stat(ctx, key)
@@ -44,6 +44,20 @@ func RemoveBlobIfUnused(ctx context.Context, s Store, b Blobs, key string, now t
 	}
 	if err := b.Delete(ctx, key); err != nil {
 		return false, err
+	}
+	// The blob's preview goes with it, and then its thumbnail, unless
+	// something else uses those bytes too (or it is younger than
+	// BlobGrace: the collector's walk then takes it later).
+	p, err := s.DeletePreview(ctx, key)
+	if IsNotFound(err) {
+		return true, nil
+	} else if err != nil {
+		return true, err
+	}
+	if p.ThumbKey != "" && p.ThumbKey != key {
+		if _, err := RemoveBlobIfUnused(ctx, s, b, p.ThumbKey, now); err != nil {
+			return true, err
+		}
 	}
 	return true, nil
 }

@@ -305,8 +305,9 @@ func revisionHashes(ctx context.Context, tx querier, id fileframe.FileID) ([]str
 	return hashes, rows.Err()
 }
 
-// BlobInUse reports whether any file, or any account's or file's appearance
-// image, refers to the blob key. The empty key is never in use.
+// BlobInUse reports whether any file, any account's or file's appearance
+// image, any kept page asset or any preview's thumbnail refers to the blob
+// key. The empty key is never in use.
 func (s *Store) BlobInUse(ctx context.Context, key string) (bool, error) {
 	if key == "" {
 		return false, nil
@@ -318,7 +319,8 @@ func (s *Store) BlobInUse(ctx context.Context, key string) (bool, error) {
 		    OR EXISTS (SELECT 1 FROM account_appearances WHERE background = ?1)
 		    OR EXISTS (SELECT 1 FROM file_appearances WHERE logo_key = ?1)
 		    OR EXISTS (SELECT 1 FROM file_appearances WHERE background = ?1)
-		    OR EXISTS (SELECT 1 FROM page_assets WHERE sha256 = ?1)`, key).Scan(&used)
+		    OR EXISTS (SELECT 1 FROM page_assets WHERE sha256 = ?1)
+		    OR EXISTS (SELECT 1 FROM previews WHERE thumb_key = ?1)`, key).Scan(&used)
 	if err != nil {
 		return false, wrap("blob in use", err)
 	}

@@ -28,6 +28,7 @@ func Run(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 	t.Run("Page", func(t *testing.T) { testPages(t, newStore) })
 	t.Run("LiveRevision", func(t *testing.T) { testLiveRevision(t, newStore) })
 	t.Run("PageAsset", func(t *testing.T) { testAssets(t, newStore) })
+	t.Run("Preview", func(t *testing.T) { testPreviews(t, newStore) })
 	t.Run("Session", func(t *testing.T) { testSessions(t, newStore) })
 	t.Run("Reservation", func(t *testing.T) { testReservations(t, newStore) })
 	t.Run("FinishedUpload", func(t *testing.T) { testFinishedUploads(t, newStore) })

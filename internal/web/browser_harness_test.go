@@ -320,6 +320,9 @@ type envConfig struct {
 	// opens <link rel=preconnect> connections only from the former. (Each
 	// Firefox test has a browser context of its own, which preconnects.)
 	persistentProfile bool
+	// config changes the server's Config further (after the suite's own
+	// changes), e.g. to count what is read from the blob store.
+	config func(*Config)
 }
 
 // browserEnv is one sandbox test: a real server (testEnv) whose app and
@@ -374,6 +377,9 @@ func newBrowserEnvWith(t *testing.T, cfg envConfig) *browserEnv {
 		}
 		c.Store = brokenStore{c.Store}
 		c.KeyRate, c.KeyBurst, c.IPRate, c.IPBurst = 1000, 1000, 1000, 1000
+		if cfg.config != nil {
+			cfg.config(c)
+		}
 	})
 	b := &browserEnv{testEnv: e, envConfig: cfg, evil: newEvilServer(t)}
 	b.account = e.account(fileframe.PlanAgency)

@@ -143,6 +143,23 @@ func templateCSP(styleSource, frameAncestors string) string {
 		"; form-action 'none'; base-uri 'none'; script-src 'self'; style-src 'self' " + styleSource + "; img-src 'self' data:"
 }
 
+// previewPolicy returns csp, a public page's policy (pageCSP,
+// templateCSP), with what the page's file preview v loads from the
+// content origin's /v/ (content_preview.go): a PDF's frame, or a video's
+// or audio's bytes. A thumbnail is 'self' and text is in the page.
+func previewPolicy(csp, contentOrigin string, v *previewView) string {
+	if v == nil {
+		return csp
+	}
+	switch v.Kind {
+	case previewPDF:
+		return strings.Replace(csp, "frame-src 'none'", "frame-src "+contentOrigin+"/v/", 1)
+	case previewVideo, previewAudio:
+		return csp + "; media-src " + contentOrigin + "/v/"
+	}
+	return csp
+}
+
 // appCSP returns the Content-Security-Policy of the application's pages:
 // scripts, styles, images and requests from the app origin only (no inline
 // script or style), frames of the app origin (live previews) and of the

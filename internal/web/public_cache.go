@@ -215,6 +215,18 @@ func (s *Server) publicPage(ctx context.Context, e *publicEntry) (*renderedPage,
 	if p := e.rendered.Load(); p != nil {
 		return p, nil
 	}
+	p, err := s.renderPublicPage(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	e.rendered.Store(p)
+	return p, nil
+}
+
+// renderPublicPage renders e's public page (publicPage's, which keeps
+// it). A protected link's page is rendered for each visitor with it
+// (protectedFile): its preview's addresses carry access tokens.
+func (s *Server) renderPublicPage(ctx context.Context, e *publicEntry) (*renderedPage, error) {
 	data := filePage{Assets: s.pages.assets, File: newFileView(e.file)}
 	// Link previews' meta tags (public_card.go).
 	social, err := s.socialFor(ctx, e)
@@ -230,16 +242,25 @@ func (s *Server) publicPage(ctx context.Context, e *publicEntry) (*renderedPage,
 		data.FrameURL = s.contentPageURL(e.file.Slug, e.page.LiveRevision, "")
 		body, err = s.pages.renderBytes("outer.html", data)
 	case e.hasTemplate:
+		// Previews (public_preview.go), on the template and default pages
+		// only.
+		if data.File.Preview, err = s.filePreview(ctx, e, e.file); err != nil {
+			return nil, err
+		}
 		var policy string
 		body, policy, err = s.renderTemplatePage(e.template, data.File, publicImageURLs(e.file.Slug, e.template.appearance), false, "'none'")
-		csp = []string{policy}
+		csp = []string{previewPolicy(policy, s.ContentOrigin(), data.File.Preview)}
 	default:
+		if data.File.Preview, err = s.filePreview(ctx, e, e.file); err != nil {
+			return nil, err
+		}
+		if data.File.Preview != nil {
+			csp = []string{previewPolicy(csp[0], s.ContentOrigin(), data.File.Preview)}
+		}
 		body, err = s.pages.renderBytes("default.html", data)
 	}
 	if err != nil {
 		return nil, err
 	}
-	p := &renderedPage{body: body, csp: csp, contentLength: []string{strconv.Itoa(len(body))}}
-	e.rendered.Store(p)
-	return p, nil
+	return &renderedPage{body: body, csp: csp, contentLength: []string{strconv.Itoa(len(body))}}, nil
 }

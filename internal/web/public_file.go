@@ -30,6 +30,9 @@ type fileView struct {
 	// Social is the page's link preview tags (public_card.go); nil on
 	// pages that have none.
 	Social *socialMeta
+	// Preview is the file's preview (public_preview.go); nil when it has
+	// none or the page shows none.
+	Preview *previewView
 }
 
 // errorPage is the data of error.html.

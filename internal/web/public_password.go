@@ -243,9 +243,9 @@ func (s *Server) protectedFile(w http.ResponseWriter, r *http.Request, e *public
 		frame = s.contentPageURL(e.file.Slug, rev, "")
 	}
 	if frame == "" {
-		// A template or the default page: no frame, and the cached
-		// rendering is exactly this visitor's page.
-		p, err := s.publicPage(r.Context(), e)
+		// A template or the default page: no frame, rendered for this
+		// visitor, since a preview's addresses carry access tokens.
+		p, err := s.renderPublicPage(r.Context(), e)
 		if err != nil {
 			s.publicError(w, r, err)
 			return

@@ -64,6 +64,8 @@ func (s *Server) appRoutes() []route {
 		{"GET /f/{slug}/background", groupPublic, s.publicImage("background")},
 		// The link preview card, og:image (public_card.go).
 		{"GET /f/{slug}/card.png", groupPublic, http.HandlerFunc(s.publicCard)},
+		// An image preview's thumbnail (public_preview.go).
+		{"GET /f/{slug}/thumb/{file}", groupPublic, http.HandlerFunc(s.publicThumb)},
 		{"GET /static/", groupPublic, s.staticFiles()},
 
 		// Discovery (public_llms.go): the API for agents, from docs/.
@@ -191,12 +193,18 @@ func (s *Server) AppHandler() http.Handler {
 }
 
 // contentRoutes lists every route of the content origin, which serves the
-// bytes of custom pages and nothing else (content_*.go). Every response it
+// bytes of custom pages and of previewed media and PDFs, and nothing else
+// (content_*.go). Every response it
 // makes, errors included, carries the sandbox's headers (sandboxHeaders).
 func (s *Server) contentRoutes() []route {
 	return []route{
 		{"GET /p/{slug}/{revision}", groupPublic, http.HandlerFunc(s.contentPage)},
 		{"GET /a/{name}", groupPublic, http.HandlerFunc(s.contentAsset)},
+		// Previews (content_preview.go): a video's, audio's or PDF's
+		// bytes, the frame that draws a PDF's first page, and pdf.js.
+		{"GET /v/{slug}/{file}", groupPublic, http.HandlerFunc(s.contentPreview)},
+		{"GET /v/{slug}/{file}/pdf", groupPublic, http.HandlerFunc(s.contentPDF)},
+		{"GET " + pdfjsPath + "{name}", groupPublic, http.HandlerFunc(s.contentPDFJS)},
 		{"/", groupPublic, http.HandlerFunc(s.contentNotFound)},
 	}
 }

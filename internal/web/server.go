@@ -17,8 +17,10 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/password"
 	"github.com/fileframe/fileframe/internal/service"
+	"github.com/fileframe/fileframe/internal/thumb"
 	"github.com/prometheus/client_golang/prometheus"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
+	"golang.org/x/sync/singleflight"
 )
 
 // Config is everything a Server needs; cmd/fileframe builds it from flags.
@@ -120,6 +122,9 @@ type Config struct {
 	// Quotas are the upload limits of each plan; a plan without one is
 	// unlimited.
 	Quotas map[fileframe.Plan]fileframe.Quota
+	// Thumbnails makes the thumbnails of image previews under its budget
+	// of pixels (public_preview.go); nil means one with thumb's defaults.
+	Thumbnails *thumb.Maker
 }
 
 // Server serves the app origin and the content origin.
@@ -153,6 +158,11 @@ type Server struct {
 	pageHTML *blobCache
 	// cards draws and caches link preview cards (public_card.go).
 	cards *cards
+	// Previews (public_preview.go): the kinds of blobs sniffed, the
+	// thumbnails being made in this process, and their maker.
+	sniffs     sniffCache
+	thumbs     singleflight.Group
+	thumbMaker *thumb.Maker
 
 	// changes watches the store for commits of any process; nil when the
 	// store cannot, and then nothing is cached. ownWrites counts this
@@ -234,6 +244,11 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.hdr = newHeaderValues(s.ContentOrigin())
+	if s.thumbMaker = cfg.Thumbnails; s.thumbMaker == nil {
+		if s.thumbMaker, err = thumb.New(0, 0); err != nil {
+			return nil, err
+		}
+	}
 	s.svc, err = service.New(service.Config{
 		Store: cfg.Store, Blobs: cfg.Blobs, Quotas: cfg.Quotas, Now: cfg.Now,
 		// The writes that change what visitors see tell this process's

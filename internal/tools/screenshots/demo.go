@@ -143,6 +143,9 @@ func (d *demo) seedContent(ctx context.Context) error {
 		}
 		d.files[f.id] = file
 	}
+	if err := d.seedPreviews(ctx, owners); err != nil {
+		return err
+	}
 
 	// The admin page lists two more people who signed up: a film studio
 	// the admin moved to Pro, with a file, and an account the admin
@@ -347,4 +350,41 @@ func (d *demo) storeFile(ctx context.Context, f fileframe.File, seed uint64) (fi
 		f.ContentType = "application/octet-stream"
 	}
 	return d.in.store.CreateFile(ctx, f)
+}
+
+// seedPreviews stores the files whose links show previews, with real
+// bytes: the member's photograph (an image on the default page) and the
+// admin's catalogue (a PDF's first page on the admin's Card template).
+func (d *demo) seedPreviews(ctx context.Context, owners map[person]fileframe.Account) error {
+	photo, err := backgroundJPEG()
+	if err != nil {
+		return err
+	}
+	catalogue, err := pagesFS.ReadFile("pages/catalogue.pdf")
+	if err != nil {
+		return err
+	}
+	for _, p := range []struct {
+		id, name, fileID, slug string
+		owner                  person
+		age                    time.Duration
+		data                   []byte
+	}{
+		{"dusk", "Costa da Morte at dusk.jpg", "f_Dk7sQ2mWx4RtNe8B", "Tn3kW7xQa2Lp", member, 3 * time.Hour, photo},
+		{"catalogue", "Northwind catalogue 2026.pdf", "f_Ct4vB9nRq6MzKe2W", "Qz8pN3vKc5Wr", admin, 30 * time.Hour, catalogue},
+	} {
+		info, err := d.in.blobs.Put(ctx, bytes.NewReader(p.data))
+		if err != nil {
+			return err
+		}
+		f, err := d.in.store.CreateFile(ctx, fileframe.File{
+			ID: fileframe.FileID(p.fileID), Slug: p.slug, AccountID: owners[p.owner].ID, Name: p.name, Size: info.Size,
+			BlobKey: info.Key, ContentType: mime.TypeByExtension(path.Ext(p.name)), CreatedAt: demoNow.Add(-p.age),
+		})
+		if err != nil {
+			return err
+		}
+		d.files[p.id] = f
+	}
+	return nil
 }

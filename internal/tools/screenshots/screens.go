@@ -65,5 +65,7 @@ var screens = []screen{
 	{name: "public-template-card", title: "Public link: Card template (the account's appearance)", stage: seeded, as: visitor, path: publicLink("presskit")},
 	{name: "public-draft-preview", title: "Public link: draft preview", stage: seeded, as: visitor, path: func(d *demo) string { return d.previewURL }},
 	{name: "public-password", title: "Public link: password page (the owner's look; the link reveals the file's name)", stage: seeded, as: visitor, path: publicLink("showreel")},
+	{name: "public-preview-image", title: "Public link: default page previewing an image (a thumbnail made once)", stage: seeded, as: visitor, path: publicLink("dusk")},
+	{name: "public-preview-pdf", title: "Public link: template page previewing a PDF's first page", stage: seeded, as: visitor, path: publicLink("catalogue")},
 	{name: "public-not-found", title: "Public link: not found", stage: seeded, as: visitor, path: at("/f/no-such-link"), status: http.StatusNotFound},
 }
