@@ -156,7 +156,7 @@ func TestOpenRemovesStaleTemps(t *testing.T) {
 		"put-stale":         {2 * time.Hour, false, true},
 		"ping-stale":        {61 * time.Minute, false, true},
 		"put-orphan":        {10 * time.Minute, false, true},
-		"put-young":         {30 * time.Second, false, false},
+		"put-young":         {time.Second, false, false},
 		"put-current":       {0, false, false},
 		"put-writing":       {10 * time.Minute, true, false},
 		"put-stalled-write": {2 * time.Hour, true, true},

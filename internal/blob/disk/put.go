@@ -84,17 +84,19 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", err)
 	}
 	modTime := fi.ModTime()
-	err = f.Close()
-	f = nil
-	if err != nil {
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", diskspace.Wrap(err))
-	}
 	if err := ctx.Err(); err != nil {
 		return fileframe.BlobInfo{}, err
 	}
 
+	// Installed while still open, so that the temp file's lock is held
+	// until it is renamed away: CleanTemp never sees it without a writer.
 	key := hex.EncodeToString(h.Sum(nil))
 	existed, err := s.install(key, tmp)
+	if err != nil {
+		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", diskspace.Wrap(err))
+	}
+	err = f.Close()
+	f = nil
 	if err != nil {
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", diskspace.Wrap(err))
 	}

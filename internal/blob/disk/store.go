@@ -8,7 +8,7 @@
 // complete; a crash leaves at most a temp file. Put holds a lock on its temp
 // file while it writes, which the kernel drops when the process dies, so
 // Open and CleanTemp (which serve runs at every clean-up) remove a crash's
-// temp files as soon as they are a minute old; files whose lock cannot be
+// temp files as soon as they are two seconds old; files whose lock cannot be
 // taken only once they are an hour old.
 //
 // Open hands out the blob file itself (an *os.File) as the reader, so
@@ -37,8 +37,8 @@ const staleTempAge = time.Hour
 
 // orphanTempAge is how old a temp file whose lock is free must be before it
 // is removed: a Put holds the lock from just after creating the file until
-// it closes it just before the rename, and both gaps last microseconds.
-const orphanTempAge = time.Minute
+// the file is renamed into place, and that first gap lasts microseconds.
+const orphanTempAge = 2 * time.Second
 
 // Store keeps blobs in a directory. It implements fileframe.Blobs and is
 // safe for concurrent use, also by several processes sharing the directory
