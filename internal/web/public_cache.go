@@ -50,6 +50,9 @@ type publicEntry struct {
 	// hasTemplate is false otherwise.
 	template    resolvedTemplate
 	hasTemplate bool
+	// items are a collection's files, in order (public_collection.go);
+	// nil for a file.
+	items []fileframe.File
 
 	rendered atomic.Pointer[renderedPage] // the public /f/{slug} page
 	// liveKey is the key in Server.pageHTML of the live revision's HTML as
@@ -176,6 +179,11 @@ func (s *Server) publicRecord(ctx context.Context, slug string) (*publicEntry, e
 	}
 	acct.PasswordHash = ""
 	e := &publicEntry{gen: gen, file: f, acct: acct}
+	if f.IsCollection() {
+		if e.items, err = s.collectionItems(ctx, f); err != nil {
+			return nil, err
+		}
+	}
 	if !acct.Disabled && acct.Plan.CustomPages() {
 		page, err := s.store.PageByFile(ctx, f.ID)
 		if err == nil {
@@ -215,7 +223,7 @@ func (s *Server) publicPage(ctx context.Context, e *publicEntry) (*renderedPage,
 	if p := e.rendered.Load(); p != nil {
 		return p, nil
 	}
-	data := filePage{Assets: s.pages.assets, File: newFileView(e.file)}
+	data := filePage{Assets: s.pages.assets, File: entryView(e)}
 	// Link previews' meta tags (public_card.go).
 	social, err := s.socialFor(ctx, e)
 	if err != nil {
