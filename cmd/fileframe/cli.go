@@ -37,6 +37,10 @@ Usage:
                   [--remove-when-ended] [--reveal name|nothing] [--json]
   fileframe file set --email E FILE_ID [the link flags of file add]
                   [--no-expiry] [--no-password] [--keep-when-ended] [--json]
+  fileframe collection create --email E [--name N] FILE_ID... [--base-url URL] [--json]
+  fileframe collection add --email E COLLECTION_ID FILE_ID... [--json]
+  fileframe collection remove --email E COLLECTION_ID FILE_ID [--json]
+  fileframe collection show --email E COLLECTION_ID [--json]
   fileframe key create --email E [--file FILE_ID] [--name N] [--expires DURATION] [--json]
   fileframe key revoke --email E KEY_ID [--json]
   fileframe migrate [--json]
@@ -133,6 +137,10 @@ func commands() []command {
 		{"account set-plan", runAccountSetPlan},
 		{"file add", runFileAdd},
 		{"file set", runFileSet},
+		{"collection create", runCollectionCreate},
+		{"collection add", runCollectionAdd},
+		{"collection remove", runCollectionRemove},
+		{"collection show", runCollectionShow},
 		{"key create", runKeyCreate},
 		{"key revoke", runKeyRevoke},
 		{"migrate", runMigrate},
@@ -168,7 +176,7 @@ func (c *CLI) Run(ctx context.Context, args []string) int {
 	cmd, rest, ok := findCommand(args)
 	if !ok {
 		name := args[0]
-		if len(args) > 1 && (name == "account" || name == "file" || name == "key" || name == "remote") {
+		if len(args) > 1 && (name == "account" || name == "file" || name == "collection" || name == "key" || name == "remote") {
 			name += " " + args[1]
 		}
 		fmt.Fprintf(c.Stderr, "fileframe: unknown command %q\n\n%s", name, usageText)

@@ -89,7 +89,7 @@ func (s *Server) createCollectionOp(ctx context.Context, c apiCaller, name strin
 	}
 	coll, err := s.svc.CreateCollection(ctx, c.account, name, ids)
 	if err != nil {
-		return collectionAnswer{}, apiNameError(err)
+		return collectionAnswer{}, err
 	}
 	_, items, err := s.svc.CollectionFiles(ctx, c.account, coll.ID)
 	if err != nil {
@@ -97,15 +97,6 @@ func (s *Server) createCollectionOp(ctx context.Context, c apiCaller, name strin
 	}
 	s.logCtx(ctx).Info("api: collection created", "key_id", c.key.ID, "file_id", coll.ID, "files", len(items))
 	return s.collectionOf(coll, items), nil
-}
-
-// apiNameError is the API's invalid_field for a name the file name rules
-// refuse (EINVALID), any other error as it is.
-func apiNameError(err error) error {
-	if fileframe.ErrorCode(err) == fileframe.EINVALID {
-		return fileframe.Errorf(fileframe.CodeInvalidField, "name: %s", fileframe.ErrorMessage(err))
-	}
-	return err
 }
 
 // pathCollection is the caller's collection named by the {id} of the
