@@ -99,10 +99,14 @@ func (s *Server) createCollectionOp(ctx context.Context, c apiCaller, name strin
 	return s.collectionOf(coll, items), nil
 }
 
-// pathCollection is the caller's collection named by the {id} of the
-// path: a page-bound key reaches only its own file.
+// pathCollection is reachCollection of the {id} of the path.
 func (s *Server) pathCollection(ctx context.Context, r *http.Request, c apiCaller) (fileframe.File, error) {
-	id := fileframe.FileID(r.PathValue("id"))
+	return s.reachCollection(ctx, c, fileframe.FileID(r.PathValue("id")))
+}
+
+// reachCollection is the caller's collection id: a page-bound key reaches
+// only its own file.
+func (s *Server) reachCollection(ctx context.Context, c apiCaller, id fileframe.FileID) (fileframe.File, error) {
 	if c.key.Kind == fileframe.KeyPage && id != c.key.FileID {
 		return fileframe.File{}, fileframe.Errorf(fileframe.CodeCollectionNotFound,
 			"This page-bound key reaches only its own file, %s; there is no collection %q it can act on.", c.key.FileID, truncate(string(id), 100))

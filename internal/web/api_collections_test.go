@@ -117,3 +117,30 @@ func TestCollectionAPIParallelCap(t *testing.T) {
 		t.Errorf("parallel additions of 2 to 996 files: %d succeeded, %d files, %v; want 2, 1000", ok, len(items), err)
 	}
 }
+
+// TestCollectionMCP: the collection tools do what the REST endpoints do.
+func TestCollectionMCP(t *testing.T) {
+	fx := newAPIFixture(t)
+	cs := mustConnect(t, fx.e, fx.general)
+	c := toolOK(t, "create_collection", callTool(t, cs, "create_collection", map[string]any{"name": "Kit", "fileIds": []string{string(fx.file.ID)}}))
+	id, _ := c["collectionId"].(string)
+	if !fileframe.LooksLikeFileID(id) || len(c["files"].([]any)) != 1 {
+		t.Fatalf("create_collection: %v", c)
+	}
+	got := toolOK(t, "add_to_collection", callTool(t, cs, "add_to_collection", map[string]any{"collectionId": id, "fileIds": []string{string(fx.file2.ID)}}))
+	if len(got["files"].([]any)) != 2 || got["slug"] != c["slug"] {
+		t.Errorf("add_to_collection: %v", got)
+	}
+	got = toolOK(t, "remove_from_collection", callTool(t, cs, "remove_from_collection", map[string]any{"collectionId": id, "fileId": string(fx.file.ID)}))
+	if len(got["files"].([]any)) != 1 {
+		t.Errorf("remove_from_collection: %v", got)
+	}
+	got = toolOK(t, "get_collection", callTool(t, cs, "get_collection", map[string]any{"collectionId": id}))
+	if got["collectionId"] != id {
+		t.Errorf("get_collection: %v", got)
+	}
+	toolProblem(t, "create_collection", callTool(t, cs, "create_collection", map[string]any{"name": "X", "fileIds": []string{string(fx.otherFile.ID)}}), 404, fileframe.CodeFileNotFound)
+	toolProblem(t, "get_collection", callTool(t, cs, "get_collection", map[string]any{"collectionId": string(fx.file.ID)}), 404, fileframe.CodeCollectionNotFound)
+	page := mustConnect(t, fx.e, fx.page)
+	toolProblem(t, "create_collection", callTool(t, page, "create_collection", map[string]any{"name": "X"}), 403, fileframe.CodeKeyScope)
+}
