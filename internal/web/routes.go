@@ -143,6 +143,10 @@ func (s *Server) appRoutes() []route {
 		{"POST /files/{id}/link", groupSession, g(ownerForm, s.setLinkForm)},
 		{"POST /files/{id}/delete", groupSession, g(ownerForm, s.deleteFile)},
 		{"POST /files/upload", groupSession, g(ownerUpload, s.uploadForm)},
+		// Collections (app_collections.go).
+		{"POST /collections", groupSession, g(ownerForm, s.createCollection)},
+		{"POST /files/{id}/collection/add", groupSession, g(ownerForm, s.addToCollection)},
+		{"POST /files/{id}/collection/remove", groupSession, g(ownerForm, s.removeFromCollection)},
 		{"GET /appearance", groupSession, g(ownerPage, s.appearance)},
 		{"POST /appearance", groupPro, g(proForm, s.appearance)},
 		{"GET /files/{id}/appearance", groupSession, g(ownerPage, s.appearance)},
