@@ -192,16 +192,16 @@ type revisionRow struct {
 // the outcome named in the "done" query parameter; %d is a revision number
 // read from the store (never from the query).
 var fileNotices = map[string]string{
-	"renamed":     "The file was renamed. Visitors now download it under its new name.",
-	"link":        "The link's settings are saved. Visitors get them from their next request.",
-	"saved":       "Revision %d was saved as a draft. Visitors do not see it until you publish it.",
-	"published":   "Revision %d is published: visitors of the link see it now.",
-	"unpublished": "The custom page was unpublished. Visitors see your template or the default page again.",
-	"restored":    "Revision %d is now the published page: visitors of the link see it.",
+	"renamed":            "The file was renamed. Visitors now download it under its new name.",
+	"link":               "The link's settings are saved. Visitors get them from their next request.",
+	"saved":              "Revision %d was saved as a draft. Visitors do not see it until you publish it.",
+	"published":          "Revision %d is published: visitors of the link see it now.",
+	"unpublished":        "The custom page was unpublished. Visitors see your template or the default page again.",
+	"restored":           "Revision %d is now the published page: visitors of the link see it.",
 	"collection":         "The collection is made. Share its link: visitors download each file, or all of them as one ZIP.",
 	"collection-added":   "The files were added. The link stays the same.",
 	"collection-removed": "The file was taken out of the collection; it is still in your files. The link stays the same.",
-	"refetched":   "The images, fonts and media of revision %d were fetched again; the list below says which Fileframe now keeps.",
+	"refetched":          "The images, fonts and media of revision %d were fetched again; the list below says which Fileframe now keeps.",
 }
 
 // ownFile returns the signed-in account's file named by the path. Another
