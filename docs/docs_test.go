@@ -9,7 +9,8 @@ import (
 
 // designEndpoints are the endpoints of the REST API's design (issue 11),
 // each as its method and path, with {id} for a file ID and {rev} for a
-// revision number: llms.txt gives each as "METHOD BASE_URL/path", and
+// revision number (collections, issue 13: {id} a collection's ID, {fileId}
+// a file's): llms.txt gives each as "METHOD BASE_URL/path", and
 // api.md documents each path.
 var designEndpoints = []string{
 	"POST /api/files",
@@ -26,6 +27,10 @@ var designEndpoints = []string{
 	"POST /api/files/{id}/page/revisions/{rev}/restore",
 	"POST /api/files/{id}/page/revisions/{rev}/refetch",
 	"POST /api/html/check",
+	"POST /api/collections",
+	"GET /api/collections/{id}",
+	"POST /api/collections/{id}/files",
+	"DELETE /api/collections/{id}/files/{fileId}",
 	"POST /api/campaign/custom-html",
 	"GET /llms.txt",
 	"GET /llms-full.txt",

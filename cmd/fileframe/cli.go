@@ -38,6 +38,10 @@ Usage:
   fileframe file set --email E FILE_ID [the link flags of file add]
                   [--no-expiry] [--no-password] [--keep-when-ended] [--json]
   fileframe file delete --email E FILE_ID [--json]
+  fileframe collection create --email E [--name N] FILE_ID... [--base-url URL] [--json]
+  fileframe collection add --email E COLLECTION_ID FILE_ID... [--json]
+  fileframe collection remove --email E COLLECTION_ID FILE_ID [--json]
+  fileframe collection show --email E COLLECTION_ID [--json]
   fileframe key create --email E [--file FILE_ID] [--name N] [--expires DURATION] [--json]
   fileframe key revoke --email E KEY_ID [--json]
   fileframe migrate [--json]
@@ -135,6 +139,10 @@ func commands() []command {
 		{"file add", runFileAdd},
 		{"file set", runFileSet},
 		{"file delete", runFileDelete},
+		{"collection create", runCollectionCreate},
+		{"collection add", runCollectionAdd},
+		{"collection remove", runCollectionRemove},
+		{"collection show", runCollectionShow},
 		{"key create", runKeyCreate},
 		{"key revoke", runKeyRevoke},
 		{"migrate", runMigrate},
@@ -170,7 +178,7 @@ func (c *CLI) Run(ctx context.Context, args []string) int {
 	cmd, rest, ok := findCommand(args)
 	if !ok {
 		name := args[0]
-		if len(args) > 1 && (name == "account" || name == "file" || name == "key" || name == "remote") {
+		if len(args) > 1 && (name == "account" || name == "file" || name == "collection" || name == "key" || name == "remote") {
 			name += " " + args[1]
 		}
 		fmt.Fprintf(c.Stderr, "fileframe: unknown command %q\n\n%s", name, usageText)

@@ -84,6 +84,12 @@ const (
 	CodeLinkUsedUp       = "link_used_up"
 	CodeLinkBusy         = "link_busy"
 	CodePasswordRequired = "password_required"
+	// The codes of collections (collection.go): an ID that names no
+	// collection of the account; a file that cannot be an item (a
+	// collection: no nesting); a collection at MaxCollectionFiles items.
+	CodeCollectionNotFound = "collection_not_found"
+	CodeNotCollectable     = "not_collectable"
+	CodeCollectionFull     = "collection_full"
 )
 
 // Error is the one error type of the service: a stable code and a message

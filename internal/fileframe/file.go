@@ -11,14 +11,27 @@ import (
 // application (/files/<file_id>) and the fileId of the API.
 type FileID string
 
-// File is an uploaded file with its public link /f/<Slug>.
+// FileKind says what a row of files is: an uploaded file, or a collection
+// of other files (collection.go) under one link.
+type FileKind string
+
+const (
+	FileKindFile       FileKind = "file"
+	FileKindCollection FileKind = "collection"
+)
+
+// File is an uploaded file with its public link /f/<Slug>, or a collection
+// of files (Kind FileKindCollection), whose link serves its items.
 type File struct {
-	ID          FileID
-	AccountID   AccountID
+	ID        FileID
+	AccountID AccountID
+	// Kind is FileKindFile, or FileKindCollection for a collection; the
+	// stores read "" as FileKindFile.
+	Kind        FileKind
 	Name        string // the name offered to the visitor when downloading
-	Size        int64
+	Size        int64  // a collection's is the sum of its items'
 	ContentType string
-	BlobKey     string // key of the bytes in Blobs (hex SHA-256 of the content)
+	BlobKey     string // key of the bytes in Blobs (hex SHA-256 of the content); "" for a collection
 	Slug        string // unique, unguessable; the public link is /f/<Slug>
 	Downloads   int64
 	CreatedAt   time.Time
@@ -43,6 +56,10 @@ type FileCursor struct {
 	CreatedAt time.Time
 	ID        FileID
 }
+
+// IsCollection reports whether f is a collection of files rather than a
+// file with bytes of its own.
+func (f File) IsCollection() bool { return f.Kind == FileKindCollection }
 
 // URL returns the file's public path, /f/<slug>.
 func (f File) URL() string { return "/f/" + f.Slug }

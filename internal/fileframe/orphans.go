@@ -15,9 +15,13 @@ const BlobGrace = time.Minute
 
 // RemoveBlobIfUnused removes the blob under key when no file or appearance
 // refers to it and it is at least BlobGrace old at now, and reports whether
-// it did; with it go its preview and the preview's thumbnail (when unused). A younger blob is left for CollectOrphanBlobs; a missing one is
-// not an error.
+// it did; with it go its preview and the preview's thumbnail (when
+// unused). A younger blob is left for CollectOrphanBlobs; a missing one is
+// not an error, and so is a key that names no blob (a collection's "").
 func RemoveBlobIfUnused(ctx context.Context, s Store, b Blobs, key string, now time.Time) (bool, error) {
+	if !IsBlobKey(key) {
+		return false, nil
+	}
 	info, err := b.Stat(ctx, key)
 	if IsNotFound(err) {
 		return false, nil

@@ -47,6 +47,7 @@ type Store interface {
 	IdempotencyStore
 	LinkStore
 	PreviewStore
+	CollectionStore
 
 	// Secret returns the named server secret (e.g. the key that signs preview
 	// links), creating it with generate on first use. Concurrent first calls

@@ -134,8 +134,8 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 func (s *Store) ListAccounts(ctx context.Context) ([]fileframe.AccountUsage, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT a.id, a.email, a.password_hash, a.plan, a.admin, a.disabled, a.created_at,
-		       (SELECT count(*) FROM files f WHERE f.account_id = a.id),
-		       (SELECT coalesce(sum(f.size), 0) FROM files f WHERE f.account_id = a.id)::bigint
+		       (SELECT count(*) FROM files f WHERE f.account_id = a.id AND f.kind = 'file'),
+		       (SELECT coalesce(sum(f.size), 0) FROM files f WHERE f.account_id = a.id AND f.kind = 'file')::bigint
 		     + (SELECT coalesce(sum(greatest(x.logo_bytes, 0) + greatest(x.background_bytes, 0)), 0)
 		        FROM account_appearances x WHERE x.account_id = a.id)::bigint
 		     + (SELECT coalesce(sum(greatest(x.logo_bytes, 0) + greatest(x.background_bytes, 0)), 0)

@@ -77,6 +77,8 @@ var missing = map[string]string{
 	"account_appearances_account_id_fkey": "Account not found.",
 	"file_appearances_file_id_fkey":       "File not found.",
 	"finished_uploads_file_id_fkey":       "File not found.",
+	"collection_files_file_id_fkey":       "File not found.",
+	"collection_files_collection_id_fkey": "Collection not found.",
 }
 
 // wrap maps err to what the store returns: a *fileframe.Error as it is; "no

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -26,6 +27,14 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 	return f, nil
 }
 
+// fileKind is the stored kind of k: FileKindFile when empty.
+func fileKind(k fileframe.FileKind) fileframe.FileKind {
+	if k == "" {
+		return fileframe.FileKindFile
+	}
+	return k
+}
+
 // newFile fills the fields of a new file that CreateFile sets when empty.
 func newFile(f fileframe.File) fileframe.File {
 	if f.ID == "" {
@@ -38,6 +47,7 @@ func newFile(f fileframe.File) fileframe.File {
 		f.CreatedAt = now()
 	}
 	f.CreatedAt = stored(f.CreatedAt)
+	f.Kind = fileKind(f.Kind)
 	return f
 }
 
@@ -45,15 +55,25 @@ func newFile(f fileframe.File) fileframe.File {
 func insertFile(ctx context.Context, q execer, f fileframe.File) error {
 	_, err := q.Exec(ctx, `
 		INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
-			expires_at, max_downloads, remove_when_ended, password_hash, reveal)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			expires_at, max_downloads, remove_when_ended, password_hash, reveal, kind)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 		f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, ts(f.CreatedAt),
-		ts(f.Link.ExpiresAt), f.Link.MaxDownloads, f.Link.RemoveWhenEnded, f.Link.PasswordHash, f.Link.Reveal)
+		ts(f.Link.ExpiresAt), f.Link.MaxDownloads, f.Link.RemoveWhenEnded, f.Link.PasswordHash, f.Link.Reveal, fileKind(f.Kind))
 	return err
 }
 
 const fileColumns = `id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
-	expires_at, max_downloads, link_downloads, remove_when_ended, password_hash, reveal`
+	expires_at, max_downloads, link_downloads, remove_when_ended, password_hash, reveal, kind`
+
+// prefixed returns the comma-separated columns with prefix (a table's
+// alias and its dot) before each.
+func prefixed(prefix, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
 
 // fileScan holds the columns of fileColumns (with any table prefix) as
 // they are scanned.
@@ -66,7 +86,7 @@ type fileScan struct {
 func (fs *fileScan) dest() []any {
 	f := &fs.f
 	return []any{&f.ID, &f.AccountID, &f.Name, &f.Size, &f.ContentType, &f.BlobKey, &f.Slug, &f.Downloads, &fs.created,
-		&fs.expires, &f.Link.MaxDownloads, &f.LinkDownloads, &f.Link.RemoveWhenEnded, &f.Link.PasswordHash, &f.Link.Reveal}
+		&fs.expires, &f.Link.MaxDownloads, &f.LinkDownloads, &f.Link.RemoveWhenEnded, &f.Link.PasswordHash, &f.Link.Reveal, &f.Kind}
 }
 
 // file returns the scanned file.
@@ -187,7 +207,7 @@ func (s *Store) listFiles(ctx context.Context, id fileframe.AccountID, tail stri
 		}
 		rows, err := tx.Query(ctx, `
 			SELECT f.id, f.account_id, f.name, f.size, f.content_type, f.blob_key, f.slug, f.downloads, f.created_at,
-			       f.expires_at, f.max_downloads, f.link_downloads, f.remove_when_ended, f.password_hash, f.reveal,
+			       f.expires_at, f.max_downloads, f.link_downloads, f.remove_when_ended, f.password_hash, f.reveal, f.kind,
 			       coalesce(p.latest_revision, 0), coalesce(p.live_revision, 0),
 			       coalesce(a.template, ''), coalesce(a.headline, ''), coalesce(a.message, ''),
 			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, ''),
@@ -264,14 +284,33 @@ func (s *Store) DeleteFile(ctx context.Context, id fileframe.FileID) (fileframe.
 // deleteFile deletes the file's row, its page-bound keys, and its
 // revisions' HTML that no other revision shares, in tx.
 func deleteFile(ctx context.Context, tx pgx.Tx, id fileframe.FileID) (fileframe.File, error) {
+	// Collections (collection.go) holding the file lose it, and its size.
+	// Their rows are locked before the file's, in the order in which
+	// AddToCollection locks them (the collection, then its items), so that
+	// the two never wait on each other.
+	colls, err := lockCollectionsOf(ctx, tx, id)
+	if err != nil {
+		return fileframe.File{}, err
+	}
 	f, err := scanFile(tx.QueryRow(ctx, `SELECT `+fileColumns+` FROM files WHERE id = $1 FOR UPDATE`, id))
 	if err != nil {
 		return f, err
 	}
+	// An addition that held the file (FOR KEY SHARE) until its commit is
+	// seen now that the file's row is locked.
+	rows, err := tx.Query(ctx, `SELECT collection_id FROM collection_files WHERE file_id = $1`, id)
+	if err != nil {
+		return f, err
+	}
+	more, err := pgx.CollectRows(rows, pgx.RowTo[fileframe.FileID])
+	if err != nil {
+		return f, err
+	}
+	colls = append(colls, more...)
 	if _, err := tx.Exec(ctx, `DELETE FROM api_keys WHERE file_id = $1`, id); err != nil {
 		return f, err
 	}
-	rows, err := tx.Query(ctx, `SELECT DISTINCT sha256 FROM page_revisions WHERE file_id = $1`, id)
+	rows, err = tx.Query(ctx, `SELECT DISTINCT sha256 FROM page_revisions WHERE file_id = $1`, id)
 	if err != nil {
 		return f, err
 	}
@@ -281,6 +320,11 @@ func deleteFile(ctx context.Context, tx pgx.Tx, id fileframe.FileID) (fileframe.
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM files WHERE id = $1`, id); err != nil {
 		return f, err
+	}
+	for _, c := range colls {
+		if _, err := resizeCollection(ctx, tx, c); err != nil {
+			return f, err
+		}
 	}
 	if len(hashes) == 0 {
 		return f, nil

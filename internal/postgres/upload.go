@@ -103,7 +103,7 @@ func lockUsage(ctx context.Context, tx pgx.Tx, id fileframe.AccountID, except st
 	}
 	var u fileframe.Usage
 	err = tx.QueryRow(ctx, `
-		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = $1)::bigint
+		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = $1 AND kind = 'file')::bigint
 		     + (SELECT COALESCE(SUM(bytes), 0) FROM upload_reservations
 		        WHERE account_id = $1 AND expires_at > $2 AND id <> $3)::bigint
 		     + (SELECT COALESCE(SUM(GREATEST(logo_bytes, 0) + GREATEST(background_bytes, 0)), 0)
@@ -112,7 +112,7 @@ func lockUsage(ctx context.Context, tx pgx.Tx, id fileframe.AccountID, except st
 		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = $1)::bigint
 		     + (SELECT COALESCE(SUM(size), 0) FROM (SELECT DISTINCT p.sha256, p.size
 		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = $1 AND p.sha256 <> '') d)::bigint,
-		       (SELECT COUNT(*) FROM files WHERE account_id = $1)
+		       (SELECT COUNT(*) FROM files WHERE account_id = $1 AND kind = 'file')
 		     + (SELECT COUNT(*) FROM upload_reservations
 		        WHERE account_id = $1 AND expires_at > $2 AND id <> $3)`,
 		id, ts(t), except).Scan(&u.Bytes, &u.Files)

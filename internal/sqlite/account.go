@@ -135,8 +135,8 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 func (s *Store) ListAccounts(ctx context.Context) ([]fileframe.AccountUsage, error) {
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT a.id, a.email, a.password_hash, a.plan, a.admin, a.disabled, a.created_at,
-		       (SELECT count(*) FROM files f WHERE f.account_id = a.id),
-		       (SELECT coalesce(sum(f.size), 0) FROM files f WHERE f.account_id = a.id)
+		       (SELECT count(*) FROM files f WHERE f.account_id = a.id AND f.kind = 'file'),
+		       (SELECT coalesce(sum(f.size), 0) FROM files f WHERE f.account_id = a.id AND f.kind = 'file')
 		     + (SELECT coalesce(sum(max(x.logo_bytes, 0) + max(x.background_bytes, 0)), 0)
 		        FROM account_appearances x WHERE x.account_id = a.id)
 		     + (SELECT coalesce(sum(max(x.logo_bytes, 0) + max(x.background_bytes, 0)), 0)

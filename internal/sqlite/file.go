@@ -53,6 +53,14 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 	return f, nil
 }
 
+// fileKind is the stored kind of k: FileKindFile when empty.
+func fileKind(k fileframe.FileKind) fileframe.FileKind {
+	if k == "" {
+		return fileframe.FileKindFile
+	}
+	return k
+}
+
 // newFile fills the fields of a new file that CreateFile sets when empty.
 func newFile(f fileframe.File) fileframe.File {
 	if f.ID == "" {
@@ -65,6 +73,7 @@ func newFile(f fileframe.File) fileframe.File {
 		f.CreatedAt = now()
 	}
 	f.CreatedAt = stored(f.CreatedAt)
+	f.Kind = fileKind(f.Kind)
 	return f
 }
 
@@ -72,10 +81,10 @@ func newFile(f fileframe.File) fileframe.File {
 func insertFile(ctx context.Context, tx querier, f fileframe.File) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
-			expires_at, max_downloads, remove_when_ended, password_hash, reveal)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			expires_at, max_downloads, remove_when_ended, password_hash, reveal, kind)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, millis(f.CreatedAt),
-		millis(f.Link.ExpiresAt), f.Link.MaxDownloads, f.Link.RemoveWhenEnded, f.Link.PasswordHash, f.Link.Reveal)
+		millis(f.Link.ExpiresAt), f.Link.MaxDownloads, f.Link.RemoveWhenEnded, f.Link.PasswordHash, f.Link.Reveal, fileKind(f.Kind))
 	if isUnique(err) {
 		if strings.Contains(err.Error(), "files.slug") {
 			return fileframe.Errorf(fileframe.ECONFLICT, "This link is already taken.")
@@ -86,7 +95,17 @@ func insertFile(ctx context.Context, tx querier, f fileframe.File) error {
 }
 
 const fileColumns = `id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
-	expires_at, max_downloads, link_downloads, remove_when_ended, password_hash, reveal`
+	expires_at, max_downloads, link_downloads, remove_when_ended, password_hash, reveal, kind`
+
+// prefixed returns the comma-separated columns with prefix (a table's
+// alias and its dot) before each.
+func prefixed(prefix, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = prefix + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
 
 // fileScan holds the columns of fileColumns (with any table prefix) as
 // they are scanned.
@@ -99,7 +118,7 @@ type fileScan struct {
 func (fs *fileScan) dest() []any {
 	f := &fs.f
 	return []any{&f.ID, &f.AccountID, &f.Name, &f.Size, &f.ContentType, &f.BlobKey, &f.Slug, &f.Downloads, &fs.created,
-		&fs.expires, &f.Link.MaxDownloads, &f.LinkDownloads, &f.Link.RemoveWhenEnded, &f.Link.PasswordHash, &f.Link.Reveal}
+		&fs.expires, &f.Link.MaxDownloads, &f.LinkDownloads, &f.Link.RemoveWhenEnded, &f.Link.PasswordHash, &f.Link.Reveal, &f.Kind}
 }
 
 // file returns the scanned file.
@@ -193,7 +212,7 @@ func (s *Store) listFiles(ctx context.Context, id fileframe.AccountID, tail stri
 		}
 		rows, err := tx.QueryContext(ctx, `
 			SELECT f.id, f.account_id, f.name, f.size, f.content_type, f.blob_key, f.slug, f.downloads, f.created_at,
-			       f.expires_at, f.max_downloads, f.link_downloads, f.remove_when_ended, f.password_hash, f.reveal,
+			       f.expires_at, f.max_downloads, f.link_downloads, f.remove_when_ended, f.password_hash, f.reveal, f.kind,
 			       coalesce(p.latest_revision, 0), coalesce(p.live_revision, 0),
 			       coalesce(a.template, ''), coalesce(a.headline, ''), coalesce(a.message, ''),
 			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, ''),
@@ -270,12 +289,22 @@ func deleteFile(ctx context.Context, tx querier, id fileframe.FileID) (fileframe
 	if _, err := tx.ExecContext(ctx, `DELETE FROM api_keys WHERE file_id = ?`, id); err != nil {
 		return f, err
 	}
+	// Collections (collection.go) holding the file lose it, and its size.
+	colls, err := collectionsOf(ctx, tx, id)
+	if err != nil {
+		return f, err
+	}
 	hashes, err := revisionHashes(ctx, tx, id)
 	if err != nil {
 		return f, err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE id = ?`, id); err != nil {
 		return f, err
+	}
+	for _, c := range colls {
+		if _, err := resizeCollection(ctx, tx, c); err != nil {
+			return f, err
+		}
 	}
 	for _, h := range hashes {
 		if _, err := tx.ExecContext(ctx, `

@@ -111,7 +111,7 @@ func (s *Store) DeleteExpiredReservations(ctx context.Context, t time.Time) (int
 func accountUsage(ctx context.Context, tx querier, id fileframe.AccountID, except string, t time.Time) (fileframe.Usage, error) {
 	var u fileframe.Usage
 	err := tx.QueryRowContext(ctx, `
-		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = ?1)
+		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = ?1 AND kind = 'file')
 		     + (SELECT COALESCE(SUM(bytes), 0) FROM upload_reservations
 		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3)
 		     + (SELECT COALESCE(SUM(MAX(logo_bytes, 0) + MAX(background_bytes, 0)), 0)
@@ -120,7 +120,7 @@ func accountUsage(ctx context.Context, tx querier, id fileframe.AccountID, excep
 		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = ?1)
 		     + (SELECT COALESCE(SUM(size), 0) FROM (SELECT DISTINCT p.sha256, p.size
 		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = ?1 AND p.sha256 <> '')),
-		       (SELECT COUNT(*) FROM files WHERE account_id = ?1)
+		       (SELECT COUNT(*) FROM files WHERE account_id = ?1 AND kind = 'file')
 		     + (SELECT COUNT(*) FROM upload_reservations
 		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3)`,
 		id, t.UnixMilli(), except).Scan(&u.Bytes, &u.Files)

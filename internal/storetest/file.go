@@ -46,6 +46,7 @@ func testFiles(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		want := fileframe.File{
 			ID:          "f_given",
 			AccountID:   a.ID,
+			Kind:        fileframe.FileKindFile,
 			Name:        "Quarterly report (final) é.pdf",
 			Size:        1 << 40,
 			ContentType: "application/pdf",

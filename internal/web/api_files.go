@@ -17,6 +17,9 @@ import (
 // answer, and what the file is and what its page is.
 type apiFile struct {
 	uploadedFile
+	// Kind is "file", or "collection" for a collection of files
+	// (api_collections.go).
+	Kind fileframe.FileKind `json:"kind"`
 	// Type is the Content-Type the file is served with.
 	Type       string      `json:"type"`
 	Downloads  int64       `json:"downloads"`
@@ -44,7 +47,7 @@ func summary(latest, live int) pageSummary {
 }
 
 func (s *Server) apiFileOf(f fileframe.File, latest, live int) apiFile {
-	return apiFile{uploadedFile: s.uploaded(f), Type: f.ContentType, Downloads: f.Downloads,
+	return apiFile{uploadedFile: s.uploaded(f), Kind: f.Kind, Type: f.ContentType, Downloads: f.Downloads,
 		CreatedAt: f.CreatedAt.UTC(), CustomPage: summary(latest, live)}
 }
 

@@ -127,3 +127,22 @@ func (o *jsonObject) err() error {
 	return fileframe.Errorf(fileframe.CodeInvalidField,
 		"%s. Fix the field and send the request again.", strings.Join(o.problems, "; "))
 }
+
+// strings returns the member name as a list of strings; nil when it is
+// absent or null. At most max are read: a longer list is a problem.
+func (o *jsonObject) strings(name string, max int) []string {
+	raw, ok := o.fields[name]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var v []string
+	if jsonKind(raw) != "array" || json.Unmarshal(raw, &v) != nil {
+		o.problems = append(o.problems, fmt.Sprintf("%s must be an array of strings, got %s", name, truncate(string(bytes.TrimSpace(raw)), 40)))
+		return nil
+	}
+	if len(v) > max {
+		o.problems = append(o.problems, fmt.Sprintf("%s holds at most %d strings, got %d", name, max, len(v)))
+		return nil
+	}
+	return v
+}

@@ -43,6 +43,8 @@ type fileRow struct {
 	LookClass string
 	// LinkState is the link's controls and state.
 	LinkState linkView
+	// Collection: the row is a collection of files (app_collections.go).
+	Collection bool
 }
 
 // fileTime and fileDatetime are how the file pages show a time, and its
@@ -55,7 +57,7 @@ func (s *Server) newFileRow(f fileframe.File) fileRow {
 		ID: f.ID, Name: f.Name, Size: humanSize(f.Size), Link: s.publicURL(f.URL()),
 		DownloadURL: newFileView(f).DownloadURL, Downloads: f.Downloads,
 		Created: fileTime(f.CreatedAt), Date: f.CreatedAt.UTC().Format("2 Jan 2006"), Datetime: fileDatetime(f.CreatedAt),
-		LinkState: newLinkView(f, s.now()),
+		LinkState: newLinkView(f, s.now()), Collection: f.IsCollection(),
 	}
 }
 
@@ -137,6 +139,8 @@ type fileDetail struct {
 	Curl       string
 	ActiveKeys int
 	MaxHTML    string
+	// Collection is the panel of a collection's files; nil for a file.
+	Collection *collectionPanel
 	// LinkFormSent: the link form shows Form's link_* values (a refused
 	// change) rather than the link's.
 	LinkFormSent bool
@@ -188,13 +192,16 @@ type revisionRow struct {
 // the outcome named in the "done" query parameter; %d is a revision number
 // read from the store (never from the query).
 var fileNotices = map[string]string{
-	"renamed":     "The file was renamed. Visitors now download it under its new name.",
-	"link":        "The link's settings are saved. Visitors get them from their next request.",
-	"saved":       "Revision %d was saved as a draft. Visitors do not see it until you publish it.",
-	"published":   "Revision %d is published: visitors of the link see it now.",
-	"unpublished": "The custom page was unpublished. Visitors see your template or the default page again.",
-	"restored":    "Revision %d is now the published page: visitors of the link see it.",
-	"refetched":   "The images, fonts and media of revision %d were fetched again; the list below says which Fileframe now keeps.",
+	"renamed":            "The file was renamed. Visitors now download it under its new name.",
+	"link":               "The link's settings are saved. Visitors get them from their next request.",
+	"saved":              "Revision %d was saved as a draft. Visitors do not see it until you publish it.",
+	"published":          "Revision %d is published: visitors of the link see it now.",
+	"unpublished":        "The custom page was unpublished. Visitors see your template or the default page again.",
+	"restored":           "Revision %d is now the published page: visitors of the link see it.",
+	"collection":         "The collection is made. Share its link: visitors download each file, or all of them as one ZIP.",
+	"collection-added":   "The files were added. The link stays the same.",
+	"collection-removed": "The file was taken out of the collection; it is still in your files. The link stays the same.",
+	"refetched":          "The images, fonts and media of revision %d were fetched again; the list below says which Fileframe now keeps.",
 }
 
 // ownFile returns the signed-in account's file named by the path. Another
@@ -243,6 +250,11 @@ func (s *Server) fileDetailFor(r *http.Request, user *signedIn, f fileframe.File
 	}
 	if p.Page, err = s.customPageFor(ctx, user.account, f); err != nil {
 		return p, err
+	}
+	if f.IsCollection() {
+		if p.Collection, err = s.collectionPanelFor(r, user, f); err != nil {
+			return p, err
+		}
 	}
 	keys, err := s.store.KeysByAccount(ctx, user.account.ID)
 	if err != nil {

@@ -69,6 +69,10 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeLinkExpired: {http.StatusGone, "Link expired"},
 	fileframe.CodeLinkUsedUp:  {http.StatusGone, "Link used up"},
 	fileframe.CodeLinkBusy:    {http.StatusServiceUnavailable, "Link busy, try again shortly"},
+	// Collections (api_collections.go, service/collection.go).
+	fileframe.CodeCollectionNotFound: {http.StatusNotFound, "Collection not found"},
+	fileframe.CodeNotCollectable:     {http.StatusUnprocessableEntity, "A collection cannot hold a collection"},
+	fileframe.CodeCollectionFull:     {http.StatusConflict, "Collection full"},
 }
 
 // internalKind is the answer to every error without a listed code.

@@ -151,7 +151,7 @@ func (readerCloser) Close() error { return nil }
 const mcpInstructions = `Fileframe shares files: every file has a public link (publicUrl, /f/<slug>) where visitors download it. A file can have a custom page: one complete HTML document that visitors see at that link, with Fileframe's own download control on top of it.
 
 The flow: upload_file (or list_files to find a file) -> check_html until it has no errors -> save_draft (stores a revision without changing what visitors see; open previewUrl to look at it) -> publish_page (makes it live) -> give the person the publicUrl.
-get_page, list_revisions and get_revision read what is stored; unpublish_page takes the page offline; restore_revision brings back an earlier one. set_link changes when the link expires, how many downloads it allows and its password.
+get_page, list_revisions and get_revision read what is stored; unpublish_page takes the page offline; restore_revision brings back an earlier one. set_link changes when the link expires, how many downloads it allows and its password. create_collection puts several files under one link (each downloadable, or all as one ZIP); add_to_collection, remove_from_collection and get_collection manage it.
 
 Page rules: one complete HTML document (<!doctype html>, <html>, <head> with <title> and a viewport meta, <body>), at most 1 MiB; CSS and JavaScript inline only (no <script src>, no stylesheet links); images as data: URIs or https: URLs; no download button or link of its own (no <a download>, no link to the file, no "Download" button): the service's control sits at the bottom right on a desktop and as a bar along the bottom on phones, over the page, so keep the bottom of the page free of anything essential. The page runs in a sandbox: no forms, fetch, popups or navigation of the top page.
 
@@ -166,6 +166,25 @@ const pageRules = ` The page must be one complete HTML document (doctype, <html>
 
 type mcpFileInput struct {
 	FileID string `json:"fileId" jsonschema:"The file's ID (the id of list_files or upload_file, e.g. f_...)."`
+}
+
+type mcpCollectionInput struct {
+	CollectionID string `json:"collectionId" jsonschema:"The collection's ID (collectionId of create_collection, or the id of a list_files entry of kind collection)."`
+}
+
+type mcpCreateCollectionInput struct {
+	Name    string   `json:"name" jsonschema:"The collection's name; its ZIP downloads as <name>.zip."`
+	FileIDs []string `json:"fileIds,omitempty" jsonschema:"IDs of the account's files to put in it, in order (at most 1000; not collections)."`
+}
+
+type mcpCollectionFilesInput struct {
+	CollectionID string   `json:"collectionId" jsonschema:"The collection's ID."`
+	FileIDs      []string `json:"fileIds" jsonschema:"IDs of the account's files to add after its last one; those it holds are skipped."`
+}
+
+type mcpCollectionFileInput struct {
+	CollectionID string `json:"collectionId" jsonschema:"The collection's ID."`
+	FileID       string `json:"fileId" jsonschema:"The ID of the file to take out; the file itself stays."`
 }
 
 type mcpListFilesInput struct {
@@ -370,6 +389,55 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 						return deletedFile{}, err
 					}
 					return s.deleteFileOp(ctx, c, f)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "create_collection", Annotations: write("Make a collection", false),
+				Description: "Puts several of the account's files under one public link: its page lists them, each downloads on its own, and its download control offers all of them as one ZIP (downloadUrl). Returns collectionId (a file ID: rename_file, set_link, delete_file and the page tools take it too), publicUrl and the files. At most 1000 files, no collection inside another. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpCreateCollectionInput) (collectionAnswer, error) {
+					if err := needGeneralKey(c, "Creating collections"); err != nil {
+						return collectionAnswer{}, err
+					}
+					return s.createCollectionOp(ctx, c, in.Name, fileIDs(in.FileIDs))
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "get_collection", Annotations: titled(read, "Get a collection"),
+				Description: "Reads a collection: its name, size, publicUrl, downloadUrl (the ZIP), link state and its files in order."},
+				func(ctx context.Context, c apiCaller, in mcpCollectionInput) (collectionAnswer, error) {
+					coll, err := s.reachCollection(ctx, c, fileframe.FileID(in.CollectionID))
+					if err != nil {
+						return collectionAnswer{}, err
+					}
+					return s.collectionOp(ctx, c, coll.ID)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "add_to_collection", Annotations: write("Add files to a collection", true),
+				Description: "Adds files to a collection after its last one (those it holds are skipped); all or none are added. The link stays the same. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpCollectionFilesInput) (collectionAnswer, error) {
+					if err := needGeneralKey(c, "Changing collections"); err != nil {
+						return collectionAnswer{}, err
+					}
+					coll, err := s.reachCollection(ctx, c, fileframe.FileID(in.CollectionID))
+					if err != nil {
+						return collectionAnswer{}, err
+					}
+					return s.addToCollectionOp(ctx, c, coll.ID, fileIDs(in.FileIDs))
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "remove_from_collection", Annotations: write("Take a file out of a collection", true),
+				Description: "Takes one file out of a collection; the file itself stays, and so does the link. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpCollectionFileInput) (collectionAnswer, error) {
+					if err := needGeneralKey(c, "Changing collections"); err != nil {
+						return collectionAnswer{}, err
+					}
+					coll, err := s.reachCollection(ctx, c, fileframe.FileID(in.CollectionID))
+					if err != nil {
+						return collectionAnswer{}, err
+					}
+					return s.removeFromCollectionOp(ctx, c, coll.ID, fileframe.FileID(in.FileID))
 				})
 		},
 		func() error {

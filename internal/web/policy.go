@@ -147,15 +147,24 @@ func templateCSP(styleSource, frameAncestors string) string {
 // templateCSP), with what the page's file preview v loads from the
 // content origin's /v/ (content_preview.go): a PDF's frame, or a video's
 // or audio's bytes. A thumbnail is 'self' and text is in the page.
-func previewPolicy(csp, contentOrigin string, v *previewView) string {
-	if v == nil {
-		return csp
+func previewPolicy(csp, contentOrigin string, views ...*previewView) string {
+	frames, media := false, false
+	for _, v := range views {
+		if v == nil {
+			continue
+		}
+		switch v.Kind {
+		case previewPDF:
+			frames = true
+		case previewVideo, previewAudio:
+			media = true
+		}
 	}
-	switch v.Kind {
-	case previewPDF:
-		return strings.Replace(csp, "frame-src 'none'", "frame-src "+contentOrigin+"/v/", 1)
-	case previewVideo, previewAudio:
-		return csp + "; media-src " + contentOrigin + "/v/"
+	if frames {
+		csp = strings.Replace(csp, "frame-src 'none'", "frame-src "+contentOrigin+"/v/", 1)
+	}
+	if media {
+		csp += "; media-src " + contentOrigin + "/v/"
 	}
 	return csp
 }

@@ -50,6 +50,9 @@ type publicEntry struct {
 	// hasTemplate is false otherwise.
 	template    resolvedTemplate
 	hasTemplate bool
+	// items are a collection's files, in order (public_collection.go);
+	// nil for a file.
+	items []fileframe.File
 
 	rendered atomic.Pointer[renderedPage] // the public /f/{slug} page
 	// liveKey is the key in Server.pageHTML of the live revision's HTML as
@@ -176,6 +179,11 @@ func (s *Server) publicRecord(ctx context.Context, slug string) (*publicEntry, e
 	}
 	acct.PasswordHash = ""
 	e := &publicEntry{gen: gen, file: f, acct: acct}
+	if f.IsCollection() {
+		if e.items, err = s.collectionItems(ctx, f); err != nil {
+			return nil, err
+		}
+	}
 	if !acct.Disabled && acct.Plan.CustomPages() {
 		page, err := s.store.PageByFile(ctx, f.ID)
 		if err == nil {
@@ -223,11 +231,26 @@ func (s *Server) publicPage(ctx context.Context, e *publicEntry) (*renderedPage,
 	return p, nil
 }
 
+// pagePreviews puts the previews of e's page into fv: the file's own, or
+// those of the first files of a collection; it returns them for the
+// page's policy.
+func (s *Server) pagePreviews(ctx context.Context, e *publicEntry, fv *fileView) ([]*previewView, error) {
+	if e.file.IsCollection() {
+		return s.itemPreviews(ctx, e, fv)
+	}
+	v, err := s.filePreview(ctx, e, e.file)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	fv.Preview = v
+	return []*previewView{v}, nil
+}
+
 // renderPublicPage renders e's public page (publicPage's, which keeps
 // it). A protected link's page is rendered for each visitor with it
 // (protectedFile): its preview's addresses carry access tokens.
 func (s *Server) renderPublicPage(ctx context.Context, e *publicEntry) (*renderedPage, error) {
-	data := filePage{Assets: s.pages.assets, File: newFileView(e.file)}
+	data := filePage{Assets: s.pages.assets, File: entryView(e)}
 	// Link previews' meta tags (public_card.go).
 	social, err := s.socialFor(ctx, e)
 	if err != nil {
@@ -244,18 +267,20 @@ func (s *Server) renderPublicPage(ctx context.Context, e *publicEntry) (*rendere
 	case e.hasTemplate:
 		// Previews (public_preview.go), on the template and default pages
 		// only.
-		if data.File.Preview, err = s.filePreview(ctx, e, e.file); err != nil {
-			return nil, err
+		views, perr := s.pagePreviews(ctx, e, &data.File)
+		if perr != nil {
+			return nil, perr
 		}
 		var policy string
 		body, policy, err = s.renderTemplatePage(e.template, data.File, publicImageURLs(e.file.Slug, e.template.appearance), false, "'none'")
-		csp = []string{previewPolicy(policy, s.ContentOrigin(), data.File.Preview)}
+		csp = []string{previewPolicy(policy, s.ContentOrigin(), views...)}
 	default:
-		if data.File.Preview, err = s.filePreview(ctx, e, e.file); err != nil {
-			return nil, err
+		views, perr := s.pagePreviews(ctx, e, &data.File)
+		if perr != nil {
+			return nil, perr
 		}
-		if data.File.Preview != nil {
-			csp = []string{previewPolicy(csp[0], s.ContentOrigin(), data.File.Preview)}
+		if len(views) > 0 {
+			csp = []string{previewPolicy(csp[0], s.ContentOrigin(), views...)}
 		}
 		body, err = s.pages.renderBytes("default.html", data)
 	}

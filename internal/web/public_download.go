@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"mime"
@@ -17,6 +16,14 @@ import (
 // large file can finish while a stalled client still times out.
 const minDownloadRate = 32 << 10 // bytes per second
 
+// downloadDeadline is the write deadline of a download of size bytes
+// starting now: one minute plus its size at minDownloadRate. Not every
+// ResponseWriter supports deadlines (httptest's recorder does not); the
+// server's own WriteTimeout then stays in force.
+func downloadDeadline(size int64) time.Time {
+	return time.Now().Add(time.Minute + time.Duration(float64(size)/minDownloadRate*float64(time.Second)))
+}
+
 // presigner is a blob store that can hand out a URL from which a client
 // fetches a blob directly (internal/blob/s3's Store). The URL's response
 // carries the given Content-Disposition and Content-Type.
@@ -30,87 +37,34 @@ type presigner interface {
 // Larger ones are handed over unwrapped: on local disk the Body is an
 // *os.File, and net/http then sends it with sendfile, in constant memory.
 func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
-	f, _, ok := s.publicLookup(w, r)
+	e, ok := s.publicLookupEntry(w, r)
 	if !ok {
 		return
 	}
+	f := e.file
 	// Passwords (public_password.go): the link's cookie or the password in
 	// Fileframe-Password; and never the presigned redirect, whose URL
 	// would outlive the check.
 	if protected(f) && !s.linkAccess(w, r, f) {
 		return
 	}
+	// A collection's download is the ZIP of its files
+	// (public_collection.go), whatever its link's controls.
+	if f.IsCollection() {
+		s.publicCollectionZip(w, r, e)
+		return
+	}
 	// Link controls (public_limit.go): a link with a download limit is
 	// served there, whole, claimed and counted; never redirected.
 	if f.Limited() {
-		s.limitedDownload(w, r, f)
+		s.limitedDownload(w, r, f, f)
 		return
 	}
 	if s.presign != nil && r.Method == http.MethodGet && !protected(f) {
 		s.redirectDownload(w, r, f)
 		return
 	}
-	var body io.ReadSeeker
-	var size int64
-	cached, ok := s.blobCache.get(f.BlobKey)
-	if ok {
-		body, size = bytes.NewReader(cached.body), int64(len(cached.body))
-	} else {
-		blob, err := s.blobs.Open(r.Context(), f.BlobKey)
-		if err != nil {
-			// A file row without its bytes breaks an invariant (blobs are
-			// durable before their row commits), so it is an internal error,
-			// not a 404.
-			s.publicError(w, r, fault(err))
-			return
-		}
-		defer blob.Body.Close()
-		body, size = blob.Body, blob.Size
-		if size <= 0 {
-			size = f.Size
-		}
-		if 0 < blob.Size && blob.Size <= blobCacheMaxBlob {
-			b := make([]byte, blob.Size)
-			if _, err := io.ReadFull(blob.Body, b); err != nil {
-				s.publicError(w, r, err)
-				return
-			}
-			cached = s.blobCache.put(f.BlobKey, b)
-			body = bytes.NewReader(b)
-		}
-	}
-
-	deadline := time.Now().Add(time.Minute + time.Duration(float64(size)/minDownloadRate*float64(time.Second)))
-	// Not every ResponseWriter supports deadlines (httptest's recorder does
-	// not); the server's own WriteTimeout then stays in force.
-	_ = http.NewResponseController(w).SetWriteDeadline(deadline)
-
-	h := w.Header()
-	// Canonical keys and shared values, as on the public pages
-	// (headerValues): Set would canonicalise each key and allocate each
-	// value.
-	h["Content-Type"] = []string{downloadType(f.ContentType)}
-	s.setDownloadHeaders(h)
-	if cached != nil {
-		h["Content-Disposition"] = cached.dispositionFor(f.Name)
-		h["Etag"] = cached.etag
-	} else {
-		h["Content-Disposition"] = []string{contentDisposition(f.Name)}
-		h["Etag"] = []string{`"` + f.BlobKey + `"`}
-	}
-	// Revalidate every time: a disabled account's links must stop working.
-	h["Cache-Control"] = s.hdr.noCache
-	if protected(f) {
-		h["Cache-Control"] = privateNoStore // Passwords (public_password.go)
-	}
-
-	if r.Method == http.MethodHead {
-		// A HEAD is never a download.
-		http.ServeContent(w, r, "", f.CreatedAt, body)
-		return
-	}
-	cw := &countingWriter{ResponseWriter: w, s: s, file: f.ID}
-	http.ServeContent(cw, r, "", f.CreatedAt, body)
+	s.serveBlob(w, r, f, protected(f), f.ID)
 }
 
 // contentDisposition returns an attachment disposition for name. Names

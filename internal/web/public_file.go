@@ -22,11 +22,16 @@ type filePage struct {
 	Preview  bool   // the frame shows a draft through a preview token
 }
 
-// fileView is what a visitor is told about a file.
+// fileView is what a visitor is told about a file, or a collection.
 type fileView struct {
 	Name        string
 	Size        string
 	DownloadURL string
+	// Collection: the link is a collection's, whose DownloadURL is the ZIP
+	// of Files (public_collection.go); Files is filled where the page
+	// lists them (entryView).
+	Collection bool
+	Files      []itemView
 	// Social is the page's link preview tags (public_card.go); nil on
 	// pages that have none.
 	Social *socialMeta
@@ -169,6 +174,7 @@ func newFileView(f fileframe.File) fileView {
 		Name:        f.Name,
 		Size:        humanSize(f.Size),
 		DownloadURL: "/f/" + url.PathEscape(f.Slug) + "/download",
+		Collection:  f.IsCollection(),
 	}
 }
 

@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"io"
 	"log/slog"
 	"net/http"
@@ -50,37 +49,36 @@ const (
 )
 
 // limitedDownload serves GET and HEAD of /f/{slug}/download for f, whose
-// link has a download limit and was live when looked up.
-func (s *Server) limitedDownload(w http.ResponseWriter, r *http.Request, f fileframe.File) {
+// link has a download limit and was live when looked up: the bytes of
+// served, which is f, or an item of collection f (public_collection.go),
+// counted against f's limit.
+func (s *Server) limitedDownload(w http.ResponseWriter, r *http.Request, f, served fileframe.File) {
 	if r.Method == http.MethodHead {
 		// A HEAD neither claims nor counts; it says what a GET would get.
-		s.setLimitedHeaders(w.Header(), f, f.Size)
+		s.setLimitedHeaders(w.Header(), served, served.Size)
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	claim := rand.Text()
-	if err := s.store.ClaimDownload(r.Context(), f.ID, claim, s.now(), downloadClaimTTL); err != nil {
-		s.refusedClaim(w, r, f, err)
+	t, ok := s.claim(w, r, f)
+	if !ok {
 		return
 	}
-	t := &limitedTransfer{s: s, file: f.ID, claim: claim, log: s.logFor(r)}
 	defer t.finish(false)
 
-	body, size, err := s.openDownload(r.Context(), f)
+	body, size, err := s.openDownload(r.Context(), served)
 	if err != nil {
 		s.publicError(w, r, err)
 		return
 	}
 	defer body.Close()
 
-	deadline := time.Now().Add(time.Minute + time.Duration(float64(size)/minDownloadRate*float64(time.Second)))
-	_ = http.NewResponseController(w).SetWriteDeadline(deadline)
+	_ = http.NewResponseController(w).SetWriteDeadline(downloadDeadline(size))
 
 	stop := make(chan struct{})
 	defer close(stop)
 	go t.renew(r.Context(), stop)
 
-	s.setLimitedHeaders(w.Header(), f, size)
+	s.setLimitedHeaders(w.Header(), served, size)
 	w.WriteHeader(http.StatusOK)
 	// The owner's count of downloads started, as for any link
 	// (countingWriter).

@@ -195,13 +195,22 @@ type previewView struct {
 }
 
 // previewTarget returns the file of e's link that the preview routes may
-// serve as fileID: today the link's own file alone. A collection's page
-// will add its current items here, and every route follows.
+// serve as fileID: the link's own file, or a current file of the link's
+// collection (a collection itself has no preview). Every preview route
+// asks it.
 func previewTarget(e *publicEntry, fileID string) (fileframe.File, bool) {
-	if fileID != string(e.file.ID) {
-		return fileframe.File{}, false
+	if !e.file.IsCollection() {
+		if fileID != string(e.file.ID) {
+			return fileframe.File{}, false
+		}
+		return e.file, true
 	}
-	return e.file, true
+	for _, f := range e.items {
+		if string(f.ID) == fileID {
+			return f, true
+		}
+	}
+	return fileframe.File{}, false
 }
 
 // filePreview returns the preview of file f on the page of e's link

@@ -60,6 +60,9 @@ func (s *Server) appRoutes() []route {
 		// public pages, static files.
 		{"GET /f/{slug}", groupPublic, http.HandlerFunc(s.publicFile)},
 		{"GET /f/{slug}/download", groupPublic, http.HandlerFunc(s.publicDownload)},
+		// One file of a collection, behind the collection's gates
+		// (public_collection.go).
+		{"GET /f/{slug}/files/{fileId}", groupPublic, http.HandlerFunc(s.publicCollectionFile)},
 		{"GET /f/{slug}/logo", groupPublic, s.publicImage("logo")},
 		{"GET /f/{slug}/background", groupPublic, s.publicImage("background")},
 		// The link preview card, og:image (public_card.go).
@@ -99,6 +102,15 @@ func (s *Server) appRoutes() []route {
 		{"/api/files/{id}/page/publish", groupPublic, s.apiMethods("POST")},
 		{"POST /api/files/{id}/page/unpublish", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiUnpublish})},
 		{"/api/files/{id}/page/unpublish", groupPublic, s.apiMethods("POST")},
+		// Collections (api_collections.go).
+		{"POST /api/collections", groupKey, s.api(apiEndpoint{body: bodyJSON, general: true, scope: "Creating collections", run: s.apiCreateCollection})},
+		{"/api/collections", groupPublic, s.apiMethods("POST")},
+		{"GET /api/collections/{id}", groupKey, s.api(apiEndpoint{run: s.apiGetCollection})},
+		{"/api/collections/{id}", groupPublic, s.apiMethods("GET")},
+		{"POST /api/collections/{id}/files", groupKey, s.api(apiEndpoint{body: bodyJSON, general: true, scope: "Changing collections", run: s.apiAddToCollection})},
+		{"/api/collections/{id}/files", groupPublic, s.apiMethods("POST")},
+		{"DELETE /api/collections/{id}/files/{fileId}", groupKey, s.api(apiEndpoint{general: true, scope: "Changing collections", run: s.apiRemoveFromCollection})},
+		{"/api/collections/{id}/files/{fileId}", groupPublic, s.apiMethods("DELETE")},
 		{"POST /api/html/check", groupKey, s.api(apiEndpoint{body: bodyJSON, run: s.apiCheckHTML})},
 		{"/api/html/check", groupPublic, s.apiMethods("POST")},
 		// The API's description (api_openapi.go), for anyone.
@@ -133,6 +145,10 @@ func (s *Server) appRoutes() []route {
 		{"POST /files/{id}/link", groupSession, g(ownerForm, s.setLinkForm)},
 		{"POST /files/{id}/delete", groupSession, g(ownerForm, s.deleteFile)},
 		{"POST /files/upload", groupSession, g(ownerUpload, s.uploadForm)},
+		// Collections (app_collections.go).
+		{"POST /collections", groupSession, g(ownerForm, s.createCollection)},
+		{"POST /files/{id}/collection/add", groupSession, g(ownerForm, s.addToCollection)},
+		{"POST /files/{id}/collection/remove", groupSession, g(ownerForm, s.removeFromCollection)},
 		{"GET /appearance", groupSession, g(ownerPage, s.appearance)},
 		{"POST /appearance", groupPro, g(proForm, s.appearance)},
 		{"GET /files/{id}/appearance", groupSession, g(ownerPage, s.appearance)},

@@ -233,7 +233,28 @@ func (d *demo) seedContent(ctx context.Context) error {
 	if err := d.brand(ctx); err != nil {
 		return err
 	}
+	if err := d.collect(ctx, owners[admin]); err != nil {
+		return err
+	}
 	return d.download(ctx)
+}
+
+// collect makes the admin's collection of the campaign's files (issue 13),
+// with a fixed ID and slug, as the files list's "Make a collection" does.
+func (d *demo) collect(ctx context.Context, a fileframe.Account) error {
+	var ids []fileframe.FileID
+	for _, id := range []string{"lookbook", "guidelines", "teaser", "shoot"} {
+		ids = append(ids, d.files[id].ID)
+	}
+	c, err := d.in.store.CreateCollection(ctx, fileframe.File{
+		ID: "f_Cl7mB3xRq9VdKs2N", Slug: "Np4tG8wKe2Rc", AccountID: a.ID,
+		Name: "Spring 2026 campaign", CreatedAt: demoNow.Add(-time.Hour),
+	}, ids, demoNow.Add(-time.Hour))
+	if err != nil {
+		return fmt.Errorf("making the demo collection: %w", err)
+	}
+	d.files["campaign"] = c
+	return nil
 }
 
 // brand gives the admin's download pages the studio's look through the
