@@ -243,7 +243,8 @@ func (d *demo) seedContent(ctx context.Context) error {
 // with a fixed ID and slug, as the files list's "Make a collection" does.
 func (d *demo) collect(ctx context.Context, a fileframe.Account) error {
 	var ids []fileframe.FileID
-	for _, id := range []string{"lookbook", "guidelines", "teaser", "shoot"} {
+	// The catalogue has real bytes: its first page shows in the list.
+	for _, id := range []string{"catalogue", "lookbook", "guidelines", "teaser", "shoot"} {
 		ids = append(ids, d.files[id].ID)
 	}
 	c, err := d.in.store.CreateCollection(ctx, fileframe.File{
