@@ -76,6 +76,12 @@ const (
 	CodeLinkUsedUp       = "link_used_up"
 	CodeLinkBusy         = "link_busy"
 	CodePasswordRequired = "password_required"
+	// The codes of a file request that takes no more files: closed by its
+	// owner or expired; every file it may receive received (or being
+	// sent); or a file that does not fit in what is left of its size.
+	CodeRequestClosed   = "request_closed"
+	CodeRequestFull     = "request_full"
+	CodeRequestTooLarge = "request_too_large"
 )
 
 // Error is the one error type of the service: a stable code and a message

@@ -46,6 +46,7 @@ type Store interface {
 	SessionStore
 	IdempotencyStore
 	LinkStore
+	RequestStore
 
 	// Secret returns the named server secret (e.g. the key that signs preview
 	// links), creating it with generate on first use. Concurrent first calls
