@@ -82,6 +82,9 @@ const (
 	CodeRequestClosed   = "request_closed"
 	CodeRequestFull     = "request_full"
 	CodeRequestTooLarge = "request_too_large"
+	// CodeRequestNotFound is the code of a request that is not the
+	// account's.
+	CodeRequestNotFound = "request_not_found"
 )
 
 // Error is the one error type of the service: a stable code and a message
