@@ -101,6 +101,17 @@ func (s *Server) appRoutes() []route {
 		{"/api/files/{id}/page/publish", groupPublic, s.apiMethods("POST")},
 		{"POST /api/files/{id}/page/unpublish", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiUnpublish})},
 		{"/api/files/{id}/page/unpublish", groupPublic, s.apiMethods("POST")},
+		{"POST /api/files/{id}/share", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, general: true, scope: "Sharing files", run: s.apiShareFile})},
+		{"/api/files/{id}/share", groupPublic, s.apiMethods("POST")},
+		// File requests (api_requests.go).
+		{"GET /api/requests", groupKey, s.api(apiEndpoint{general: true, scope: "File requests", run: s.apiListRequests})},
+		{"POST /api/requests", groupKey, s.api(apiEndpoint{body: bodyJSON, general: true, scope: "File requests", run: s.apiCreateRequest})},
+		{"/api/requests", groupPublic, s.apiMethods("GET", "POST")},
+		{"GET /api/requests/{id}", groupKey, s.api(apiEndpoint{general: true, scope: "File requests", run: s.apiGetRequest})},
+		{"DELETE /api/requests/{id}", groupKey, s.api(apiEndpoint{general: true, scope: "File requests", run: s.apiDeleteRequest})},
+		{"/api/requests/{id}", groupPublic, s.apiMethods("GET", "DELETE")},
+		{"POST /api/requests/{id}/close", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, general: true, scope: "File requests", run: s.apiCloseRequest})},
+		{"/api/requests/{id}/close", groupPublic, s.apiMethods("POST")},
 		{"POST /api/html/check", groupKey, s.api(apiEndpoint{body: bodyJSON, run: s.apiCheckHTML})},
 		{"/api/html/check", groupPublic, s.apiMethods("POST")},
 		// The API's description (api_openapi.go), for anyone.
