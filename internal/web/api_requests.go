@@ -94,7 +94,7 @@ func (s *Server) apiCreateRequest(w http.ResponseWriter, r *http.Request, c *api
 
 // requestList is the answer of GET /api/requests.
 type requestList struct {
-	OK       bool         `json:"ok"`
+	OK       bool             `json:"ok"`
 	Requests []apiFileRequest `json:"requests"`
 }
 
