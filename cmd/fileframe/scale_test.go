@@ -148,10 +148,13 @@ func cliJSONEnv(t *testing.T, env []string, args ...string) map[string]any {
 // scaleOpsToken lets the scale-out test read /readyz on the app origin.
 const scaleOpsToken = "scale-test-ops-token-0123456789"
 
-func TestScaleOut(t *testing.T) {
-	t.Parallel()
-	db := newTestDatabase(t)
-	s3srv := startS3(t)
+// scaleEnv starts a fresh PostgreSQL database and an S3 server for a
+// scale test, and returns the environment that points serve and the CLI
+// at them, and a runner of admin commands (--json) on them.
+func scaleEnv(t *testing.T) (db string, s3srv s3Server, env []string, cli func(args ...string) map[string]any) {
+	t.Helper()
+	db = newTestDatabase(t)
+	s3srv = startS3(t)
 	secretFile := filepath.Join(t.TempDir(), "s3-secret")
 	if err := os.WriteFile(secretFile, []byte(s3srv.secretKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -159,7 +162,7 @@ func TestScaleOut(t *testing.T) {
 	// The backends come from the environment, the secret from a file, as an
 	// operator would set them; every instance gets a data directory of its
 	// own, which none of them uses.
-	env := []string{
+	env = []string{
 		"FILEFRAME_DATABASE_URL=" + db,
 		"FILEFRAME_S3_ENDPOINT=" + s3srv.endpoint,
 		"FILEFRAME_S3_BUCKET=fileframe-scale-" + strings.ToLower(rand.Text()[:12]),
@@ -169,10 +172,16 @@ func TestScaleOut(t *testing.T) {
 		"FILEFRAME_OPS_TOKEN=" + scaleOpsToken,
 	}
 	cliData := []string{"--data", t.TempDir()}
-	cli := func(args ...string) map[string]any {
+	cli = func(args ...string) map[string]any {
 		t.Helper()
 		return cliJSONEnv(t, env, append(args, cliData...)...)
 	}
+	return db, s3srv, env, cli
+}
+
+func TestScaleOut(t *testing.T) {
+	t.Parallel()
+	db, s3srv, env, cli := scaleEnv(t)
 
 	// The CLI works against PostgreSQL and S3 before any server runs;
 	// migrate brings the fresh database to the newest schema.

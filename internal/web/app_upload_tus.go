@@ -410,7 +410,7 @@ func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.
 	}
 	u, err := d.core.NewUpload(detach(ctx), info)
 	if err != nil {
-		if rerr := d.quota.ReleaseUpload(context.WithoutCancel(ctx), info.ID); rerr != nil {
+		if rerr := d.quota.ReleaseUpload(context.WithoutCancel(ctx), reservationID(info.ID)); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		return nil, err
@@ -469,7 +469,7 @@ func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Rea
 	ctx = detach(ctx)
 	if a, ok := uploader(ctx); ok {
 		if info, err := u.Upload.GetInfo(ctx); err == nil {
-			_ = u.quota.RenewUpload(ctx, a, info.ID, info.Size)
+			_ = u.quota.RenewUpload(ctx, a, reservationID(info.ID), info.Size)
 		}
 	}
 	return u.Upload.WriteChunk(ctx, offset, src)
@@ -502,7 +502,7 @@ func (t detachedTermination) Terminate(ctx context.Context) error {
 	if err := t.TerminatableUpload.Terminate(ctx); err != nil {
 		return err
 	}
-	return t.upload.quota.ReleaseUpload(context.WithoutCancel(ctx), info.ID)
+	return t.upload.quota.ReleaseUpload(context.WithoutCancel(ctx), reservationID(info.ID))
 }
 
 // uploader returns the account of a tus hook's request.
@@ -548,6 +548,14 @@ func tusUploadAccount(id string) (fileframe.AccountID, bool) {
 		return "", false
 	}
 	return fileframe.AccountID(acct), true
+}
+
+// reservationID is the name of an upload's reservation: the ID tusCreate
+// chose (newTusUploadID), without what s3store adds to it ("+" and the
+// multipart upload's ID), which the reservation was made before.
+func reservationID(uploadID string) string {
+	id, _, _ := strings.Cut(uploadID, "+")
+	return id
 }
 
 // validMultipartID reports whether s can be the multipart upload ID that
@@ -714,7 +722,7 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 			s.log.Warn("upload: removing a finished tus upload", "upload", ev.Upload.ID, "err", err)
 		}
 	}()
-	nf := service.NewFile{Account: a, Name: tusName(ev.Upload.MetaData), Size: ev.Upload.Size, Reservation: ev.Upload.ID,
+	nf := service.NewFile{Account: a, Name: tusName(ev.Upload.MetaData), Size: ev.Upload.Size, Reservation: reservationID(ev.Upload.ID),
 		Link: keptTusLink(ev.Upload.MetaData)}
 	// An upload sent through a file request is finished only by its
 	// sender's visit (GetUpload checked it), and becomes the request's.
