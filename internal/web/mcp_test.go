@@ -132,10 +132,7 @@ func resultText(res *mcp.CallToolResult) string {
 }
 
 // mcpToolNames are the tools /mcp offers.
-var mcpToolNames = []string{
-	"check_html", "delete_file", "get_file", "get_page", "get_revision", "list_files", "list_revisions",
-	"publish_page", "refetch_assets", "rename_file", "restore_revision", "save_draft", "set_link", "unpublish_page", "upload_file",
-}
+var mcpToolNames = []string{"check_html", "create_request", "delete_file", "get_file", "get_page", "get_request", "get_revision", "list_files", "list_requests", "list_revisions", "publish_page", "refetch_assets", "rename_file", "restore_revision", "save_draft", "set_link", "share_file", "unpublish_page", "upload_file"}
 
 // TestMCPTools lists the tools over the SDK's client: every tool with a
 // description, an input schema whose properties are described, an output
