@@ -57,6 +57,8 @@ var screens = []screen{
 	{name: "14-keys-free-plan", title: "API keys on the Free plan", stage: seeded, as: member, path: at("/keys")},
 	{name: "15-admin", title: "Admin: accounts", stage: seeded, as: admin, path: at("/admin")},
 	{name: "16-not-found", title: "Not found (in the app)", stage: seeded, as: admin, path: at("/files/f_NoSuchFile00000"), status: http.StatusNotFound},
+	{name: "17-requests", title: "File requests", stage: seeded, as: admin, path: at("/requests")},
+	{name: "18-request-received", title: "A file request: who sent what and when, Share per file", stage: seeded, as: admin, path: at("/requests/" + string(demoRequestID))},
 	{name: "public-default", title: "Public link: default page", stage: seeded, as: visitor, path: publicLink("photos")},
 	{name: "public-custom-page", title: "Public link: published custom page", stage: seeded, as: visitor, path: publicLink("lookbook")},
 	{name: "public-template-minimal", title: "Public link: Minimal template", stage: seeded, as: visitor, path: publicLink("invoice")},
@@ -65,5 +67,6 @@ var screens = []screen{
 	{name: "public-template-card", title: "Public link: Card template (the account's appearance)", stage: seeded, as: visitor, path: publicLink("presskit")},
 	{name: "public-draft-preview", title: "Public link: draft preview", stage: seeded, as: visitor, path: func(d *demo) string { return d.previewURL }},
 	{name: "public-password", title: "Public link: password page (the owner's look; the link reveals the file's name)", stage: seeded, as: visitor, path: publicLink("showreel")},
+	{name: "public-request", title: "File request page (the owner's look), with what this visit sent", stage: seeded, as: sender, path: at("/r/" + demoRequestSlug)},
 	{name: "public-not-found", title: "Public link: not found", stage: seeded, as: visitor, path: at("/f/no-such-link"), status: http.StatusNotFound},
 }
