@@ -44,6 +44,10 @@ Usage:
   fileframe collection show --email E COLLECTION_ID [--json]
   fileframe key create --email E [--file FILE_ID] [--name N] [--expires DURATION] [--json]
   fileframe key revoke --email E KEY_ID [--json]
+  fileframe request create --email E --title T [--message M] [--max-files N]
+                  [--max-size SIZE] [--expires DURATION] [--password-file F] [--json]
+  fileframe request list --email E [--json]
+  fileframe request show --email E REQUEST_ID [--json]
   fileframe migrate [--json]
   fileframe version
 
@@ -145,6 +149,9 @@ func commands() []command {
 		{"collection show", runCollectionShow},
 		{"key create", runKeyCreate},
 		{"key revoke", runKeyRevoke},
+		{"request create", runRequestCreate},
+		{"request list", runRequestList},
+		{"request show", runRequestShow},
 		{"migrate", runMigrate},
 		{"mcp", runMCP},
 		{"version", runVersion},
@@ -178,7 +185,7 @@ func (c *CLI) Run(ctx context.Context, args []string) int {
 	cmd, rest, ok := findCommand(args)
 	if !ok {
 		name := args[0]
-		if len(args) > 1 && (name == "account" || name == "file" || name == "collection" || name == "key" || name == "remote") {
+		if len(args) > 1 && (name == "account" || name == "file" || name == "collection" || name == "key" || name == "request" || name == "remote") {
 			name += " " + args[1]
 		}
 		fmt.Fprintf(c.Stderr, "fileframe: unknown command %q\n\n%s", name, usageText)

@@ -58,6 +58,10 @@ type ServeConfig struct {
 
 	KeyRate, IPRate   float64
 	KeyBurst, IPBurst int
+	// RequestUploadRate is how many files a minute one client address may
+	// send to one file request, after a burst of RequestUploadBurst.
+	RequestUploadRate  float64
+	RequestUploadBurst int
 
 	// DatabaseURL and S3 choose PostgreSQL and S3 over SQLite and disk in
 	// Data; see Storage. DatabaseURL and S3.SecretKey are secrets.
@@ -133,6 +137,8 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.IntVar(&cfg.KeyBurst, "key-burst", defaultKeyBurst, "API requests allowed per key in a burst")
 	fs.Float64Var(&cfg.IPRate, "ip-rate", defaultIPRate, "API requests per second allowed per client address, on average")
 	fs.IntVar(&cfg.IPBurst, "ip-burst", defaultIPBurst, "API requests allowed per client address in a burst")
+	fs.Float64Var(&cfg.RequestUploadRate, "request-upload-rate", 1, "files a minute one client address may send to one file request, on average")
+	fs.IntVar(&cfg.RequestUploadBurst, "request-upload-burst", 20, "files one client address may send to one file request in a burst")
 	fs.BoolVar(&cfg.DownloadRedirect, "download-redirect", false, "answer downloads with a redirect to a short-lived presigned S3 URL instead of streaming them (S3 only)")
 	fs.StringVar(&raw.signup, "signup", defaultSignup, "open lets anyone create a Free account at /signup; closed leaves account creation to the operator")
 	fs.StringVar(&raw.trustedProxies, "trusted-proxies", "", "addresses or networks of the reverse proxies in front of serve, comma-separated (10.0.0.0/8,::1): their X-Forwarded-For names the client")
@@ -163,6 +169,8 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"key-burst":            "FILEFRAME_KEY_BURST",
 		"ip-rate":              "FILEFRAME_IP_RATE",
 		"ip-burst":             "FILEFRAME_IP_BURST",
+		"request-upload-rate":  "FILEFRAME_REQUEST_UPLOAD_RATE",
+		"request-upload-burst": "FILEFRAME_REQUEST_UPLOAD_BURST",
 		"download-redirect":    "FILEFRAME_DOWNLOAD_REDIRECT",
 		"signup":               "FILEFRAME_SIGNUP",
 		"password-hash-memory": "FILEFRAME_PASSWORD_HASH_MEMORY",
@@ -325,6 +333,9 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 	}
 	if cfg.KeyRate <= 0 || cfg.IPRate <= 0 {
 		return usagef("--key-rate and --ip-rate must be positive")
+	}
+	if cfg.RequestUploadRate <= 0 || cfg.RequestUploadBurst < 1 {
+		return usagef("--request-upload-rate must be positive and --request-upload-burst at least 1")
 	}
 	if cfg.KeyBurst < 1 || cfg.IPBurst < 1 {
 		return usagef("--key-burst and --ip-burst must be at least 1")

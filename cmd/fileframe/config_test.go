@@ -45,7 +45,7 @@ func TestParseServeConfig(t *testing.T) {
 				Addr: "127.0.0.1:8080", ContentAddr: "127.0.0.1:8081", Data: absData,
 				LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second,
 				ReadHeaderTimeout: 10 * time.Second, UploadIdleTimeout: time.Minute, PreviewTTL: 24 * time.Hour, CleanupEvery: time.Hour,
-				KeyRate: 5, KeyBurst: 100, IPRate: 10, IPBurst: 200,
+				KeyRate: 5, KeyBurst: 100, IPRate: 10, IPBurst: 200, RequestUploadRate: 1, RequestUploadBurst: 20,
 				Quotas: defaultQuotas, PasswordHashMemory: 256 << 20,
 			}
 			if !reflect.DeepEqual(c, want) {
@@ -60,7 +60,7 @@ func TestParseServeConfig(t *testing.T) {
 					Addr: "0.0.0.0:9000", ContentAddr: "0.0.0.0:9001", Data: "/srv/ff",
 					LogLevel: slog.LevelDebug, ShutdownTimeout: 5 * time.Second,
 					ReadHeaderTimeout: 2 * time.Second, UploadIdleTimeout: 30 * time.Second, PreviewTTL: time.Hour, CleanupEvery: 10 * time.Minute,
-					KeyRate: 2.5, KeyBurst: 7, IPRate: 3, IPBurst: 9,
+					KeyRate: 2.5, KeyBurst: 7, IPRate: 3, IPBurst: 9, RequestUploadRate: 1, RequestUploadBurst: 20,
 					Quotas: defaultQuotas, PasswordHashMemory: 256 << 20, FetchPrivate: true, FetchCA: "/srv/ca.pem",
 				}
 				if !reflect.DeepEqual(c, want) {

@@ -27,7 +27,8 @@ func newFileJSON(f fileframe.File, now time.Time) fileJSON {
 }
 
 // linkError is what the operator sees when the service refuses a link
-// setting: invalid_field is a mistake in the command line (exit 2).
+// setting (or a request's): invalid_field is a mistake in the command
+// line (exit 2).
 func linkError(err error) error {
 	switch code := fileframe.ErrorCode(err); {
 	case code == fileframe.CodeInvalidField:

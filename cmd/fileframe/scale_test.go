@@ -165,19 +165,28 @@ func s3Env(t *testing.T, s3srv s3Server) []string {
 	}
 }
 
-func TestScaleOut(t *testing.T) {
-	t.Parallel()
-	db := newTestDatabase(t)
-	// The backends come from the environment, the secret from a file, as an
-	// operator would set them; every instance gets a data directory of its
-	// own, which none of them uses.
-	s3srv := startS3(t)
-	env := append(s3Env(t, s3srv), "FILEFRAME_DATABASE_URL="+db, "FILEFRAME_OPS_TOKEN="+scaleOpsToken)
+// scaleEnv starts a fresh PostgreSQL database and an S3 server for a
+// scale test, and returns the environment that points serve and the CLI
+// at them, and a runner of admin commands (--json) on them. The backends
+// come from the environment, the secret from a file, as an operator would
+// set them; every instance gets a data directory of its own, which none of
+// them uses.
+func scaleEnv(t *testing.T) (db string, s3srv s3Server, env []string, cli func(args ...string) map[string]any) {
+	t.Helper()
+	db = newTestDatabase(t)
+	s3srv = startS3(t)
+	env = append(s3Env(t, s3srv), "FILEFRAME_DATABASE_URL="+db, "FILEFRAME_OPS_TOKEN="+scaleOpsToken)
 	cliData := []string{"--data", t.TempDir()}
-	cli := func(args ...string) map[string]any {
+	cli = func(args ...string) map[string]any {
 		t.Helper()
 		return cliJSONEnv(t, env, append(args, cliData...)...)
 	}
+	return db, s3srv, env, cli
+}
+
+func TestScaleOut(t *testing.T) {
+	t.Parallel()
+	db, s3srv, env, cli := scaleEnv(t)
 
 	// The CLI works against PostgreSQL and S3 before any server runs;
 	// migrate brings the fresh database to the newest schema.

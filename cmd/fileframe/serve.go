@@ -227,6 +227,7 @@ func (m *Main) open(ctx context.Context) error {
 		IPRate:            m.cfg.IPRate,
 		IPBurst:           m.cfg.IPBurst,
 		RateLimiter:       limiter,
+		RequestUploads:    web.RateLimit{PerSecond: m.cfg.RequestUploadRate / 60, Burst: m.cfg.RequestUploadBurst},
 
 		DownloadRedirect: m.cfg.DownloadRedirect,
 		Signup:           m.cfg.Signup,

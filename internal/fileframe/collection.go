@@ -18,6 +18,12 @@ import (
 // MaxCollectionFiles is the most items a collection holds.
 const MaxCollectionFiles = 1000
 
+// ErrUnsharedItem is the error of an item that is a received file not yet
+// shared: its own link answers 404 until its owner shares it, and a
+// collection must not publish it first.
+var ErrUnsharedItem = Errorf(CodeNotCollectable,
+	"This file was received through a file request and is not shared yet: share it first (its Share button, POST /api/files/{id}/share), then add it to the collection.")
+
 // CollectionContentType is the Content-Type of a collection's download.
 const CollectionContentType = "application/zip"
 
@@ -32,7 +38,9 @@ type CollectionItem struct {
 // checked in the transaction that stores them:
 //   - a missing item, or one of another account, is ENOTFOUND (as a
 //     missing file);
-//   - an item that is a collection is CodeNotCollectable;
+//   - an item that is a collection is CodeNotCollectable, and so is a
+//     file received through a request that its owner has not shared
+//     (ErrUnsharedItem): a collection's link would otherwise serve it;
 //   - more than MaxCollectionFiles items in all is CodeCollectionFull, and
 //     nothing is added.
 type CollectionStore interface {

@@ -90,6 +90,15 @@ const (
 	CodeCollectionNotFound = "collection_not_found"
 	CodeNotCollectable     = "not_collectable"
 	CodeCollectionFull     = "collection_full"
+	// The codes of a file request that takes no more files: closed by its
+	// owner or expired; every file it may receive received (or being
+	// sent); or a file that does not fit in what is left of its size.
+	CodeRequestClosed   = "request_closed"
+	CodeRequestFull     = "request_full"
+	CodeRequestTooLarge = "request_too_large"
+	// CodeRequestNotFound is the code of a request that is not the
+	// account's.
+	CodeRequestNotFound = "request_not_found"
 )
 
 // Error is the one error type of the service: a stable code and a message

@@ -40,6 +40,13 @@ type File struct {
 	// LinkDownloads is the complete downloads counted against
 	// Link.MaxDownloads since it was set.
 	LinkDownloads int64
+	// Shared is whether the file's link works: true for every file but
+	// one received through a file request, which stays private (its link
+	// answers 404) until its owner shares it (RequestStore.ShareFile).
+	// CreateFile and CreateFileReserved store every file shared, whatever
+	// the field says; only RequestStore.CreateRequestFile stores one that
+	// is not.
+	Shared bool
 }
 
 // FileQuery asks ListFiles for one page of an account's files.

@@ -48,6 +48,7 @@ type Store interface {
 	LinkStore
 	PreviewStore
 	CollectionStore
+	RequestStore
 
 	// Secret returns the named server secret (e.g. the key that signs preview
 	// links), creating it with generate on first use. Concurrent first calls

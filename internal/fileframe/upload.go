@@ -52,4 +52,12 @@ type Reservation struct {
 	AccountID AccountID
 	Bytes     int64
 	ExpiresAt time.Time
+	// RequestID, when set, is the file request the upload is sent
+	// through: Reserve then also checks the request's limits (it must be
+	// open at now, its received files and other unexpired reservations
+	// plus this one within MaxFiles and MaxBytes: CodeRequestClosed,
+	// CodeRequestFull, CodeRequestTooLarge), and the request must be of
+	// AccountID (else ENOTFOUND). A renewal (a reservation with an ID
+	// already stored) without it keeps the stored reservation's request.
+	RequestID RequestID
 }

@@ -84,20 +84,23 @@ func addItems(ctx context.Context, tx pgx.Tx, id fileframe.FileID, items []filef
 	}
 	if len(ids) > 0 {
 		rows, err := tx.Query(ctx, `
-			SELECT account_id, kind FROM files WHERE id = ANY ($1) ORDER BY id FOR KEY SHARE`, ids)
+			SELECT account_id, kind, shared FROM files WHERE id = ANY ($1) ORDER BY id FOR KEY SHARE`, ids)
 		if err != nil {
 			return c, err
 		}
 		found := 0
 		var acct fileframe.AccountID
 		var kind fileframe.FileKind
-		_, err = pgx.ForEachRow(rows, []any{&acct, &kind}, func() error {
+		var shared bool
+		_, err = pgx.ForEachRow(rows, []any{&acct, &kind, &shared}, func() error {
 			found++
 			switch {
 			case acct != c.AccountID:
 				return notFound("File")
 			case kind != fileframe.FileKindFile:
 				return fileframe.Errorf(fileframe.CodeNotCollectable, "A collection cannot hold another collection.")
+			case !shared:
+				return fileframe.ErrUnsharedItem
 			}
 			return nil
 		})

@@ -63,6 +63,8 @@ var conflicts = map[string]string{
 	"api_keys_pkey":      "This key already exists.",
 	"api_keys_hash_key":  "This key already exists.",
 	"sessions_pkey":      "This session already exists.",
+	"requests_pkey":      "A request with this ID already exists.",
+	"requests_slug_key":  "This request link is already taken.",
 }
 
 // missing is the user-safe message of a foreign key violation that means a
@@ -79,6 +81,7 @@ var missing = map[string]string{
 	"finished_uploads_file_id_fkey":       "File not found.",
 	"collection_files_file_id_fkey":       "File not found.",
 	"collection_files_collection_id_fkey": "Collection not found.",
+	"requests_account_id_fkey":            "Account not found.",
 }
 
 // wrap maps err to what the store returns: a *fileframe.Error as it is; "no

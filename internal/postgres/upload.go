@@ -63,10 +63,26 @@ func (s *Store) Reserve(ctx context.Context, r fileframe.Reservation, q filefram
 		if err := used.Fits(r.Bytes, q); err != nil {
 			return err
 		}
+		if r.RequestID == "" {
+			// A renewal keeps the request its reservation counts against.
+			err := tx.QueryRow(ctx, `SELECT request_id FROM upload_reservations WHERE id = $1`, r.ID).Scan(&r.RequestID)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		if r.RequestID != "" {
+			if !storable(string(r.RequestID)) {
+				return notFound("Request")
+			}
+			if err := requestRoom(ctx, tx, r.RequestID, r.AccountID, r.ID, r.Bytes, at); err != nil {
+				return err
+			}
+		}
 		_, err = tx.Exec(ctx, `
-			INSERT INTO upload_reservations (id, account_id, bytes, expires_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, bytes = excluded.bytes, expires_at = excluded.expires_at`,
-			r.ID, r.AccountID, r.Bytes, ts(r.ExpiresAt))
+			INSERT INTO upload_reservations (id, account_id, bytes, expires_at, request_id) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, bytes = excluded.bytes,
+				expires_at = excluded.expires_at, request_id = excluded.request_id`,
+			r.ID, r.AccountID, r.Bytes, ts(r.ExpiresAt), r.RequestID)
 		return err
 	})
 	return used.Bytes, wrap("reserve", err)

@@ -39,6 +39,11 @@ type NewFile struct {
 	// Link sets the new file's link controls (SetLink's); a link given no
 	// expiry gets its plan's default.
 	Link LinkChange
+	// From, when set, is the sender of a file sent through a file
+	// request into Account (its owner): the request's limits are checked
+	// with the quota, in the same atomic steps, and the file is stored
+	// unshared (fileframe.RequestStore.CreateRequestFile).
+	From *Sender
 }
 
 // Adopter is Blobs that can take a file on its own disk as a blob by
@@ -167,7 +172,13 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		return fileframe.File{}, err
 	}
 	q := s.quotas[nf.Account.Plan]
-	if err := checkFileSize(nf.Account.Plan, q, nf.Size); err != nil {
+	var request fileframe.RequestID
+	if nf.From != nil {
+		request, q = nf.From.Request.ID, requestQuota(q, nf.From.Request)
+		if err := checkRequestFileSize(nf.Account.Plan, q, nf.From.Request, nf.Size); err != nil {
+			return fileframe.File{}, err
+		}
+	} else if err := checkFileSize(nf.Account.Plan, q, nf.Size); err != nil {
 		return fileframe.File{}, err
 	}
 	if err := s.CheckSpace(ctx); err != nil {
@@ -179,8 +190,8 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 	if err != nil {
 		return fileframe.File{}, err
 	}
-	r := &reservedReader{s: s, ctx: ctx, account: nf.Account, quota: q, id: nf.Reservation}
-	if r.id == "" && (q.Storage > 0 || q.Files > 0) {
+	r := &reservedReader{s: s, ctx: ctx, account: nf.Account, quota: q, id: nf.Reservation, request: request}
+	if r.id == "" && (q.Storage > 0 || q.Files > 0 || request != "") {
 		r.id = "p." + fileframe.RandomBase62(24)
 		// A resumable upload's reservation is its owner's to release
 		// (ReleaseUpload). A plain upload's becomes its file, or is
@@ -192,6 +203,9 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 			}
 		}()
 		err := r.reserve(max(nf.Size, 0))
+		if request != "" {
+			err = requestUploadError(err)
+		}
 		switch fileframe.ErrorCode(err) {
 		case fileframe.CodeQuotaExceeded:
 			return fileframe.File{}, quotaError(nf.Account.Plan, q, nf.Size, r.used)
@@ -215,7 +229,7 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		return fileframe.File{}, fileframe.Errorf(fileframe.CodeUploadIncomplete,
 			"The upload has %d bytes, but %d were announced. Send the file again.", info.Size, nf.Size)
 	}
-	f, err := s.store.CreateFileReserved(ctx, fileframe.File{
+	nfile := fileframe.File{
 		AccountID:   nf.Account.ID,
 		Name:        nf.Name,
 		Size:        info.Size,
@@ -223,7 +237,17 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		BlobKey:     info.Key,
 		CreatedAt:   s.now(),
 		Link:        link,
-	}, r.id, q, s.now())
+	}
+	if nf.From != nil {
+		f, err := s.store.CreateRequestFile(ctx, nfile, fileframe.RequestFile{
+			RequestID: request, VisitID: nf.From.Visit, SenderName: nf.From.Name, SenderEmail: nf.From.Email,
+		}, r.id, q, s.now())
+		// An unshared file shows nowhere a visitor looks: nothing changed
+		// for the public cache.
+		added = err == nil
+		return f, requestUploadError(err)
+	}
+	f, err := s.store.CreateFileReserved(ctx, nfile, r.id, q, s.now())
 	added = err == nil
 	if added {
 		s.changed() // the file's link works from now
@@ -294,6 +318,7 @@ type reservedReader struct {
 	account fileframe.Account
 	quota   fileframe.Quota
 	id      string
+	request fileframe.RequestID // the file request it is sent through, if any
 	r       io.Reader
 
 	// read bytes were passed on, reserved are reserved; used is what the
@@ -320,13 +345,18 @@ func (r *reservedReader) Read(p []byte) (int, error) {
 	}
 	n, err := r.r.Read(p)
 	if total := r.read + int64(n); total > r.reserved {
+		if r.request != "" && total > r.quota.File {
+			r.err = fileframe.Errorf(fileframe.CodeRequestTooLarge,
+				"This file is larger than %s, the most this request takes.", humanize.IBytes(uint64(r.quota.File)))
+			return 0, r.err
+		}
 		if r.quota.File > 0 && total > r.quota.File {
 			r.err = fileframe.Errorf(fileframe.CodeFileTooLarge,
 				"This file is larger than %s, the largest the %s plan takes.",
 				humanize.IBytes(uint64(r.quota.File)), r.account.Plan.Name())
 			return 0, r.err
 		}
-		if r.quota.Storage <= 0 {
+		if r.quota.Storage <= 0 && r.request == "" {
 			r.reserved = total // unlimited: nothing to reserve
 		} else if r.err = r.grow(total); r.err != nil {
 			return 0, r.err
@@ -351,6 +381,14 @@ func (r *reservedReader) grow(need int64) error {
 		target = min(target, max(need, r.quota.File))
 	}
 	err := r.reserve(target)
+	if code := fileframe.ErrorCode(err); r.request != "" && target > need &&
+		(code == fileframe.CodeRequestTooLarge || code == fileframe.CodeQuotaExceeded) {
+		// What the request has left may lie between need and target.
+		err = r.reserve(need)
+	}
+	if r.request != "" {
+		return requestUploadError(err)
+	}
 	if fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
 		return err
 	}
@@ -369,7 +407,7 @@ func (r *reservedReader) grow(need int64) error {
 func (r *reservedReader) reserve(n int64) error {
 	now := r.s.now()
 	used, err := r.s.store.Reserve(r.ctx, fileframe.Reservation{
-		ID: r.id, AccountID: r.account.ID, Bytes: n, ExpiresAt: now.Add(plainReservationTTL),
+		ID: r.id, AccountID: r.account.ID, Bytes: n, ExpiresAt: now.Add(plainReservationTTL), RequestID: r.request,
 	}, r.quota, now)
 	r.used = used
 	if err != nil {

@@ -71,7 +71,8 @@ func addItems(ctx context.Context, tx querier, id fileframe.FileID, items []file
 	for _, item := range items {
 		var acct fileframe.AccountID
 		var kind fileframe.FileKind
-		err := tx.QueryRowContext(ctx, `SELECT account_id, kind FROM files WHERE id = ?`, item).Scan(&acct, &kind)
+		var shared bool
+		err := tx.QueryRowContext(ctx, `SELECT account_id, kind, shared FROM files WHERE id = ?`, item).Scan(&acct, &kind, &shared)
 		switch {
 		case errors.Is(err, sql.ErrNoRows) || (err == nil && acct != c.AccountID):
 			return c, notFound("File")
@@ -79,6 +80,8 @@ func addItems(ctx context.Context, tx querier, id fileframe.FileID, items []file
 			return c, err
 		case kind != fileframe.FileKindFile:
 			return c, notCollectable()
+		case !shared:
+			return c, fileframe.ErrUnsharedItem
 		}
 		res, err := tx.ExecContext(ctx, `
 			INSERT INTO collection_files (collection_id, file_id, position, added_at) VALUES (?, ?, ?, ?)

@@ -61,8 +61,10 @@ func fileKind(k fileframe.FileKind) fileframe.FileKind {
 	return k
 }
 
-// newFile fills the fields of a new file that CreateFile sets when empty.
+// newFile fills the fields of a new file that CreateFile sets when empty,
+// and makes it shared (only CreateRequestFile stores one that is not).
 func newFile(f fileframe.File) fileframe.File {
+	f.Shared = true
 	if f.ID == "" {
 		f.ID = fileframe.NewFileID()
 	}
@@ -81,10 +83,10 @@ func newFile(f fileframe.File) fileframe.File {
 func insertFile(ctx context.Context, tx querier, f fileframe.File) error {
 	_, err := tx.ExecContext(ctx, `
 		INSERT INTO files (id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
-			expires_at, max_downloads, remove_when_ended, password_hash, reveal, kind)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			expires_at, max_downloads, remove_when_ended, password_hash, reveal, kind, shared)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		f.ID, f.AccountID, f.Name, f.Size, f.ContentType, f.BlobKey, f.Slug, f.Downloads, millis(f.CreatedAt),
-		millis(f.Link.ExpiresAt), f.Link.MaxDownloads, f.Link.RemoveWhenEnded, f.Link.PasswordHash, f.Link.Reveal, fileKind(f.Kind))
+		millis(f.Link.ExpiresAt), f.Link.MaxDownloads, f.Link.RemoveWhenEnded, f.Link.PasswordHash, f.Link.Reveal, fileKind(f.Kind), f.Shared)
 	if isUnique(err) {
 		if strings.Contains(err.Error(), "files.slug") {
 			return fileframe.Errorf(fileframe.ECONFLICT, "This link is already taken.")
@@ -95,7 +97,7 @@ func insertFile(ctx context.Context, tx querier, f fileframe.File) error {
 }
 
 const fileColumns = `id, account_id, name, size, content_type, blob_key, slug, downloads, created_at,
-	expires_at, max_downloads, link_downloads, remove_when_ended, password_hash, reveal, kind`
+	expires_at, max_downloads, link_downloads, remove_when_ended, password_hash, reveal, kind, shared`
 
 // prefixed returns the comma-separated columns with prefix (a table's
 // alias and its dot) before each.
@@ -118,7 +120,7 @@ type fileScan struct {
 func (fs *fileScan) dest() []any {
 	f := &fs.f
 	return []any{&f.ID, &f.AccountID, &f.Name, &f.Size, &f.ContentType, &f.BlobKey, &f.Slug, &f.Downloads, &fs.created,
-		&fs.expires, &f.Link.MaxDownloads, &f.LinkDownloads, &f.Link.RemoveWhenEnded, &f.Link.PasswordHash, &f.Link.Reveal, &f.Kind}
+		&fs.expires, &f.Link.MaxDownloads, &f.LinkDownloads, &f.Link.RemoveWhenEnded, &f.Link.PasswordHash, &f.Link.Reveal, &f.Kind, &f.Shared}
 }
 
 // file returns the scanned file.
@@ -212,7 +214,7 @@ func (s *Store) listFiles(ctx context.Context, id fileframe.AccountID, tail stri
 		}
 		rows, err := tx.QueryContext(ctx, `
 			SELECT f.id, f.account_id, f.name, f.size, f.content_type, f.blob_key, f.slug, f.downloads, f.created_at,
-			       f.expires_at, f.max_downloads, f.link_downloads, f.remove_when_ended, f.password_hash, f.reveal, f.kind,
+			       f.expires_at, f.max_downloads, f.link_downloads, f.remove_when_ended, f.password_hash, f.reveal, f.kind, f.shared,
 			       coalesce(p.latest_revision, 0), coalesce(p.live_revision, 0),
 			       coalesce(a.template, ''), coalesce(a.headline, ''), coalesce(a.message, ''),
 			       coalesce(a.accent, ''), coalesce(a.logo_key, ''), coalesce(a.background, ''),

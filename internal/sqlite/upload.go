@@ -71,10 +71,24 @@ func (s *Store) Reserve(ctx context.Context, r fileframe.Reservation, q filefram
 		if err := used.Fits(r.Bytes, q); err != nil {
 			return err
 		}
+		if r.RequestID == "" {
+			// A renewal keeps the request its reservation counts against.
+			err := tx.QueryRowContext(ctx, `SELECT request_id FROM upload_reservations WHERE id = ?`, r.ID).Scan(&r.RequestID)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		if r.RequestID != "" {
+			if err := requestRoom(ctx, tx, r.RequestID, r.AccountID, r.ID, r.Bytes, at); err != nil {
+				return err
+			}
+		}
 		_, err = tx.ExecContext(ctx, `
-			INSERT INTO upload_reservations (id, account_id, bytes, expires_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, bytes = excluded.bytes, expires_at = excluded.expires_at`,
-			r.ID, r.AccountID, r.Bytes, r.ExpiresAt.UnixMilli())
+			INSERT INTO upload_reservations (id, account_id, bytes, expires_at, request_id) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET account_id = excluded.account_id, bytes = excluded.bytes,
+				expires_at = excluded.expires_at,
+				request_id = excluded.request_id`,
+			r.ID, r.AccountID, r.Bytes, r.ExpiresAt.UnixMilli(), r.RequestID)
 		return err
 	})
 	return used.Bytes, wrap("reserve", err)

@@ -108,6 +108,31 @@ func testCollections(t *testing.T, newStore func(t *testing.T) fileframe.Store) 
 		wantCode(t, "RemoveFromCollection(not an item)", err, fileframe.ENOTFOUND)
 	})
 
+	t.Run("a received file joins a collection only once shared", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		r := newRequest(t, s, a.ID, 10, 1000)
+		got, err := s.CreateRequestFile(t.Context(), receivedFile(r, 10),
+			fileframe.RequestFile{RequestID: r.ID, VisitID: "v"}, "", fileframe.Quota{}, time.Now())
+		if err != nil {
+			t.Fatalf("CreateRequestFile: %v", err)
+		}
+		_, err = s.CreateCollection(t.Context(), fileframe.File{AccountID: a.ID, Name: "Early"}, []fileframe.FileID{got.ID}, stamp)
+		wantCode(t, "CreateCollection(an unshared received file)", err, fileframe.CodeNotCollectable)
+		c, err := s.CreateCollection(t.Context(), fileframe.File{AccountID: a.ID, Name: "Later"}, nil, stamp)
+		if err != nil {
+			t.Fatalf("CreateCollection(empty): %v", err)
+		}
+		_, err = s.AddToCollection(t.Context(), c.ID, []fileframe.FileID{got.ID}, stamp)
+		wantCode(t, "AddToCollection(an unshared received file)", err, fileframe.CodeNotCollectable)
+		if err := s.ShareFile(t.Context(), got.ID); err != nil {
+			t.Fatalf("ShareFile: %v", err)
+		}
+		if _, err := s.AddToCollection(t.Context(), c.ID, []fileframe.FileID{got.ID}, stamp); err != nil {
+			t.Errorf("AddToCollection(the shared file): %v", err)
+		}
+	})
+
 	t.Run("adding and removing keep the slug, the order and the size", func(t *testing.T) {
 		s := newStore(t)
 		a := newAccount(t, s)

@@ -53,6 +53,7 @@ func testFiles(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 			BlobKey:     "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
 			Slug:        "AbCdEf123456",
 			CreatedAt:   stamp,
+			Shared:      true, // every file CreateFile stores is
 		}
 		created, err := s.CreateFile(t.Context(), want)
 		if err != nil {

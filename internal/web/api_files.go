@@ -21,8 +21,11 @@ type apiFile struct {
 	// (api_collections.go).
 	Kind fileframe.FileKind `json:"kind"`
 	// Type is the Content-Type the file is served with.
-	Type       string      `json:"type"`
-	Downloads  int64       `json:"downloads"`
+	Type      string `json:"type"`
+	Downloads int64  `json:"downloads"`
+	// Shared is false for a file received through a file request until
+	// its owner shares it (its link answers 404 until then).
+	Shared     bool        `json:"shared"`
 	CreatedAt  time.Time   `json:"createdAt"`
 	CustomPage pageSummary `json:"customPage"`
 }
@@ -48,7 +51,7 @@ func summary(latest, live int) pageSummary {
 
 func (s *Server) apiFileOf(f fileframe.File, latest, live int) apiFile {
 	return apiFile{uploadedFile: s.uploaded(f), Kind: f.Kind, Type: f.ContentType, Downloads: f.Downloads,
-		CreatedAt: f.CreatedAt.UTC(), CustomPage: summary(latest, live)}
+		CreatedAt: f.CreatedAt.UTC(), CustomPage: summary(latest, live), Shared: f.Shared}
 }
 
 // fileList is the answer of GET /api/files.

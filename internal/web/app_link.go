@@ -49,6 +49,11 @@ func newLinkView(f fileframe.File, now time.Time) linkView {
 	default:
 		v.Summary, v.Class = "Live", "link-live"
 	}
+	if !f.Shared {
+		// Received through a file request: the link answers 404 until
+		// the owner shares the file (app_requests.go).
+		v.Summary, v.Class = "Not shared", "link-ended"
+	}
 	if !f.Link.ExpiresAt.IsZero() {
 		at := f.Link.ExpiresAt.UTC()
 		v.ExpiresAt, v.ExpiresText = at.Format(datetimeLocal), fileTime(at)

@@ -255,33 +255,39 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 				return
 			}
 		}
-		// A length told later would leave nothing to reserve the quota
-		// for; tusd answers it 501, which is for the server's failings.
-		if r.Header.Get("Upload-Defer-Length") != "" {
-			refuse(fileframe.Errorf(fileframe.CodeInvalidField, "Send the upload's length in Upload-Length when it starts: its space is reserved then (Upload-Defer-Length is not supported)."))
+		s.tusServe(w, r, h, context.WithValue(r.Context(), uploaderKey{}, account), refuse)
+	})
+}
+
+// tusServe passes a tus request whose caller is checked to h, with ctx (the
+// request's context and what the caller put in it) as its context; refuse
+// answers a refusal in the caller's format.
+func (s *Server) tusServe(w http.ResponseWriter, r *http.Request, h http.Handler, ctx context.Context, refuse func(error)) {
+	// A length told later would leave nothing to reserve the quota
+	// for; tusd answers it 501, which is for the server's failings.
+	if r.Header.Get("Upload-Defer-Length") != "" {
+		refuse(fileframe.Errorf(fileframe.CodeInvalidField, "Send the upload's length in Upload-Length when it starts: its space is reserved then (Upload-Defer-Length is not supported)."))
+		return
+	}
+	// A full disk refuses new uploads and their bytes with 507 before any
+	// byte is written, leaving its reserve for the small writes that let
+	// the owner make room.
+	if r.Method == http.MethodPost || r.Method == http.MethodPatch {
+		if err := s.svc.CheckSpace(r.Context()); err != nil {
+			refuse(err)
 			return
 		}
-		// A full disk refuses new uploads and their bytes with 507
-		// before any byte is written, leaving its reserve for the small
-		// writes that let the owner make room.
-		if r.Method == http.MethodPost || r.Method == http.MethodPatch {
-			if err := s.svc.CheckSpace(r.Context()); err != nil {
-				refuse(err)
-				return
-			}
-		}
-		// A body that the client cuts short or stops sending is its
-		// fault: tusd answers those 500, which clientFaultWriter makes 400
-		// or 408, and logs them as errors, which tusLog lowers.
-		body := &clientBodyReader{ReadCloser: r.Body}
-		r.Body = body
-		w = &clientFaultWriter{ResponseWriter: w, body: body}
-		ctx := context.WithValue(r.Context(), uploaderKey{}, account)
-		ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
-		ctx = context.WithValue(ctx, clientBodyKey{}, body)
-		ctx = context.WithValue(ctx, requestContextKey{}, ctx)
-		h.ServeHTTP(w, r.WithContext(ctx))
-	})
+	}
+	// A body that the client cuts short or stops sending is its
+	// fault: tusd answers those 500, which clientFaultWriter makes 400
+	// or 408, and logs them as errors, which tusLog lowers.
+	body := &clientBodyReader{ReadCloser: r.Body}
+	r.Body = body
+	w = &clientFaultWriter{ResponseWriter: w, body: body}
+	ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
+	ctx = context.WithValue(ctx, clientBodyKey{}, body)
+	ctx = context.WithValue(ctx, requestContextKey{}, ctx)
+	h.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // tusKey checks the API key of a tus request with the API's own checks
@@ -413,7 +419,7 @@ func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.
 	}
 	u, err := d.core.NewUpload(detach(ctx), info)
 	if err != nil {
-		if rerr := d.quota.ReleaseUpload(context.WithoutCancel(ctx), info.ID); rerr != nil {
+		if rerr := d.quota.ReleaseUpload(context.WithoutCancel(ctx), reservationID(info.ID)); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		return nil, err
@@ -436,12 +442,18 @@ func (d detachedStore) GetUpload(ctx context.Context, id string) (tusd.Upload, e
 	if err != nil {
 		return nil, err
 	}
-	if strings.Contains(id, "+") {
+	from, sender := requestSender(ctx)
+	if strings.Contains(id, "+") || sender {
 		info, err := u.GetInfo(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if info.ID != id {
+			return nil, tusd.ErrNotFound
+		}
+		// A sender reaches only the uploads of their own visit to the
+		// request (public_request.go).
+		if sender && (info.MetaData[tusKeptRequest] != string(from.Request.ID) || info.MetaData[tusKeptVisit] != from.Visit) {
 			return nil, tusd.ErrNotFound
 		}
 	}
@@ -466,7 +478,7 @@ func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Rea
 	ctx = detach(ctx)
 	if a, ok := uploader(ctx); ok {
 		if info, err := u.Upload.GetInfo(ctx); err == nil {
-			_ = u.quota.RenewUpload(ctx, a, info.ID, info.Size)
+			_ = u.quota.RenewUpload(ctx, a, reservationID(info.ID), info.Size)
 		}
 	}
 	return u.Upload.WriteChunk(ctx, offset, src)
@@ -499,7 +511,7 @@ func (t detachedTermination) Terminate(ctx context.Context) error {
 	if err := t.TerminatableUpload.Terminate(ctx); err != nil {
 		return err
 	}
-	return t.upload.quota.ReleaseUpload(context.WithoutCancel(ctx), info.ID)
+	return t.upload.quota.ReleaseUpload(context.WithoutCancel(ctx), reservationID(info.ID))
 }
 
 // uploader returns the account of a tus hook's request.
@@ -547,6 +559,14 @@ func tusUploadAccount(id string) (fileframe.AccountID, bool) {
 	return fileframe.AccountID(acct), true
 }
 
+// reservationID is the name of an upload's reservation: the ID tusCreate
+// chose (newTusUploadID), without what s3store adds to it ("+" and the
+// multipart upload's ID), which the reservation was made before.
+func reservationID(uploadID string) string {
+	id, _, _ := strings.Cut(uploadID, "+")
+	return id
+}
+
 // validMultipartID reports whether s can be the multipart upload ID that
 // s3store puts after "+" in an upload ID: never with "..", which no store
 // should meet in an ID, even where it is no path.
@@ -577,6 +597,14 @@ func (s *Server) tusCreate(ev tusd.HookEvent) (tusd.HTTPResponse, tusd.FileInfoC
 		return tusd.HTTPResponse{}, none, tusError(s, ev, errTusSignIn)
 	}
 	name := tusName(ev.Upload.MetaData)
+	if from, ok := requestSender(ctx); ok {
+		id := newTusUploadID(a.ID)
+		meta, err := s.requestTusCreate(ctx, a, from, id, ev.Upload)
+		if err != nil {
+			return tusd.HTTPResponse{}, none, tusError(s, ev, err)
+		}
+		return tusd.HTTPResponse{}, tusd.FileInfoChanges{ID: id, MetaData: meta}, nil
+	}
 	// The link's settings are checked (and a password hashed) now, not
 	// after the last byte: a refused setting costs no upload.
 	link, err := tusLink(ev.Upload.MetaData)
@@ -703,8 +731,19 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 			s.log.Warn("upload: removing a finished tus upload", "upload", ev.Upload.ID, "err", err)
 		}
 	}()
-	nf := service.NewFile{Account: a, Name: tusName(ev.Upload.MetaData), Size: ev.Upload.Size, Reservation: ev.Upload.ID,
+	nf := service.NewFile{Account: a, Name: tusName(ev.Upload.MetaData), Size: ev.Upload.Size, Reservation: reservationID(ev.Upload.ID),
 		Link: keptTusLink(ev.Upload.MetaData)}
+	// An upload sent through a file request is finished only by its
+	// sender's visit (GetUpload checked it), and becomes the request's.
+	from, sender := requestSender(ctx)
+	if sender != (ev.Upload.MetaData[tusKeptRequest] != "") {
+		return tusd.HTTPResponse{}, tusError(s, ev, fileframe.Errorf(fileframe.ENOTFOUND, "There is no such upload."))
+	}
+	if sender {
+		nf.Link = service.LinkChange{}
+		nf.From = &service.Sender{Request: from.Request, Visit: from.Visit,
+			Name: ev.Upload.MetaData[tusKeptSenderName], Email: ev.Upload.MetaData[tusKeptSenderEmail]}
+	}
 	var f fileframe.File
 	if path, ok := s.adoptable(ev.Upload); ok {
 		// The upload's bytes are a file on the blob store's own disk:
@@ -735,6 +774,11 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 	// logged, the file is stored all the same.
 	if err := s.store.RecordUpload(ctx, ev.Upload.ID, f.ID, s.now()); err != nil {
 		s.log.Warn("upload: recording a finished upload", "upload", ev.Upload.ID, "err", err)
+	}
+	if sender {
+		// A sender learns nothing of the owner's file: it has no public
+		// link, and its page is the owner's.
+		return tusd.HTTPResponse{}, nil
 	}
 	return tusd.HTTPResponse{Header: tusd.HTTPHeader{
 		headerFileID:   string(f.ID),

@@ -73,6 +73,13 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeCollectionNotFound: {http.StatusNotFound, "Collection not found"},
 	fileframe.CodeNotCollectable:     {http.StatusUnprocessableEntity, "A collection cannot hold a collection"},
 	fileframe.CodeCollectionFull:     {http.StatusConflict, "Collection full"},
+	// File requests (public_request.go, api_requests.go): closed or
+	// expired, every place taken, a file over what is left, not the
+	// account's.
+	fileframe.CodeRequestClosed:   {http.StatusGone, "Request closed"},
+	fileframe.CodeRequestFull:     {http.StatusConflict, "Request full"},
+	fileframe.CodeRequestTooLarge: {http.StatusRequestEntityTooLarge, "File too large for the request"},
+	fileframe.CodeRequestNotFound: {http.StatusNotFound, "Request not found"},
 }
 
 // internalKind is the answer to every error without a listed code.

@@ -288,6 +288,19 @@ type mcpRevisionInput struct {
 	Revision int    `json:"revision" jsonschema:"The revision's number (see list_revisions)."`
 }
 
+type mcpCreateRequestInput struct {
+	Title     string `json:"title" jsonschema:"What the request asks for, shown to senders (1 to 120 bytes)."`
+	Message   string `json:"message,omitempty" jsonschema:"A message shown to senders as plain text (up to 2000 bytes)."`
+	MaxFiles  int64  `json:"maxFiles" jsonschema:"How many files the request takes, 1 to 1000."`
+	MaxBytes  int64  `json:"maxBytes" jsonschema:"How many bytes all received files may take together (so each file too)."`
+	ExpiresIn string `json:"expiresIn,omitempty" jsonschema:"How long the request takes files: 7d, 36h, 90m; left out: until closed."`
+	Password  string `json:"password,omitempty" jsonschema:"A password senders must give first (4 to 256 characters)."`
+}
+
+type mcpRequestInput struct {
+	RequestID string `json:"requestId" jsonschema:"The request's ID (r_…)."`
+}
+
 // newMCPServer builds the MCP server with every tool.
 func (s *Server) newMCPServer() (*mcp.Server, error) {
 	version := "devel"
@@ -438,6 +451,71 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 						return collectionAnswer{}, err
 					}
 					return s.removeFromCollectionOp(ctx, c, coll.ID, fileframe.FileID(in.FileID))
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "create_request", Annotations: write("Create a file request", false),
+				Description: "Creates a file request: a link (publicUrl, /r/<slug>) through which anyone sends files into the account, within maxFiles and maxBytes, until it expires or is closed. Give publicUrl to whoever should send the files. Received files stay private until shared (share_file). Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpCreateRequestInput) (requestAnswer, error) {
+					if err := needGeneralKey(c, "File requests"); err != nil {
+						return requestAnswer{}, err
+					}
+					nr := service.NewRequest{Title: in.Title, Message: in.Message, MaxFiles: in.MaxFiles, MaxBytes: in.MaxBytes, Password: in.Password}
+					if in.ExpiresIn != "" {
+						d, err := service.ParseLifetime(in.ExpiresIn)
+						if err != nil {
+							return requestAnswer{}, fileframe.Errorf(fileframe.CodeInvalidField, "expiresIn must be a lifetime such as 7d, 36h or 90m.")
+						}
+						nr.ExpiresIn = d
+					}
+					r, err := s.svc.CreateRequest(ctx, c.account, nr)
+					if err != nil {
+						return requestAnswer{}, err
+					}
+					return requestAnswer{OK: true, apiFileRequest: s.apiRequestOf(r)}, nil
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "list_requests", Annotations: titled(read, "List file requests"),
+				Description: "Lists the account's file requests, newest first, each with its publicUrl, state (open, closed, expired), limits and what it received. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, _ struct{}) (requestList, error) {
+					if err := needGeneralKey(c, "File requests"); err != nil {
+						return requestList{}, err
+					}
+					list, err := s.svc.Requests(ctx, c.account)
+					out := requestList{OK: true, Requests: []apiFileRequest{}}
+					for _, r := range list {
+						out.Requests = append(out.Requests, s.apiRequestOf(r))
+					}
+					return out, err
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "get_request", Annotations: titled(read, "Get a file request"),
+				Description: "Reads one file request with every file it received, oldest first: each file (shared or not), who sent it (senderName, senderEmail, as typed) and when. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpRequestInput) (requestAnswer, error) {
+					if err := needGeneralKey(c, "File requests"); err != nil {
+						return requestAnswer{}, err
+					}
+					return s.requestOp(ctx, c, fileframe.RequestID(in.RequestID))
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "share_file", Annotations: write("Share a received file", true),
+				Description: "Makes a file received through a file request public at its link (publicUrl), which answers 404 until then. Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpFileInput) (fileAnswer, error) {
+					if err := needGeneralKey(c, "Sharing files"); err != nil {
+						return fileAnswer{}, err
+					}
+					f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
+					if err != nil {
+						return fileAnswer{}, err
+					}
+					if f, err = s.svc.ShareFile(ctx, c.account, f.ID); err != nil {
+						return fileAnswer{}, err
+					}
+					file, err := s.fileOp(ctx, c, f)
+					return fileAnswer{OK: true, apiFile: file}, err
 				})
 		},
 		func() error {

@@ -133,8 +133,9 @@ func resultText(res *mcp.CallToolResult) string {
 
 // mcpToolNames are the tools /mcp offers.
 var mcpToolNames = []string{
-	"add_to_collection", "check_html", "create_collection", "delete_file", "get_collection", "get_file", "get_page", "get_revision", "list_files", "list_revisions",
-	"publish_page", "refetch_assets", "remove_from_collection", "rename_file", "restore_revision", "save_draft", "set_link", "unpublish_page", "upload_file",
+	"add_to_collection", "check_html", "create_collection", "create_request", "delete_file", "get_collection", "get_file", "get_page", "get_request", "get_revision", "list_files",
+	"list_requests", "list_revisions", "publish_page", "refetch_assets", "remove_from_collection", "rename_file", "restore_revision", "save_draft", "set_link", "share_file",
+	"unpublish_page", "upload_file",
 }
 
 // TestMCPTools lists the tools over the SDK's client: every tool with a

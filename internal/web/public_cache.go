@@ -173,6 +173,13 @@ func (s *Server) publicRecord(ctx context.Context, slug string) (*publicEntry, e
 	if err != nil {
 		return nil, err
 	}
+	if !f.Shared {
+		// A file received through a file request has no public link
+		// until its owner shares it: everything public answers as if
+		// the file did not exist (the cache keeps no entry, so sharing
+		// it needs no invalidation beyond the store's generation).
+		return nil, fileframe.Errorf(fileframe.ENOTFOUND, "File not found.")
+	}
 	acct, err := s.store.AccountByID(ctx, f.AccountID)
 	if err != nil {
 		return nil, err

@@ -271,17 +271,8 @@ func (s *Server) protectedFile(w http.ResponseWriter, r *http.Request, e *public
 // passwordPageData is the data of password.html.
 type passwordPageData struct {
 	Assets assetURLs
-	// TemplateCSS and Style dress the page in the owner's template
-	// (templates.css and the accent's custom properties); both empty
-	// without one.
-	TemplateCSS string
-	Style       template.CSS
+	pageDress
 	PasswordCSS string // static/password.css with its hash
-	Template    string
-	Headline    string
-	// Logo is the owner's logo as a data: URL (the logo's own address
-	// needs the password); empty when there is none or it is too large.
-	Logo template.URL
 	// Reveal: the owner lets the page show the file's name and size.
 	Reveal bool
 	// Social is the link preview tags, which reveal what Reveal does
@@ -320,15 +311,7 @@ func (s *Server) passwordPage(w http.ResponseWriter, r *http.Request, e *publicE
 	}
 	styleSource := ""
 	if e.hasTemplate {
-		l := e.template
-		accent := l.tmpl.Accent
-		if a, ok := parseAccent(l.appearance.Accent); ok {
-			accent = a
-		}
-		css, source := accentStyle(accent)
-		data.TemplateCSS, data.Style, styleSource = templatesCSSURL(), template.CSS(css), " "+source
-		data.Template, data.Headline = l.tmpl.Name, l.appearance.Headline
-		data.Logo = s.inlineLogo(r, l.appearance.LogoKey)
+		styleSource = s.dress(r, e.template, &data.pageDress)
 	}
 	h := w.Header()
 	s.setPageHeaders(h, []string{passwordCSP(styleSource)})
@@ -336,6 +319,34 @@ func (s *Server) passwordPage(w http.ResponseWriter, r *http.Request, e *publicE
 	if err := s.pages.render(w, r, status, "password.html", data); err != nil {
 		s.publicError(w, r, err)
 	}
+}
+
+// pageDress is what dresses a page of the service (the password page, a
+// file request's page) in the owner's template: templates.css and the
+// accent's custom properties, the template's name, the headline and the
+// logo; all empty without a template.
+type pageDress struct {
+	TemplateCSS string
+	Style       template.CSS
+	Template    string
+	Headline    string
+	// Logo is the owner's logo as a data: URL (the logo's own address
+	// needs the password); empty when there is none or it is too large.
+	Logo template.URL
+}
+
+// dress fills d from the owner's template l and returns the CSP
+// style-src source (with its leading space) that allows its style.
+func (s *Server) dress(r *http.Request, l resolvedTemplate, d *pageDress) string {
+	accent := l.tmpl.Accent
+	if a, ok := parseAccent(l.appearance.Accent); ok {
+		accent = a
+	}
+	css, source := accentStyle(accent)
+	d.TemplateCSS, d.Style = templatesCSSURL(), template.CSS(css)
+	d.Template, d.Headline = l.tmpl.Name, l.appearance.Headline
+	d.Logo = s.inlineLogo(r, l.appearance.LogoKey)
+	return " " + source
 }
 
 // passwordCSSURL is the address of static/password.css with its hash.

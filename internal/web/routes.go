@@ -47,6 +47,10 @@ const (
 	// (Authorization: Bearer) of an Agency account; and an upload ID of the
 	// owner's own (tusSession).
 	groupTus group = "tus"
+	// groupRequest: a sender's uploads to a file request: a visit cookie
+	// of the request, and the visit's token on a state change
+	// (public_request.go).
+	groupRequest group = "request"
 	// groupOps: the operations endpoints; /readyz and /metrics need the
 	// operations token on the app origin (opsOnly).
 	groupOps group = "ops"
@@ -111,6 +115,17 @@ func (s *Server) appRoutes() []route {
 		{"/api/collections/{id}/files", groupPublic, s.apiMethods("POST")},
 		{"DELETE /api/collections/{id}/files/{fileId}", groupKey, s.api(apiEndpoint{general: true, scope: "Changing collections", run: s.apiRemoveFromCollection})},
 		{"/api/collections/{id}/files/{fileId}", groupPublic, s.apiMethods("DELETE")},
+		{"POST /api/files/{id}/share", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, general: true, scope: "Sharing files", run: s.apiShareFile})},
+		{"/api/files/{id}/share", groupPublic, s.apiMethods("POST")},
+		// File requests (api_requests.go).
+		{"GET /api/requests", groupKey, s.api(apiEndpoint{general: true, scope: "File requests", run: s.apiListRequests})},
+		{"POST /api/requests", groupKey, s.api(apiEndpoint{body: bodyJSON, general: true, scope: "File requests", run: s.apiCreateRequest})},
+		{"/api/requests", groupPublic, s.apiMethods("GET", "POST")},
+		{"GET /api/requests/{id}", groupKey, s.api(apiEndpoint{general: true, scope: "File requests", run: s.apiGetRequest})},
+		{"DELETE /api/requests/{id}", groupKey, s.api(apiEndpoint{general: true, scope: "File requests", run: s.apiDeleteRequest})},
+		{"/api/requests/{id}", groupPublic, s.apiMethods("GET", "DELETE")},
+		{"POST /api/requests/{id}/close", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, general: true, scope: "File requests", run: s.apiCloseRequest})},
+		{"/api/requests/{id}/close", groupPublic, s.apiMethods("POST")},
 		{"POST /api/html/check", groupKey, s.api(apiEndpoint{body: bodyJSON, run: s.apiCheckHTML})},
 		{"/api/html/check", groupPublic, s.apiMethods("POST")},
 		// The API's description (api_openapi.go), for anyone.
@@ -183,6 +198,22 @@ func (s *Server) appRoutes() []route {
 		// Everything else: the public 404 (405 for a method other than
 		// GET and HEAD).
 		{"/", groupPublic, http.HandlerFunc(s.publicNotFound)},
+
+		// File requests (public_request.go): the request's page for
+		// anyone with the link; its password form and its plain upload
+		// form (the visit's cookie and token, the cross-origin
+		// protection).
+		{"GET /r/{slug}", groupPublic, http.HandlerFunc(s.publicRequest)},
+		{"POST /r/{slug}/unlock", groupVisitor, s.crossOrigin(http.HandlerFunc(s.unlockRequest))},
+		{"POST /r/{slug}/upload", groupRequest, s.crossOrigin(http.HandlerFunc(s.requestUploadForm))},
+		// The owner's requests (app_requests.go).
+		{"GET /requests", groupSession, g(ownerPage, s.requests)},
+		{"POST /requests", groupSession, g(ownerForm, s.createRequest)},
+		{"GET /requests/{id}", groupSession, g(ownerPage, s.request)},
+		{"POST /requests/{id}/close", groupSession, g(ownerForm, s.closeRequest)},
+		{"POST /requests/{id}/delete", groupSession, g(ownerForm, s.deleteRequest)},
+		{"POST /files/{id}/share", groupSession, g(ownerForm, s.shareFile)},
+		{"GET /files/{id}/download", groupSession, g(ownerPage, s.ownerDownload)},
 	}
 	// Resumable uploads (app_upload_tus.go), when the server keeps
 	// unfinished uploads.
@@ -192,6 +223,11 @@ func (s *Server) appRoutes() []route {
 			route{"HEAD " + tusBasePath + "{id}", groupTus, withoutMetadata(s.tusRoute(s.tusHead(t)))},
 			route{"PATCH " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.PatchFile)},
 			route{"DELETE " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.DelFile)},
+			// A file request's uploads (public_request.go).
+			route{"POST /r/{slug}" + requestTusPath + "{$}", groupRequest, s.requestTusRoute(t.h.PostFile)},
+			route{"HEAD /r/{slug}" + requestTusPath + "{id}", groupRequest, s.requestTusRoute(t.h.HeadFile)},
+			route{"PATCH /r/{slug}" + requestTusPath + "{id}", groupRequest, s.requestTusRoute(t.h.PatchFile)},
+			route{"DELETE /r/{slug}" + requestTusPath + "{id}", groupRequest, s.requestTusRoute(t.h.DelFile)},
 		)
 	}
 	return rs

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/service"
 )
 
 // TestRouteGuards walks every route of the app origin (appRoutes, the only
@@ -30,12 +31,21 @@ func TestRouteGuards(t *testing.T) {
 	// A value for each path parameter: shapes that pass no check.
 	params := strings.NewReplacer("{id}", "f_AAAAAAAAAAAAAAAA", "{rev}", "1", "{slug}", "AAAAAAAAAAAA",
 		"{kind}", "logo", "{$}", "")
+	// A file request's routes need a request that exists, so that they
+	// reach the check of the visit.
+	fileReq, err := e.srv.svc.CreateRequest(t.Context(), e.account(fileframe.PlanFree), service.NewRequest{Title: "x", MaxFiles: 1, MaxBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	groups := map[group]int{}
 	for _, rt := range e.srv.appRoutes() {
 		groups[rt.group]++
 		method, path, ok := strings.Cut(rt.pattern, " ")
 		if !ok {
 			method, path = http.MethodGet, rt.pattern
+		}
+		if rt.group == groupRequest {
+			path = strings.ReplaceAll(path, "{slug}", fileReq.Slug)
 		}
 		path = params.Replace(path)
 		state := method != http.MethodGet && method != http.MethodHead
@@ -111,6 +121,15 @@ func TestRouteGuards(t *testing.T) {
 				resp, _ := send(agency, "", "Tus-Resumable", "1.0.0")
 				refused("without the CSRF header", resp, http.StatusForbidden, "")
 			}
+		case groupRequest:
+			resp, _ := send(anon, "", "Tus-Resumable", "1.0.0")
+			refused("without a visit", resp, http.StatusForbidden, "")
+			if state {
+				visitor := newAppBrowser(e)
+				visitor.get("/r/" + fileReq.Slug)
+				resp, _ := send(visitor, "", "Tus-Resumable", "1.0.0")
+				refused("without the visit's token", resp, http.StatusForbidden, "")
+			}
 		default:
 			t.Errorf("%s: unknown group %q", rt.pattern, rt.group)
 		}
@@ -121,7 +140,7 @@ func TestRouteGuards(t *testing.T) {
 		t.Errorf("POST /setup of a fresh instance without the CSRF token: got %d, want 403", resp.StatusCode)
 	}
 	// Every group is in use, so that the walk above covers each.
-	for _, g := range []group{groupPublic, groupKey, groupVisitor, groupSession, groupPro, groupAgency, groupAdmin, groupTus, groupOps} {
+	for _, g := range []group{groupPublic, groupKey, groupVisitor, groupSession, groupPro, groupAgency, groupAdmin, groupTus, groupRequest, groupOps} {
 		if groups[g] == 0 {
 			t.Errorf("group %q has no route", g)
 		}

@@ -68,6 +68,11 @@ type Config struct {
 	// password change) through RateLimiter; see LoginLimits. Zero fields
 	// mean the defaults.
 	Login LoginLimits
+	// RequestUploads limits the files one client address sends to one
+	// file request (public_request.go), through RateLimiter: each new
+	// upload takes a token. Zero means the default: bursts of 20, then
+	// one a minute.
+	RequestUploads RateLimit
 	// Passwords hashes and checks every password of the application
 	// (sign-in, setup, sign-up, password change) under its memory budget:
 	// a form that finds no room within the budget's wait is answered 503.
@@ -215,6 +220,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.UploadIdleTimeout = defaultUploadIdleTimeout
 	}
 	cfg.Login = cfg.Login.withDefaults()
+	if cfg.RequestUploads.PerSecond <= 0 {
+		cfg.RequestUploads = RateLimit{PerSecond: 1.0 / 60, Burst: 20}
+	}
+	cfg.RequestUploads.Burst = max(cfg.RequestUploads.Burst, 1)
 	if cfg.Passwords == nil {
 		h, err := password.NewHasher(password.DefaultParams(), password.Budget{})
 		if err != nil {

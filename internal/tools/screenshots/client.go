@@ -25,6 +25,9 @@ import (
 type client struct {
 	app  string
 	http *http.Client
+	// paths are paths below the origin whose own cookies (a file
+	// request's visit, Path=/r/<slug>) the browser gets too.
+	paths []string
 }
 
 // newClient returns a client of the app origin app that reaches the
@@ -51,7 +54,13 @@ func newClient(app string, hosts map[string]string) *client {
 // cookies returns the cookies the app origin has set in this browser.
 func (c *client) cookies() []*http.Cookie {
 	u, _ := url.Parse(c.app)
-	return c.http.Jar.Cookies(u)
+	cookies := c.http.Jar.Cookies(u)
+	for _, p := range c.paths {
+		if pu, err := url.Parse(c.app + p); err == nil {
+			cookies = append(cookies, c.http.Jar.Cookies(pu)...)
+		}
+	}
+	return cookies
 }
 
 // do sends req and returns the body of a 2xx or 3xx answer; any other status

@@ -39,6 +39,7 @@ const (
 	visitor person = "a signed-out visitor"
 	admin   person = "the admin, on Agency" // made on the setup screen
 	member  person = "a member, on Free"    // made through /signup
+	sender  person = "a stranger sending files through a request"
 )
 
 // The demo's people. Passwords only need to pass the app's rules.
@@ -92,6 +93,7 @@ type demo struct {
 func newDemo(in *instance) *demo {
 	return &demo{in: in, clients: map[person]*client{
 		visitor: newClient(appOrigin, in.hosts), admin: newClient(appOrigin, in.hosts), member: newClient(appOrigin, in.hosts),
+		sender: newClient(appOrigin, in.hosts),
 	}, files: map[string]fileframe.File{}}
 }
 
@@ -234,6 +236,9 @@ func (d *demo) seedContent(ctx context.Context) error {
 		return err
 	}
 	if err := d.collect(ctx, owners[admin]); err != nil {
+		return err
+	}
+	if err := d.seedRequest(ctx); err != nil {
 		return err
 	}
 	return d.download(ctx)

@@ -58,6 +58,8 @@ var screens = []screen{
 	{name: "15-admin", title: "Admin: accounts", stage: seeded, as: admin, path: at("/admin")},
 	{name: "16-not-found", title: "Not found (in the app)", stage: seeded, as: admin, path: at("/files/f_NoSuchFile00000"), status: http.StatusNotFound},
 	{name: "17-collection-page", title: "A collection's page: its files, remove, add", stage: seeded, as: admin, path: filePage("campaign")},
+	{name: "18-requests", title: "File requests", stage: seeded, as: admin, path: at("/requests")},
+	{name: "19-request-received", title: "A file request: who sent what and when, Share per file", stage: seeded, as: admin, path: at("/requests/" + string(demoRequestID))},
 	{name: "public-default", title: "Public link: default page", stage: seeded, as: visitor, path: publicLink("photos")},
 	{name: "public-custom-page", title: "Public link: published custom page", stage: seeded, as: visitor, path: publicLink("lookbook")},
 	{name: "public-template-minimal", title: "Public link: Minimal template", stage: seeded, as: visitor, path: publicLink("invoice")},
@@ -69,5 +71,6 @@ var screens = []screen{
 	{name: "public-password", title: "Public link: password page (the owner's look; the link reveals the file's name)", stage: seeded, as: visitor, path: publicLink("showreel")},
 	{name: "public-preview-image", title: "Public link: default page previewing an image (a thumbnail made once)", stage: seeded, as: visitor, path: publicLink("dusk")},
 	{name: "public-preview-pdf", title: "Public link: template page previewing a PDF's first page", stage: seeded, as: visitor, path: publicLink("catalogue")},
+	{name: "public-request", title: "File request page (the owner's look), with what this visit sent", stage: seeded, as: sender, path: at("/r/" + demoRequestSlug)},
 	{name: "public-not-found", title: "Public link: not found", stage: seeded, as: visitor, path: at("/f/no-such-link"), status: http.StatusNotFound},
 }

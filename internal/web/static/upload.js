@@ -81,6 +81,11 @@
     if (expiry && expiry.value) meta.expiresIn = expiry.value;
     if (oneTime && oneTime.checked) meta.maxDownloads = "1";
     if (password && password.value) meta.password = password.value;
+    // Other fields that name their metadata key (a file request's sender).
+    var extra = form.querySelectorAll("[data-meta]");
+    for (var i = 0; i < extra.length; i++) {
+      if (extra[i].value) meta[extra[i].dataset.meta] = extra[i].value;
+    }
     return meta;
   }
 
