@@ -36,7 +36,7 @@ func (s *Server) collectionPanelFor(r *http.Request, user *signedIn, c fileframe
 		return nil, err
 	}
 	for _, l := range list {
-		if !l.File.IsCollection() && !held[l.File.ID] {
+		if !l.File.IsCollection() && l.File.Shared && !held[l.File.ID] {
 			p.Candidates = append(p.Candidates, s.newFileRow(l.File))
 		}
 	}

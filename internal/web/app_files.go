@@ -45,6 +45,9 @@ type fileRow struct {
 	LinkState linkView
 	// Collection: the row is a collection of files (app_collections.go).
 	Collection bool
+	// Collectable: the file may go into a collection: a file (not a
+	// collection) that is shared (a received file must be shared first).
+	Collectable bool
 }
 
 // fileTime and fileDatetime are how the file pages show a time, and its
@@ -57,7 +60,7 @@ func (s *Server) newFileRow(f fileframe.File) fileRow {
 		ID: f.ID, Name: f.Name, Size: humanSize(f.Size), Link: s.publicURL(f.URL()),
 		DownloadURL: newFileView(f).DownloadURL, Downloads: f.Downloads,
 		Created: fileTime(f.CreatedAt), Date: f.CreatedAt.UTC().Format("2 Jan 2006"), Datetime: fileDatetime(f.CreatedAt),
-		LinkState: newLinkView(f, s.now()), Collection: f.IsCollection(),
+		LinkState: newLinkView(f, s.now()), Collection: f.IsCollection(), Collectable: !f.IsCollection() && f.Shared,
 	}
 }
 
