@@ -484,3 +484,54 @@ func TestPreviewThumbnailOnce(t *testing.T) {
 		t.Errorf("thumbnail blob after the file's deletion: %v", err)
 	}
 }
+
+// TestPreviewCollectionItems: a collection's page previews its files (the
+// first maxItemPreviews), each through the collection's own address, with
+// one policy that allows what any of them needs; a preview address of a
+// file that is not an item, or of the collection itself, is 404; a file
+// taken out of the collection loses its preview address at once.
+func TestPreviewCollectionItems(t *testing.T) {
+	e := newTestEnv(t)
+	a := e.account(fileframe.PlanFree)
+	photo := e.typedFile(a, "photo.png", testPNG(t, 800, 600))
+	clip := e.typedFile(a, "clip.mp4", testMP4)
+	notes := e.typedFile(a, "notes.txt", []byte("first line\n<script>document.title='pwned'</script>\n"))
+	outside := e.typedFile(a, "other.png", testPNG(t, 40, 40))
+	c := e.collection(a, "Set", photo, clip, notes)
+
+	resp, b := e.appGet("/f/" + c.Slug)
+	body := string(b)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET the collection's page: %d", resp.StatusCode)
+	}
+	kinds := previewAttr.FindAllStringSubmatch(body, -1)
+	if len(kinds) != 3 || kinds[0][1] != previewImage || kinds[1][1] != previewVideo || kinds[2][1] != previewText {
+		t.Errorf("previews on the collection's page: %v, want image, video, text in the collection's order", kinds)
+	}
+	if !strings.Contains(body, "&lt;script&gt;document.title") {
+		t.Errorf("the text file's first lines are not escaped text on the page")
+	}
+	csp := resp.Header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "media-src "+e.content.URL+"/v/") || strings.Count(csp, "media-src") != 1 {
+		t.Errorf("CSP %q: want one media-src of the content origin's /v/ for the clip", csp)
+	}
+	thumb := "/f/" + c.Slug + "/thumb/"
+	if resp, _ := e.appGet(thumb + string(photo.ID)); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" {
+		t.Errorf("an item's thumbnail: %d %s, want 200 image/jpeg", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	for _, id := range []fileframe.FileID{outside.ID, c.ID, "f_Nope", "..%2F" + photo.ID} {
+		if resp, _ := e.appGet(thumb + string(id)); resp.StatusCode != 404 {
+			t.Errorf("thumbnail of %s through the collection: %d, want 404", id, resp.StatusCode)
+		}
+	}
+	media := e.content.URL + "/v/" + c.Slug + "/" + string(clip.ID)
+	if resp, _ := e.get(media, "Sec-Fetch-Dest", "video"); resp.StatusCode != 200 {
+		t.Errorf("the clip's media through the collection: %d, want 200", resp.StatusCode)
+	}
+	if _, err := e.srv.svc.RemoveFromCollection(context.Background(), a, c.ID, clip.ID); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := e.get(media, "Sec-Fetch-Dest", "video"); resp.StatusCode != 404 {
+		t.Errorf("the clip's media after it left the collection: %d, want 404", resp.StatusCode)
+	}
+}
