@@ -86,6 +86,11 @@ type Round struct {
 	// blobs/tmp once the restarted server is up (disk only).
 	Leftovers     int
 	LeftoverBytes int64
+	// TusLeft is the unfinished tus uploads in the data directory's
+	// uploads/ after the cut ones were resumed (disk only): those whose
+	// creation's answer the kill cut, and those that could not be resumed.
+	// Serve removes them after a day.
+	TusLeft int
 	// S3Temp is the temp objects and multipart uploads under tmp/ in the
 	// bucket after the restart (S3 only; the store removes them after an
 	// hour, as another instance may still be writing them).
@@ -219,6 +224,9 @@ func (r Round) String() string {
 	if r.S3Temp > 0 {
 		fmt.Fprintf(&b, ", S3 tmp/ %d", r.S3Temp)
 	}
+	if r.TusLeft > 0 {
+		fmt.Fprintf(&b, ", unfinished tus uploads %d", r.TusLeft)
+	}
 	fmt.Fprintf(&b, "; reservations left %d (%s)", r.Reservations, mib(r.ReservedBytes))
 	fmt.Fprintf(&b, "; integrity %s (%s)", r.Integrity, r.IntegrityTime.Round(time.Millisecond))
 	if r.PeakRSS > 0 {
@@ -242,7 +250,7 @@ func (r Round) String() string {
 
 // String is the run's summary.
 func (s *Summary) String() string {
-	var rev, up, tus, cut, resumed, unresumable, lost, left, res, s3tmp int
+	var rev, up, tus, cut, resumed, unresumable, lost, left, res, s3tmp, tusLeft int
 	var peak int64
 	ok := 0
 	for _, r := range s.Rounds {
@@ -256,6 +264,7 @@ func (s *Summary) String() string {
 		left += r.Leftovers
 		res += r.Reservations
 		s3tmp = r.S3Temp // a state, not a count of new ones
+		tusLeft = r.TusLeft
 		peak = max(peak, r.PeakRSS)
 		if r.Integrity == "ok" {
 			ok++
@@ -269,6 +278,9 @@ func (s *Summary) String() string {
 	fmt.Fprintf(&b, "  leftovers in blobs/tmp after restarts: %d\n", left)
 	if s3tmp > 0 {
 		fmt.Fprintf(&b, "  S3 tmp/ objects and multipart uploads after the last restart (removed after an hour): %d\n", s3tmp)
+	}
+	if tusLeft > 0 {
+		fmt.Fprintf(&b, "  unfinished tus uploads in uploads/ after the last restart (removed after a day): %d\n", tusLeft)
 	}
 	fmt.Fprintf(&b, "  reservations left counting after restarts (sum over rounds): %d\n", res)
 	fmt.Fprintf(&b, "  integrity after the kills: ok in %d of %d rounds; after the final stop: %s\n", ok, len(s.Rounds), s.Integrity)

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -113,10 +114,12 @@ type load struct {
 	pages   []pageWrite
 	uploads []uploadWrite
 	tus     int
-	pending []pendingTus
-	cut     int
-	refused map[int]int
-	errors  []string
+	// finished are the IDs of the tus uploads finished in the round.
+	finished []string
+	pending  []pendingTus
+	cut      int
+	refused  map[int]int
+	errors   []string
 }
 
 // failed records a request that got no answer: a cut once the kill is
@@ -208,6 +211,10 @@ func (h *harness) round(ctx context.Context, n int) (*Round, error) {
 	resumed, unresumable := h.resume(ctx, l.pending)
 	r.Resumed, r.Unresumable = len(resumed), unresumable
 	r.Lost = h.verify(ctx, l.pages, append(l.uploads, resumed...))
+	if h.cfg.S3 == nil {
+		infos, _ := filepath.Glob(filepath.Join(h.cfg.Dir, "uploads", "*.info"))
+		r.TusLeft = len(infos)
+	}
 	h.pages = append(h.pages, l.pages...)
 	h.uploads = append(h.uploads, l.uploads...)
 	h.uploads = append(h.uploads, resumed...)
@@ -309,6 +316,7 @@ func (h *harness) tusFiles(ctx context.Context, l *load, app string, src *mrand.
 			l.mu.Lock()
 			l.uploads = append(l.uploads, u)
 			l.tus++
+			l.finished = append(l.finished, path.Base(done.UploadURL))
 			l.mu.Unlock()
 		case errors.As(err, &e):
 			l.answered(e.Status, "tus upload", []byte(e.Error()))
