@@ -9,16 +9,15 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"mime"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/blob/s3/s3test"
 	"github.com/fileframe/fileframe/internal/postgres/pgtest"
 )
 
@@ -47,66 +46,12 @@ func startS3(t *testing.T) s3Server {
 		}
 		return s
 	}
-	const hint = "this test needs an S3 server: go install github.com/versity/versitygw/cmd/versitygw@v1.8.0, or set FILEFRAME_TEST_S3_ENDPOINT, FILEFRAME_TEST_S3_ACCESS_KEY and FILEFRAME_TEST_S3_SECRET_KEY"
-	bin, err := exec.LookPath("versitygw")
+	srv, err := s3test.Start(t.TempDir())
 	if err != nil {
-		out, _ := exec.Command("go", "env", "GOPATH").Output()
-		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
-			if p := filepath.Join(dir, "bin", "versitygw"); fileExists(p) {
-				bin, err = p, nil
-				break
-			}
-		}
+		t.Fatalf("%v\n%s", err, s3test.InstallHint)
 	}
-	if err != nil {
-		t.Fatalf("versitygw not found in PATH nor in $(go env GOPATH)/bin; %s", hint)
-	}
-	root := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	s := s3Server{"http://" + addr, "fileframetest", rand.Text()}
-	logs := &lockedBuffer{}
-	cmd := exec.Command(bin, "--access", s.accessKey, "--secret", s.secretKey, "--port", addr, "--quiet", "posix", root)
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start versitygw: %v; %s", err, hint)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(s.endpoint + "/")
-		if err == nil {
-			resp.Body.Close()
-			return s // any answer, even 403, means it is up
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("versitygw exited (%v) before answering:\n%s", err, logs)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not answer on %s within 30s:\n%s", addr, logs)
-		}
-	}
-}
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	t.Cleanup(func() { srv.Stop() })
+	return s3Server{srv.Endpoint, srv.AccessKey, srv.SecretKey}
 }
 
 // runCLIEnv is runCLI with extra variables in the environment.

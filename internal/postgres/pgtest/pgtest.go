@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -39,17 +40,16 @@ Start one, e.g.
 or, with PostgreSQL installed, pg_ctlcluster 15 main start (Debian/Ubuntu) or brew services start postgresql@15;
 or point ` + URLEnv + ` at another server (postgres://user:password@host:port/database?sslmode=disable).`
 
-// adminConn connects to the test server, failing the test with instructions
-// when it cannot.
-func adminConn(tb testing.TB, ctx context.Context) *pgx.Conn {
-	tb.Helper()
+// connect connects to the test server, saying how to start one when it
+// cannot.
+func connect(ctx context.Context) (*pgx.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, withoutPoolParams(ServerURL()))
 	if err != nil {
-		tb.Fatalf("connect to PostgreSQL: %v\n%s", err, howToStart)
+		return nil, fmt.Errorf("connect to PostgreSQL: %w\n%s", err, howToStart)
 	}
-	return conn
+	return conn, nil
 }
 
 // withoutPoolParams returns the URL u without pgxpool's parameters
@@ -75,33 +75,55 @@ func withoutPoolParams(u string) string {
 // the test ends, and returns its URL.
 func NewDatabase(tb testing.TB, prefix string) string {
 	tb.Helper()
+	u, drop, err := Create(tb.Context(), prefix)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		// The test's context is already canceled when cleanups run.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := drop(ctx); err != nil {
+			tb.Error(err)
+		}
+	})
+	return u
+}
+
+// Create creates a fresh, empty database on the test server, named prefix
+// and random hex, and returns its URL and how to drop it (disconnecting
+// anyone still on it): NewDatabase for tools that run outside a test.
+func Create(ctx context.Context, prefix string) (dbURL string, drop func(context.Context) error, err error) {
 	base, err := url.Parse(ServerURL())
 	if err != nil || (base.Scheme != "postgres" && base.Scheme != "postgresql") {
-		tb.Fatalf("%s: want a postgres:// URL, got %q", URLEnv, ServerURL())
+		return "", nil, fmt.Errorf("%s: want a postgres:// URL, got %q", URLEnv, ServerURL())
 	}
 	var b [8]byte
 	rand.Read(b[:])
 	name := prefix + hex.EncodeToString(b[:])
 	ident := pgx.Identifier{name}.Sanitize()
 
-	conn := adminConn(tb, tb.Context())
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(tb.Context(), `CREATE DATABASE `+ident); err != nil {
-		tb.Fatalf("CREATE DATABASE %s: %v", name, err)
+	conn, err := connect(ctx)
+	if err != nil {
+		return "", nil, err
 	}
-	tb.Cleanup(func() {
-		// The test's context is already canceled when cleanups run.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn := adminConn(tb, ctx)
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, `CREATE DATABASE `+ident); err != nil {
+		return "", nil, fmt.Errorf("CREATE DATABASE %s: %w", name, err)
+	}
+	drop = func(ctx context.Context) error {
+		conn, err := connect(ctx)
+		if err != nil {
+			return err
+		}
 		defer conn.Close(ctx)
 		if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS `+ident+` WITH (FORCE)`); err != nil {
-			tb.Errorf("DROP DATABASE %s: %v", name, err)
+			return fmt.Errorf("DROP DATABASE %s: %w", name, err)
 		}
-	})
-
+		return nil
+	}
 	u := *base
 	u.Path = "/" + name
 	u.RawPath = ""
-	return u.String()
+	return u.String(), drop, nil
 }
