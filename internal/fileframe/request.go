@@ -141,7 +141,22 @@ func CheckRequestRoom(r Request, files, bytes, size int64, now time.Time) error 
 	case files+1 > r.MaxFiles:
 		return Errorf(CodeRequestFull, "This request has received all the files it takes.")
 	case size > r.MaxBytes-bytes:
-		return Errorf(CodeRequestTooLarge, "This file does not fit in what is left of the request's size limit.")
+		return &RequestRoomError{Left: max(r.MaxBytes-bytes, 0),
+			err: Errorf(CodeRequestTooLarge, "This file does not fit in what is left of the request's size limit.")}
 	}
 	return nil
 }
+
+// RequestRoomError is CheckRequestRoom's error of a size that does not fit
+// in what is left of a request's bytes (code CodeRequestTooLarge): Left
+// says how much is, so that an upload of unknown size can reserve all of
+// it at once instead of growing its reservation byte by byte.
+type RequestRoomError struct {
+	Left int64
+	err  *Error
+}
+
+func (e *RequestRoomError) Error() string { return e.err.Error() }
+
+// Unwrap gives the *Error, whose code callers branch on.
+func (e *RequestRoomError) Unwrap() error { return e.err }

@@ -27,6 +27,12 @@ type NewFile struct {
 	// Content-Length, a tus Upload-Length, a file's size on disk), or -1
 	// when it is not known (a part of a multipart body).
 	Size int64
+	// AtMost, when Size is -1 and AtMost is above 0, bounds the size from
+	// above (a multipart body's Content-Length): room is never reserved
+	// beyond it, so that uploads of unknown size running at once do not
+	// each reserve far more than they send and crowd the others out of a
+	// nearly full quota or file request.
+	AtMost int64
 	// Body is the file's bytes; it is streamed, never held whole.
 	Body io.Reader
 	// TypeHint is a second name whose extension may tell the type when
@@ -191,6 +197,9 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		return fileframe.File{}, err
 	}
 	r := &reservedReader{s: s, ctx: ctx, account: nf.Account, quota: q, id: nf.Reservation, request: request}
+	if nf.Size < 0 && nf.AtMost > 0 {
+		r.atMost = nf.AtMost
+	}
 	if r.id == "" && (q.Storage > 0 || q.Files > 0 || request != "") {
 		r.id = "p." + fileframe.RandomBase62(24)
 		// A resumable upload's reservation is its owner's to release
@@ -320,6 +329,7 @@ type reservedReader struct {
 	id      string
 	request fileframe.RequestID // the file request it is sent through, if any
 	r       io.Reader
+	atMost  int64 // NewFile.AtMost: no reservation grows past it
 
 	// read bytes were passed on, reserved are reserved; used is what the
 	// account's files and other reservations took at the last reserve.
@@ -377,14 +387,33 @@ func (r *reservedReader) Read(p []byte) (int, error) {
 // step more, when that fits; else exactly what is left, if need fits in it.
 func (r *reservedReader) grow(need int64) error {
 	target := max(need, 2*r.reserved, r.reserved+minReservationStep)
+	if r.atMost > 0 {
+		target = max(need, min(target, r.atMost))
+	}
 	if r.quota.File > 0 {
 		target = min(target, max(need, r.quota.File))
 	}
 	err := r.reserve(target)
 	if code := fileframe.ErrorCode(err); r.request != "" && target > need &&
 		(code == fileframe.CodeRequestTooLarge || code == fileframe.CodeQuotaExceeded) {
-		// What the request has left may lie between need and target.
-		err = r.reserve(need)
+		// What the request has left may lie between need and target:
+		// all of it, when the store says how much (the file must fit in
+		// it anyway), else just what is read so far. Reserving only
+		// need would make every later byte reserve again.
+		for {
+			alt := need
+			var room *fileframe.RequestRoomError
+			switch {
+			case errors.As(err, &room) && room.Left >= need && room.Left < target:
+				alt = room.Left
+			case fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded && r.quota.Storage-r.used >= need && r.quota.Storage-r.used < target:
+				alt = r.quota.Storage - r.used
+			}
+			target = alt
+			if err = r.reserve(alt); err == nil || alt == need {
+				break
+			}
+		}
 	}
 	if r.request != "" {
 		return requestUploadError(err)

@@ -69,7 +69,7 @@ func (s *Server) apiUpload(w http.ResponseWriter, r *http.Request, c *apiCall) (
 		return 0, nil, err
 	}
 	err = s.eachUpload(r, s.uploadBody(w, r.Body), func(name string, size int64, content io.Reader) error {
-		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: c.caller.account, Name: name, Size: size, Body: content, Link: link})
+		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: c.caller.account, Name: name, Size: size, AtMost: r.ContentLength, Body: content, Link: link})
 		if err != nil {
 			return err
 		}

@@ -147,7 +147,7 @@ func (s *Server) uploadForm(w http.ResponseWriter, r *http.Request, user *signed
 			}
 			link = &prepared
 		}
-		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: user.account, Name: part.FileName(), Size: -1, Body: part, Link: *link})
+		f, err := s.svc.AddFile(r.Context(), service.NewFile{Account: user.account, Name: part.FileName(), Size: -1, AtMost: r.ContentLength, Body: part, Link: *link})
 		if err != nil {
 			return err
 		}

@@ -389,7 +389,7 @@ func (s *Server) requestUploadForm(w http.ResponseWriter, r *http.Request) {
 		if err, _ := s.requestUploadAllowed(r, req); err != nil {
 			return err
 		}
-		if _, err := s.svc.AddFile(r.Context(), service.NewFile{Account: owner, Name: part.FileName(), Size: -1, Body: part, From: from}); err != nil {
+		if _, err := s.svc.AddFile(r.Context(), service.NewFile{Account: owner, Name: part.FileName(), Size: -1, AtMost: r.ContentLength, Body: part, From: from}); err != nil {
 			return err
 		}
 		n++

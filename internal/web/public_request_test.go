@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -379,5 +380,71 @@ func TestRequestRateLimit(t *testing.T) {
 	other := newFileRequest(t, e, owner, service.NewRequest{MaxFiles: 10, MaxBytes: 1000})
 	if got := openRequestPage(t, e, other.Slug).send("ok.bin", []byte("abc")); got != http.StatusNoContent {
 		t.Errorf("an upload to another request: %d, want 204", got)
+	}
+}
+
+// countingReserves is a store that counts Reserve calls.
+type countingReserves struct {
+	fileframe.Store
+	n atomic.Int64
+}
+
+func (c *countingReserves) Reserve(ctx context.Context, r fileframe.Reservation, q fileframe.Quota, now time.Time) (int64, error) {
+	c.n.Add(1)
+	return c.Store.Reserve(ctx, r, q, now)
+}
+
+// TestRequestFormUploadsNearTheLimit: form uploads (whose size is not
+// known before their bytes) into a request with less room left than a
+// reservation step fit exactly as many as the room takes, also in
+// parallel, each with a handful of reservations (docs/security.md, attack
+// rows 375 and 376: each byte after the first reservation took one of its own, and a
+// 30 KB file waited 30 to 60 s; ten parallel senders got one file in
+// where three fit).
+func TestRequestFormUploadsNearTheLimit(t *testing.T) {
+	var counting *countingReserves
+	e := newTestEnv(t, withUploads(t.TempDir()), func(c *Config) {
+		counting = &countingReserves{Store: c.Store}
+		c.Store = counting
+		c.RequestUploads = RateLimit{PerSecond: 1, Burst: 1000}
+	})
+	owner := e.account(fileframe.PlanFree)
+	req := newFileRequest(t, e, owner, service.NewRequest{MaxFiles: 100, MaxBytes: 100_000})
+	content := bytes.Repeat([]byte("q"), 30_000)
+
+	// One after another: two fit.
+	for i := range 2 {
+		s := openRequestPage(t, e, req.Slug)
+		before := counting.n.Load()
+		if resp, page := s.form(map[string][]byte{fmt.Sprintf("s%d.bin", i): content}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("form upload %d: %d %s", i, resp.StatusCode, page)
+		}
+		if n := counting.n.Load() - before; n > 8 {
+			t.Errorf("form upload %d of 30 KB took %d reservations, want a handful", i, n)
+		}
+	}
+	// Ten at once with 40 KB left: exactly one more fits.
+	var wg sync.WaitGroup
+	var ok, full atomic.Int64
+	for i := range 10 {
+		s := openRequestPage(t, e, req.Slug)
+		wg.Go(func() {
+			resp, _ := s.form(map[string][]byte{fmt.Sprintf("p%d.bin", i): content})
+			switch resp.StatusCode {
+			case http.StatusSeeOther:
+				ok.Add(1)
+			case http.StatusRequestEntityTooLarge:
+				full.Add(1)
+			default:
+				t.Errorf("parallel form upload: %d, want 303 or 413", resp.StatusCode)
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != 1 || full.Load() != 9 {
+		t.Errorf("ten parallel 30 KB uploads with 40 KB left: %d in, %d refused; want 1 and 9", ok.Load(), full.Load())
+	}
+	if got, _ := e.store.RequestByID(context.Background(), req.ID); got.Received != 3 || got.ReceivedBytes != 90_000 {
+		t.Errorf("the request received %d files, %d bytes; want 3, 90000", got.Received, got.ReceivedBytes)
 	}
 }
