@@ -247,6 +247,9 @@ func openStore(ctx context.Context, st Storage, create bool) (appStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the database %s: %w", dbPath, err)
 	}
+	// The disk's reserve, in a ballast file beside the database, for the
+	// writes that make room on a full disk (diskspace.Ballast).
+	store.KeepReserve()
 	return store, nil
 }
 

@@ -8,6 +8,7 @@ package diskspace
 
 import (
 	"errors"
+	"os"
 	"syscall"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -28,7 +29,7 @@ func Reserve(total uint64) uint64 {
 // ErrFull is the error of a write refused because the file system holding
 // the data is full, or would be but for the reserve.
 var ErrFull = fileframe.Errorf(fileframe.CodeStorageFull,
-	"The server's disk is full: nothing new can be stored until room is made. Deleting files frees room at once; the operator can also add space.")
+	"The server's disk is full: nothing new can be stored until room is made. Deleting files you no longer need frees their room (a file uploaded in the last minute, a minute after its upload); the operator can also add space.")
 
 // Check returns ErrFull when the file system of dir has less than its
 // reserve free (for unprivileged users, as statfs's f_bavail counts), and
@@ -55,4 +56,17 @@ func Wrap(err error) error {
 		return errors.Join(ErrFull, err)
 	}
 	return err
+}
+
+// writeZeros writes size zero bytes to f.
+func writeZeros(f *os.File, size int64) error {
+	buf := make([]byte, 1<<20)
+	for size > 0 {
+		n := min(size, int64(len(buf)))
+		if _, err := f.Write(buf[:n]); err != nil {
+			return err
+		}
+		size -= n
+	}
+	return nil
 }

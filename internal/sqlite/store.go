@@ -44,8 +44,11 @@ import (
 // concurrent use, and several Stores (in one process or several) may use one
 // file at once.
 type Store struct {
-	dir  string  // the database file's directory (CheckSpace)
-	read *sql.DB // concurrent, query_only connections
+	dir string // the database file's directory (CheckSpace)
+	// ballast holds the disk's reserve for the writes that make room
+	// (KeepReserve); nil unless asked for.
+	ballast *diskspace.Ballast
+	read    *sql.DB // concurrent, query_only connections
 	// One connection, used only by the writer goroutine. Its DSN also sets
 	// _txlock=immediate, so that any BeginTx on it takes the write lock at
 	// once too.
@@ -247,7 +250,27 @@ func (s *Store) Ping(ctx context.Context) error {
 // then refused up front, and the reserve is left for what lets an owner
 // make room (sessions, deletions).
 func (s *Store) CheckSpace(ctx context.Context) error {
+	if s.ballast != nil {
+		return s.ballast.CheckRoom()
+	}
 	return diskspace.Check(s.dir)
+}
+
+// KeepReserve keeps the disk's reserve in a ballast file beside the
+// database (diskspace.Ballast): a write that finds the disk full releases
+// it and is tried again, so that signing in and deleting files work even
+// when uploads already streaming filled the disk to its last byte; new
+// uploads and pages stay refused (CheckSpace) until it is made again.
+// Serve and the admin commands ask for it; tests need not.
+func (s *Store) KeepReserve() {
+	s.ballast = diskspace.NewBallast(s.dir)
+}
+
+// isFull reports whether err is the disk full, as SQLite or the system
+// says it.
+func isFull(err error) bool {
+	return err != nil && (sqliteCode(err)&0xff == sqlite3.SQLITE_FULL || diskspace.IsNoSpace(err) ||
+		fileframe.ErrorCode(err) == fileframe.CodeStorageFull)
 }
 
 // SchemaVersion returns the number of the last applied migration.

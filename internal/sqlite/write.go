@@ -168,6 +168,28 @@ func (s *Store) runBatch(batch []*writeCall) {
 		}
 		break
 	}
+	// A full disk: the ballast's room (KeepReserve) lets the writes that
+	// make room through. The whole batch again when nothing was committed,
+	// else only the calls that failed.
+	switch {
+	case isFull(err) && s.ballast.Release():
+		errs, err = s.runBatchOnce(ctx, batch)
+	case err == nil:
+		var again []*writeCall
+		var at []int
+		for i, e := range errs {
+			if isFull(e) {
+				again, at = append(again, batch[i]), append(at, i)
+			}
+		}
+		if len(again) > 0 && s.ballast.Release() {
+			if againErrs, againErr := s.runBatchOnce(ctx, again); againErr == nil {
+				for j, i := range at {
+					errs[i] = againErrs[j]
+				}
+			}
+		}
+	}
 	for i, c := range batch {
 		switch {
 		case err != nil && ctx.Err() != nil:

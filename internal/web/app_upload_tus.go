@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/diskspace"
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/service"
 	"github.com/tus/tusd/v2/pkg/filestore"
@@ -481,7 +482,15 @@ func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Rea
 			_ = u.quota.RenewUpload(ctx, a, reservationID(info.ID), info.Size)
 		}
 	}
-	return u.Upload.WriteChunk(ctx, offset, src)
+	n, err := u.Upload.WriteChunk(ctx, offset, src)
+	if diskspace.IsNoSpace(err) {
+		// The disk filled while the bytes arrived (other uploads were
+		// streaming too): 507 with the code of a full disk, not tusd's
+		// 500. The bytes written stay; the upload resumes from them once
+		// there is room.
+		return n, tusd.NewError("ERR_"+strings.ToUpper(fileframe.CodeStorageFull), fileframe.ErrorMessage(diskspace.ErrFull), http.StatusInsufficientStorage)
+	}
+	return n, err
 }
 
 func (u detachedUpload) GetInfo(ctx context.Context) (tusd.FileInfo, error) {
