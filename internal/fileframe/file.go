@@ -83,8 +83,13 @@ type FileStore interface {
 	// stays until released) and the error has code CodeQuotaExceeded or
 	// CodeFileCountExceeded. A reservation that
 	// is missing (released, or removed
-	// after it expired) is not an error: the check alone decides.
-	CreateFileReserved(ctx context.Context, f File, reservation string, q Quota, now time.Time) (File, error)
+	// after it expired) is not an error: the check alone decides. A
+	// non-empty upload is the resumable upload that f finishes: it is
+	// recorded (as RecordUpload records it, at now) in the same atomic
+	// step, so that a file of an upload never exists without its record;
+	// an upload recorded already is ECONFLICT, checked first, and nothing
+	// changes.
+	CreateFileReserved(ctx context.Context, f File, reservation, upload string, q Quota, now time.Time) (File, error)
 	// FileByID returns the file with that ID.
 	FileByID(ctx context.Context, id FileID) (File, error)
 	// FileBySlug returns the file whose public link is /f/<slug>.

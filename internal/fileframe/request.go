@@ -123,7 +123,8 @@ type RequestStore interface {
 	// CodeRequestFull for the count, CodeRequestTooLarge for the bytes),
 	// and stores f (its Shared is stored false) with rf. If anything does
 	// not fit nothing changes. f must belong to the request's account.
-	CreateRequestFile(ctx context.Context, f File, rf RequestFile, reservation string, q Quota, now time.Time) (File, error)
+	// upload is recorded with f as CreateFileReserved records it.
+	CreateRequestFile(ctx context.Context, f File, rf RequestFile, reservation, upload string, q Quota, now time.Time) (File, error)
 	// ShareFile makes a received file's link public (File.Shared); a
 	// shared file stays shared.
 	ShareFile(ctx context.Context, id FileID) error

@@ -31,7 +31,8 @@ type UploadStore interface {
 	// file id, so that a client that missed the answer to the upload's last
 	// request can be told which file it made (UploadFile). The file must
 	// exist (else ENOTFOUND); recording an upload again is ECONFLICT.
-	// Deleting the file forgets the record.
+	// Deleting the file forgets the record. (A finished upload's file is
+	// stored with its record in one step: CreateFileReserved's upload.)
 	RecordUpload(ctx context.Context, uploadID string, id FileID, at time.Time) error
 	// UploadFile returns the file that the resumable upload uploadID became.
 	UploadFile(ctx context.Context, uploadID string) (FileID, error)

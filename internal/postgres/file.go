@@ -362,15 +362,21 @@ func (s *Store) BlobInUse(ctx context.Context, key string) (bool, error) {
 
 // CreateFileReserved stores f in place of the reservation, within limit,
 // with the account's row locked as Reserve does.
-func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
+func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
 	f = newFile(f)
 	if !storable(string(f.AccountID)) {
 		return fileframe.File{}, notFound("Account")
+	}
+	if !storable(upload) {
+		return fileframe.File{}, fileframe.Errorf(fileframe.EINVALID, "An upload ID must be valid UTF-8 without NUL.")
 	}
 	if !storable(reservation) {
 		reservation = ""
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := unrecorded(ctx, tx, upload); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `DELETE FROM upload_reservations WHERE id = $1`, reservation); err != nil {
 			return err
 		}
@@ -381,7 +387,10 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		if err := used.Fits(f.Size, q); err != nil {
 			return err
 		}
-		return insertFile(ctx, tx, f)
+		if err := insertFile(ctx, tx, f); err != nil {
+			return err
+		}
+		return recordUpload(ctx, tx, upload, f.ID, at)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create file", err)

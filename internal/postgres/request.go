@@ -181,17 +181,23 @@ func (s *Store) ReceivedFiles(ctx context.Context, id fileframe.RequestID, visit
 // the account's row and then the request's are locked (FOR UPDATE, in the
 // order Reserve takes them), so the checks of one request run one at a
 // time on every instance.
-func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf fileframe.RequestFile, reservation string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
+func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf fileframe.RequestFile, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
 	f = newFile(f)
 	f.Shared = false
 	rf.CreatedAt = f.CreatedAt
 	if !storable(string(f.AccountID), string(rf.RequestID)) {
 		return fileframe.File{}, notFound("Request")
 	}
+	if !storable(upload) {
+		return fileframe.File{}, fileframe.Errorf(fileframe.EINVALID, "An upload ID must be valid UTF-8 without NUL.")
+	}
 	if !storable(reservation) {
 		reservation = ""
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := unrecorded(ctx, tx, upload); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `DELETE FROM upload_reservations WHERE id = $1`, reservation); err != nil {
 			return err
 		}
@@ -212,7 +218,10 @@ func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf file
 			INSERT INTO request_files (file_id, request_id, visit_id, sender_name, sender_email, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`,
 			f.ID, rf.RequestID, rf.VisitID, rf.SenderName, rf.SenderEmail, ts(rf.CreatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return recordUpload(ctx, tx, upload, f.ID, at)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create request file", err)

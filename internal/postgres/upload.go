@@ -14,13 +14,42 @@ func (s *Store) RecordUpload(ctx context.Context, uploadID string, id fileframe.
 	if !storable(uploadID, string(id)) {
 		return notFound("File")
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO finished_uploads (upload_id, file_id, finished_at) VALUES ($1, $2, $3)`,
-		uploadID, id, ts(stored(at)))
-	if pe := pgError(err); pe != nil && pe.Code == uniqueViolation && pe.ConstraintName == "finished_uploads_pkey" {
-		return fileframe.Errorf(fileframe.ECONFLICT, "This upload is already recorded.")
-	}
-	return wrap("record upload", err)
+	return wrap("record upload", recordUpload(ctx, s.pool, uploadID, id, at))
 }
+
+// recordUpload records that the resumable upload became file id; nothing
+// for no upload. In a transaction that stores the file, the two commit
+// together.
+func recordUpload(ctx context.Context, db execer, upload string, id fileframe.FileID, at time.Time) error {
+	if upload == "" {
+		return nil
+	}
+	_, err := db.Exec(ctx, `INSERT INTO finished_uploads (upload_id, file_id, finished_at) VALUES ($1, $2, $3)`,
+		upload, id, ts(stored(at)))
+	if pe := pgError(err); pe != nil && pe.Code == uniqueViolation && pe.ConstraintName == "finished_uploads_pkey" {
+		return errRecorded
+	}
+	return err
+}
+
+// unrecorded returns ECONFLICT when the resumable upload is recorded
+// already (nil for no upload).
+func unrecorded(ctx context.Context, tx pgx.Tx, upload string) error {
+	if upload == "" {
+		return nil
+	}
+	var ok bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM finished_uploads WHERE upload_id = $1)`, upload).Scan(&ok); err != nil {
+		return err
+	}
+	if ok {
+		return errRecorded
+	}
+	return nil
+}
+
+// errRecorded is the error of an upload recorded already.
+var errRecorded = fileframe.Errorf(fileframe.ECONFLICT, "This upload is already recorded.")
 
 // UploadFile returns the file that the resumable upload uploadID became.
 func (s *Store) UploadFile(ctx context.Context, uploadID string) (fileframe.FileID, error) {

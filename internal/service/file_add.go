@@ -50,10 +50,17 @@ type NewFile struct {
 	// with the quota, in the same atomic steps, and the file is stored
 	// unshared (fileframe.RequestStore.CreateRequestFile).
 	From *Sender
+	// Upload, when set, is the resumable upload whose bytes these are: the
+	// file is stored with the upload's record in one step
+	// (Store.UploadFile then names it), so that an upload cut by a crash
+	// is finished again exactly once. An upload recorded already is not
+	// stored again: AddFile returns the file it became.
+	Upload string
 }
 
 // Adopter is Blobs that can take a file on its own disk as a blob by
-// moving it (internal/blob/disk's Adopt), instead of copying its bytes.
+// linking it (internal/blob/disk's Adopt), instead of copying its bytes;
+// the file stays where it is.
 type Adopter interface {
 	Adopt(ctx context.Context, path string) (fileframe.BlobInfo, error)
 }
@@ -134,8 +141,9 @@ func (c *clientReader) fault(err error) error {
 
 // AdoptFile is AddFile for a file whose nf.Size bytes are already in the
 // file at path on the blob store's own disk (a finished resumable upload),
-// which the blob store adopts instead of copying. On success the file is
-// no longer at path.
+// which the blob store adopts (links) instead of copying. The file stays
+// at path, for its owner to remove once the file is stored: until then a
+// crash leaves the upload whole, to be finished again.
 func (s *Service) AdoptFile(ctx context.Context, nf NewFile, path string) (fileframe.File, error) {
 	ad, ok := s.blobs.(Adopter)
 	if !ok {
@@ -250,13 +258,19 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 	if nf.From != nil {
 		f, err := s.store.CreateRequestFile(ctx, nfile, fileframe.RequestFile{
 			RequestID: request, VisitID: nf.From.Visit, SenderName: nf.From.Name, SenderEmail: nf.From.Email,
-		}, r.id, q, s.now())
+		}, r.id, nf.Upload, q, s.now())
 		// An unshared file shows nowhere a visitor looks: nothing changed
 		// for the public cache.
 		added = err == nil
+		if f, ok := s.recordedUpload(ctx, nf.Upload, err); ok {
+			return f, nil
+		}
 		return f, requestUploadError(err)
 	}
-	f, err := s.store.CreateFileReserved(ctx, nfile, r.id, q, s.now())
+	f, err := s.store.CreateFileReserved(ctx, nfile, r.id, nf.Upload, q, s.now())
+	if f, ok := s.recordedUpload(ctx, nf.Upload, err); ok {
+		return f, nil
+	}
 	added = err == nil
 	if added {
 		s.changed() // the file's link works from now
@@ -270,6 +284,21 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 			humanize.IBytes(uint64(info.Size)), nf.Account.Plan.Name(), humanize.IBytes(uint64(q.Storage)))
 	}
 	return f, err
+}
+
+// recordedUpload returns the file that upload became when err says that
+// it is recorded already (another instance, or one before a crash,
+// finished it first).
+func (s *Service) recordedUpload(ctx context.Context, upload string, err error) (fileframe.File, bool) {
+	if upload == "" || fileframe.ErrorCode(err) != fileframe.ECONFLICT {
+		return fileframe.File{}, false
+	}
+	id, ferr := s.store.UploadFile(ctx, upload)
+	if ferr != nil {
+		return fileframe.File{}, false
+	}
+	f, ferr := s.store.FileByID(ctx, id)
+	return f, ferr == nil
 }
 
 // ReserveUpload reserves room for a resumable upload of size bytes, named

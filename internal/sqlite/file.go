@@ -29,9 +29,12 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 // CreateFileReserved stores f in place of the reservation, within limit.
 // The writer runs one transaction at a time, so the sum it checks cannot
 // change before the insert.
-func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
+func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
 	f = newFile(f)
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
+		if err := unrecorded(ctx, tx, upload); err != nil {
+			return err
+		}
 		if err := accountExists(ctx, tx, f.AccountID); err != nil {
 			return err
 		}
@@ -45,13 +48,49 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		if err := used.Fits(f.Size, q); err != nil {
 			return err
 		}
-		return insertFile(ctx, tx, f)
+		if err := insertFile(ctx, tx, f); err != nil {
+			return err
+		}
+		return recordUpload(ctx, tx, upload, f.ID, at)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create file", err)
 	}
 	return f, nil
 }
+
+// unrecorded returns ECONFLICT when the resumable upload is recorded
+// already (nil for no upload).
+func unrecorded(ctx context.Context, tx querier, upload string) error {
+	if upload == "" {
+		return nil
+	}
+	var ok bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM finished_uploads WHERE upload_id = ?)`, upload).Scan(&ok); err != nil {
+		return err
+	}
+	if ok {
+		return errRecorded
+	}
+	return nil
+}
+
+// recordUpload records that the resumable upload became file id, inside a
+// transaction that stores that file; nothing for no upload.
+func recordUpload(ctx context.Context, tx querier, upload string, id fileframe.FileID, at time.Time) error {
+	if upload == "" {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO finished_uploads (upload_id, file_id, finished_at) VALUES (?, ?, ?)`,
+		upload, id, millis(stored(at)))
+	if isUnique(err) {
+		return errRecorded
+	}
+	return err
+}
+
+// errRecorded is the error of an upload recorded already.
+var errRecorded = fileframe.Errorf(fileframe.ECONFLICT, "This upload is already recorded.")
 
 // fileKind is the stored kind of k: FileKindFile when empty.
 func fileKind(k fileframe.FileKind) fileframe.FileKind {

@@ -163,11 +163,14 @@ func (s *Store) ReceivedFiles(ctx context.Context, id fileframe.RequestID, visit
 // its reservation, within the account's quota and the request's limits.
 // The writer runs one transaction at a time, so no other check can pass
 // between this one's sums and its inserts.
-func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf fileframe.RequestFile, reservation string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
+func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf fileframe.RequestFile, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
 	f = newFile(f)
 	f.Shared = false
 	rf.CreatedAt = f.CreatedAt
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
+		if err := unrecorded(ctx, tx, upload); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM upload_reservations WHERE id = ?`, reservation); err != nil {
 			return err
 		}
@@ -188,7 +191,10 @@ func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf file
 			INSERT INTO request_files (file_id, request_id, visit_id, sender_name, sender_email, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`,
 			f.ID, rf.RequestID, rf.VisitID, rf.SenderName, rf.SenderEmail, millis(rf.CreatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return recordUpload(ctx, tx, upload, f.ID, at)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create request file", err)

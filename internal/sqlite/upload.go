@@ -15,12 +15,7 @@ func (s *Store) RecordUpload(ctx context.Context, uploadID string, id fileframe.
 		if err := fileExists(ctx, tx, id); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO finished_uploads (upload_id, file_id, finished_at) VALUES (?, ?, ?)`,
-			uploadID, id, millis(stored(at)))
-		if isUnique(err) {
-			return fileframe.Errorf(fileframe.ECONFLICT, "This upload is already recorded.")
-		}
-		return err
+		return recordUpload(ctx, tx, uploadID, id, at)
 	})
 	return wrap("record upload", err)
 }

@@ -113,7 +113,7 @@ func testCollections(t *testing.T, newStore func(t *testing.T) fileframe.Store) 
 		a := newAccount(t, s)
 		r := newRequest(t, s, a.ID, 10, 1000)
 		got, err := s.CreateRequestFile(t.Context(), receivedFile(r, 10),
-			fileframe.RequestFile{RequestID: r.ID, VisitID: "v"}, "", fileframe.Quota{}, time.Now())
+			fileframe.RequestFile{RequestID: r.ID, VisitID: "v"}, "", "", fileframe.Quota{}, time.Now())
 		if err != nil {
 			t.Fatalf("CreateRequestFile: %v", err)
 		}

@@ -105,7 +105,7 @@ func testRequests(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		for i, visit := range []string{"v1", "v2", "v1"} {
 			f, err := s.CreateRequestFile(t.Context(), receivedFile(r, int64(10*(i+1))),
 				fileframe.RequestFile{RequestID: r.ID, VisitID: visit, SenderName: "Ann", SenderEmail: "ann@example.com"},
-				"", fileframe.Quota{}, now)
+				"", "", fileframe.Quota{}, now)
 			if err != nil {
 				t.Fatalf("CreateRequestFile: %v", err)
 			}
@@ -160,16 +160,16 @@ func testRequests(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		a := newAccount(t, s)
 		r := newRequest(t, s, a.ID, 2, 100)
 		rf := fileframe.RequestFile{RequestID: r.ID, VisitID: "v"}
-		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 101), rf, "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestTooLarge {
+		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 101), rf, "", "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestTooLarge {
 			t.Errorf("a file over MaxBytes: %v, want %s", err, fileframe.CodeRequestTooLarge)
 		}
-		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 60), rf, "", fileframe.Quota{Storage: 50}, now); fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 60), rf, "", "", fileframe.Quota{Storage: 50}, now); fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
 			t.Errorf("a file over the quota: %v, want %s", err, fileframe.CodeQuotaExceeded)
 		}
-		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 60), rf, "", fileframe.Quota{}, now); err != nil {
+		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 60), rf, "", "", fileframe.Quota{}, now); err != nil {
 			t.Fatalf("CreateRequestFile: %v", err)
 		}
-		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 41), rf, "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestTooLarge {
+		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 41), rf, "", "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestTooLarge {
 			t.Errorf("a file over what is left: %v, want %s", err, fileframe.CodeRequestTooLarge)
 		}
 		// A reservation holds the request's room: the second file cannot
@@ -186,13 +186,13 @@ func testRequests(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		if _, err := s.Reserve(t.Context(), res, fileframe.Quota{}, now); err != nil {
 			t.Fatalf("Reserve (renewal): %v", err)
 		}
-		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 1), rf, "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestFull {
+		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 1), rf, "", "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestFull {
 			t.Errorf("a file while the last place is reserved: %v, want %s", err, fileframe.CodeRequestFull)
 		}
-		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 40), rf, "u.1", fileframe.Quota{}, now); err != nil {
+		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 40), rf, "u.1", "", fileframe.Quota{}, now); err != nil {
 			t.Fatalf("CreateRequestFile in place of its reservation: %v", err)
 		}
-		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 0), rf, "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestFull {
+		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 0), rf, "", "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestFull {
 			t.Errorf("a third file: %v, want %s", err, fileframe.CodeRequestFull)
 		}
 
@@ -213,7 +213,7 @@ func testRequests(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateRequestFile(t.Context(), receivedFile(expired, 1), fileframe.RequestFile{RequestID: expired.ID}, "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestClosed {
+		if _, err := s.CreateRequestFile(t.Context(), receivedFile(expired, 1), fileframe.RequestFile{RequestID: expired.ID}, "", "", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.CodeRequestClosed {
 			t.Errorf("a file for an expired request: %v, want %s", err, fileframe.CodeRequestClosed)
 		}
 		other := newAccount(t, s)
@@ -222,7 +222,7 @@ func testRequests(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		}
 		f := receivedFile(r, 1)
 		f.AccountID = other.ID
-		if _, err := s.CreateRequestFile(t.Context(), f, fileframe.RequestFile{RequestID: closed.ID}, "", fileframe.Quota{}, now); !fileframe.IsNotFound(err) {
+		if _, err := s.CreateRequestFile(t.Context(), f, fileframe.RequestFile{RequestID: closed.ID}, "", "", fileframe.Quota{}, now); !fileframe.IsNotFound(err) {
 			t.Errorf("CreateRequestFile into another account's request: %v, want ENOTFOUND", err)
 		}
 	})
@@ -246,7 +246,7 @@ func testRequests(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 						return
 					}
 				}
-				_, err := s.CreateRequestFile(t.Context(), receivedFile(r, int64(i)), fileframe.RequestFile{RequestID: r.ID, VisitID: "v"}, id, fileframe.Quota{Files: 100}, now)
+				_, err := s.CreateRequestFile(t.Context(), receivedFile(r, int64(i)), fileframe.RequestFile{RequestID: r.ID, VisitID: "v"}, id, "", fileframe.Quota{Files: 100}, now)
 				if err == nil {
 					ok.Add(1)
 				} else if fileframe.ErrorCode(err) != fileframe.CodeRequestFull {

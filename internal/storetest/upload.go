@@ -31,6 +31,65 @@ func testFinishedUploads(t *testing.T, newStore func(t *testing.T) fileframe.Sto
 		}
 	})
 
+	t.Run("CreateFileReserved and CreateRequestFile record their upload in the same step", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		now := time.Date(2026, time.November, 24, 12, 0, 0, 0, time.UTC)
+		if _, err := s.Reserve(t.Context(), fileframe.Reservation{ID: "acct.up", AccountID: a.ID, Bytes: 10, ExpiresAt: now.Add(time.Hour)},
+			fileframe.Quota{Storage: 100}, now); err != nil {
+			t.Fatalf("Reserve: %v", err)
+		}
+		f, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "a", Size: 10, BlobKey: "k"}, "acct.up", "acct.up+mp", fileframe.Quota{Storage: 100}, now)
+		if err != nil {
+			t.Fatalf("CreateFileReserved with an upload: %v", err)
+		}
+		if id, err := s.UploadFile(t.Context(), "acct.up+mp"); err != nil || id != f.ID {
+			t.Errorf("UploadFile = %q, %v; want %q", id, err, f.ID)
+		}
+		// A second finish of the same upload (another instance, or one
+		// after a crash) stores nothing, even where the quota is full,
+		// and the reservation it names stays.
+		if _, err := s.Reserve(t.Context(), fileframe.Reservation{ID: "acct.other", AccountID: a.ID, Bytes: 90, ExpiresAt: now.Add(time.Hour)},
+			fileframe.Quota{Storage: 100}, now); err != nil {
+			t.Fatalf("Reserve: %v", err)
+		}
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "a", Size: 10, BlobKey: "k"}, "acct.other", "acct.up+mp", fileframe.Quota{Storage: 100}, now)
+		if fileframe.ErrorCode(err) != fileframe.ECONFLICT {
+			t.Errorf("CreateFileReserved of a recorded upload: %v, want ECONFLICT", err)
+		}
+		if list, err := s.FilesByAccount(t.Context(), a.ID); err != nil || len(list) != 1 {
+			t.Errorf("files after the second finish: %d, %v; want 1", len(list), err)
+		}
+		if _, err := s.Reserve(t.Context(), fileframe.Reservation{ID: "acct.third", AccountID: a.ID, Bytes: 1, ExpiresAt: now.Add(time.Hour)},
+			fileframe.Quota{Storage: 100}, now); fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+			t.Errorf("Reserve beside the kept reservation: %v, want %s", err, fileframe.CodeQuotaExceeded)
+		}
+		// A refused file records nothing.
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "b", Size: 500, BlobKey: "k"}, "", "acct.big", fileframe.Quota{Storage: 100}, now)
+		if fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+			t.Errorf("CreateFileReserved over the quota: %v, want %s", err, fileframe.CodeQuotaExceeded)
+		}
+		if _, err := s.UploadFile(t.Context(), "acct.big"); !fileframe.IsNotFound(err) {
+			t.Errorf("UploadFile of a refused upload: %v, want ENOTFOUND", err)
+		}
+
+		r := newRequest(t, s, a.ID, 10, 1000)
+		rf := fileframe.RequestFile{RequestID: r.ID, VisitID: "v"}
+		got, err := s.CreateRequestFile(t.Context(), receivedFile(r, 5), rf, "", "acct.sent", fileframe.Quota{}, now)
+		if err != nil {
+			t.Fatalf("CreateRequestFile with an upload: %v", err)
+		}
+		if id, err := s.UploadFile(t.Context(), "acct.sent"); err != nil || id != got.ID {
+			t.Errorf("UploadFile = %q, %v; want %q", id, err, got.ID)
+		}
+		if _, err := s.CreateRequestFile(t.Context(), receivedFile(r, 5), rf, "", "acct.sent", fileframe.Quota{}, now); fileframe.ErrorCode(err) != fileframe.ECONFLICT {
+			t.Errorf("CreateRequestFile of a recorded upload: %v, want ECONFLICT", err)
+		}
+		if files, err := s.ReceivedFiles(t.Context(), r.ID, ""); err != nil || len(files) != 1 {
+			t.Errorf("received files after the second finish: %d, %v; want 1", len(files), err)
+		}
+	})
+
 	t.Run("deleting the file forgets its upload", func(t *testing.T) {
 		s := newStore(t)
 		f := newFile(t, s, newAccount(t, s).ID)
@@ -151,7 +210,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		if _, err := reserve(t, s, a.ID, "r1", 600, 1000); err != nil {
 			t.Fatal(err)
 		}
-		f, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "a", Size: 550, BlobKey: "k"}, "r1", fileframe.Quota{Storage: 1000}, now)
+		f, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "a", Size: 550, BlobKey: "k"}, "r1", "", fileframe.Quota{Storage: 1000}, now)
 		if err != nil {
 			t.Fatalf("CreateFileReserved: %v", err)
 		}
@@ -164,7 +223,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		}
 		// With 1000 used, a file over the limit is refused: nothing
 		// changes, the reservation it named stays until released.
-		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "b", Size: 451, BlobKey: "k"}, "r2", fileframe.Quota{Storage: 1000}, now)
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "b", Size: 451, BlobKey: "k"}, "r2", "", fileframe.Quota{Storage: 1000}, now)
 		wantCode(t, "CreateFileReserved over the limit", err, fileframe.CodeQuotaExceeded)
 		files, err := s.FilesByAccount(t.Context(), a.ID)
 		if err != nil || len(files) != 1 {
@@ -177,10 +236,10 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 			t.Fatal(err)
 		}
 		// A missing reservation is fine: the check decides.
-		if _, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "c", Size: 450, BlobKey: "k"}, "gone", fileframe.Quota{Storage: 1000}, now); err != nil {
+		if _, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "c", Size: 450, BlobKey: "k"}, "gone", "", fileframe.Quota{Storage: 1000}, now); err != nil {
 			t.Errorf("CreateFileReserved with a missing reservation that fits: %v", err)
 		}
-		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: "a_missing", Name: "d", Size: 1, BlobKey: "k"}, "", fileframe.Quota{Storage: 0}, now)
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: "a_missing", Name: "d", Size: 1, BlobKey: "k"}, "", "", fileframe.Quota{Storage: 0}, now)
 		wantCode(t, "CreateFileReserved for a missing account", err, fileframe.ENOTFOUND)
 	})
 
@@ -208,7 +267,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 				mu.Lock()
 				ok++
 				mu.Unlock()
-				_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: id, Size: size, BlobKey: "k"}, id, fileframe.Quota{Storage: limit}, now)
+				_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: id, Size: size, BlobKey: "k"}, id, "", fileframe.Quota{Storage: limit}, now)
 				if err != nil {
 					t.Errorf("CreateFileReserved %s: %v", id, err)
 					return
@@ -229,7 +288,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), Size: size, BlobKey: "k"}, "", fileframe.Quota{Storage: limit}, now)
+				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), Size: size, BlobKey: "k"}, "", "", fileframe.Quota{Storage: limit}, now)
 				if err == nil {
 					mu.Lock()
 					created++
@@ -261,12 +320,12 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		if err := res("r1"); err != nil {
 			t.Errorf("renewing the reservation of the second file: %v", err)
 		}
-		_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "x", BlobKey: "k"}, "", q, now)
+		_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "x", BlobKey: "k"}, "", "", q, now)
 		wantCode(t, "a file beside a held reservation", err, fileframe.CodeFileCountExceeded)
-		if _, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "b", BlobKey: "k"}, "r1", q, now); err != nil {
+		if _, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "b", BlobKey: "k"}, "r1", "", q, now); err != nil {
 			t.Fatalf("CreateFileReserved of the second file: %v", err)
 		}
-		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "c", BlobKey: "k"}, "", q, now)
+		_, err = s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: "c", BlobKey: "k"}, "", "", q, now)
 		wantCode(t, "a third file", err, fileframe.CodeFileCountExceeded)
 		// Empty files count like any other; concurrent ones too.
 		b := newAccount(t, s)
@@ -276,7 +335,7 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), BlobKey: "k"}, "", fileframe.Quota{Files: 3}, now)
+				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), BlobKey: "k"}, "", "", fileframe.Quota{Files: 3}, now)
 				if err == nil {
 					created.Add(1)
 				} else if fileframe.ErrorCode(err) != fileframe.CodeFileCountExceeded {

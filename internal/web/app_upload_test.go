@@ -209,7 +209,7 @@ func TestTusUploadInterruptedAndResumed(t *testing.T) {
 	if got := e.downloadLink(resp.Header.Get(headerFileURL)); !bytes.Equal(got, content) {
 		t.Errorf("downloaded %d bytes, not the %d uploaded", len(got), len(content))
 	}
-	// On disk the finished upload's file became the blob (moved, not
+	// On disk the finished upload's file became the blob (linked, not
 	// written a second time).
 	b, err := e.blobs.Open(context.Background(), f.BlobKey)
 	if err != nil {

@@ -50,6 +50,9 @@ type TusStore interface {
 type tusUploads struct {
 	h        *tusd.UnroutedHandler
 	composer *tusd.StoreComposer
+	// locker is the uploads' locker itself, without interruptingLocker:
+	// settleTus waits for no body, and lets no request interrupt it.
+	locker tusd.Locker
 }
 
 // newTusUploads builds the tus endpoint of cfg; nil when cfg keeps no
@@ -83,7 +86,7 @@ func (s *Server) newTusUploads() (*tusUploads, error) {
 		locker = memorylocker.New()
 	}
 	composer.UseLocker(interruptingLocker{locker})
-	t := &tusUploads{composer: composer}
+	t := &tusUploads{composer: composer, locker: locker}
 	h, err := tusd.NewUnroutedHandler(tusd.Config{
 		StoreComposer: composer,
 		// Absolute, so that Location names the public origin even behind
@@ -153,37 +156,131 @@ func (l interruptingLock) Lock(ctx context.Context, requestRelease func()) error
 // Unlock releases the lock.
 func (l interruptingLock) Unlock() error { return l.inner.Unlock() }
 
-// tusHead answers HEAD of an upload. An upload that already became a file
-// (its tus data is gone) is answered as complete, with the file's headers,
-// as its last PATCH was: a client that lost that answer and asks again
-// where it stands then learns it is done and which file it made, instead
-// of starting again and storing the file twice. Other uploads are tusd's.
-func (s *Server) tusHead(t *tusUploads) http.HandlerFunc {
+// tusSettle answers HEAD and PATCH of an upload (h is tusd's handler of
+// either) once it has settled an upload that is complete but has no file:
+// a crash, or a failure of the server's own, cut its finish after the last
+// byte arrived, and tusd never runs the finish hook again for a complete
+// upload (its PATCH would answer 204 and make no file). Under the upload's
+// lock it finishes the upload now (finishTus) and answers as for a
+// finished one. An upload that already became a file is answered as
+// complete, with the file's headers, as its last PATCH was: a client that
+// lost that answer and asks again where it stands then learns it is done
+// and which file it made, instead of starting again and storing the file
+// twice. Other uploads, and a PATCH that carries bytes (of an unfinished
+// upload, or tusd's 409 for an offset it does not hold), are tusd's.
+func (s *Server) tusSettle(t *tusUploads, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPatch && r.ContentLength != 0 {
+			h(w, r)
+			return
+		}
 		// StripPrefix left the upload's ID as the path.
-		id, err := s.store.UploadFile(r.Context(), strings.TrimPrefix(r.URL.Path, "/"))
+		id := strings.TrimPrefix(r.URL.Path, "/")
+		f, done, err := s.settleTus(r.Context(), t, id)
 		if err != nil {
-			if !fileframe.IsNotFound(err) {
-				s.logFor(r).Error("upload: looking up a finished upload", "err", err)
-			}
-			t.h.HeadFile(w, r)
+			writeTusError(w, r, tusErr(s, id, err))
 			return
 		}
-		f, err := s.store.FileByID(r.Context(), id)
-		if err != nil {
-			t.h.HeadFile(w, r)
-			return
-		}
-		h := w.Header()
 		size := strconv.FormatInt(f.Size, 10)
-		h.Set("Tus-Resumable", "1.0.0")
-		h.Set("Upload-Offset", size)
-		h.Set("Upload-Length", size)
-		h.Set(headerFileID, string(f.ID))
-		h.Set(headerFileURL, s.publicURL(f.URL()))
-		h.Set(headerFilePage, filePagePath(f.ID))
+		if !done || (r.Method == http.MethodPatch && r.Header.Get("Upload-Offset") != size) {
+			h(w, r)
+			return
+		}
+		hd := w.Header()
+		hd.Set("Tus-Resumable", "1.0.0")
+		hd.Set("Upload-Offset", size)
+		if _, sender := requestSender(r.Context()); !sender {
+			// A sender learns nothing of the owner's file (tusFinish).
+			for k, v := range s.finishedHeaders(f) {
+				hd.Set(k, v)
+			}
+		}
+		if r.Method == http.MethodPatch {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		hd.Set("Upload-Length", size)
 		w.WriteHeader(http.StatusOK)
 	}
+}
+
+// settleTus returns the file that upload id became (done), finishing it
+// first if it is complete but has no file; done is false for an upload
+// that is not complete, or not there. It holds the upload's lock
+// throughout, so that no request, on this instance or another, finishes
+// the upload at the same time or writes to it, and it removes what is
+// left of an upload that became a file (a crash between the file's commit
+// and the upload's removal). Once it holds the lock it finishes its work
+// even if its client goes away, and a request that asks for the lock
+// meanwhile (the client again, another instance) waits for it, then finds
+// the file: a finish interrupted halfway would only be done again.
+func (s *Server) settleTus(ctx context.Context, t *tusUploads, id string) (f fileframe.File, done bool, err error) {
+	lock, err := t.locker.NewLock(id)
+	if err != nil {
+		return fileframe.File{}, false, err
+	}
+	lockCtx, stop := context.WithTimeout(ctx, tusLockTimeout)
+	err = lock.Lock(lockCtx, func() {})
+	stop()
+	ctx = context.WithoutCancel(ctx)
+	if err != nil {
+		return fileframe.File{}, false, fileframe.Errorf(fileframe.CodeBusy, "Another request is using this upload. Please try again in a moment.")
+	}
+	defer lock.Unlock()
+
+	// The upload as tusd's store has it, if it still does (s3store finds
+	// that out only in GetInfo).
+	var info tusd.FileInfo
+	upload, err := t.composer.Core.GetUpload(ctx, id)
+	if err == nil {
+		info, err = upload.GetInfo(ctx)
+	}
+	if errors.Is(err, tusd.ErrNotFound) {
+		upload, err = nil, nil
+	} else if err != nil {
+		return fileframe.File{}, false, err
+	}
+	if fid, rerr := s.store.UploadFile(ctx, id); rerr == nil {
+		if f, err = s.store.FileByID(ctx, fid); err != nil {
+			return fileframe.File{}, false, nil
+		}
+		if upload != nil {
+			s.terminateTus(ctx, t, upload, id)
+		}
+		return f, true, nil
+	} else if !fileframe.IsNotFound(rerr) {
+		return fileframe.File{}, false, rerr
+	}
+	if upload == nil || info.SizeIsDeferred || info.Offset != info.Size {
+		return fileframe.File{}, false, nil
+	}
+	s.log.Info("upload: finishing a complete tus upload that has no file (its finish was cut)", "upload", id)
+	f, err = s.finishTus(ctx, t, upload, info, true)
+	return f, err == nil, err
+}
+
+// tusLockTimeout is how long settleTus waits for an upload's lock, as
+// tusd waits (its AcquireLockTimeout).
+const tusLockTimeout = 20 * time.Second
+
+// writeTusError answers a tus request with err as tusd answers its own
+// errors.
+func writeTusError(w http.ResponseWriter, r *http.Request, err error) {
+	var te tusd.Error
+	if !errors.As(err, &te) {
+		te = tusd.NewError("ERR_INTERNAL", "The upload could not be stored. Please try again in a moment.", http.StatusInternalServerError)
+	}
+	for k, v := range te.HTTPResponse.Header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Tus-Resumable", "1.0.0")
+	if r.Method == http.MethodHead {
+		w.WriteHeader(te.HTTPResponse.StatusCode)
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(te.HTTPResponse.Body)))
+	w.WriteHeader(te.HTTPResponse.StatusCode)
+	io.WriteString(w, te.HTTPResponse.Body)
 }
 
 // withoutMetadata drops tusd's Upload-Metadata from h's answers: it holds
@@ -718,51 +815,90 @@ func keptTusLink(meta tusd.MetaData) service.LinkChange {
 }
 
 // tusFinish runs when the last byte of a tus upload has arrived, while the
-// request still holds the upload's lock: it streams the bytes into the blob
-// store, records the file in place of the upload's reservation (checking
-// the quota again), releases the reservation if that fails, removes the
-// tus upload whether or not that worked (tus would not run this again for a
-// complete upload), and answers with the file in response headers.
+// request still holds the upload's lock: it makes the upload its file
+// (finishTus) and answers with the file in response headers.
 func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse, error) {
 	ctx := detach(ev.Context)
-	a, ok := uploader(ctx)
-	if !ok {
-		return tusd.HTTPResponse{}, tusError(s, ev, errTusSignIn)
-	}
 	upload, err := t.composer.Core.GetUpload(ctx, ev.Upload.ID)
 	if err != nil {
 		return tusd.HTTPResponse{}, tusError(s, ev, err)
 	}
-	defer func() {
-		// Terminate also releases the reservation (detachedTermination),
-		// which the file replaced if it was stored.
-		if err := t.composer.Terminater.AsTerminatableUpload(upload).Terminate(ctx); err != nil {
-			s.log.Warn("upload: removing a finished tus upload", "upload", ev.Upload.ID, "err", err)
-		}
-	}()
-	nf := service.NewFile{Account: a, Name: tusName(ev.Upload.MetaData), Size: ev.Upload.Size, Reservation: reservationID(ev.Upload.ID),
-		Link: keptTusLink(ev.Upload.MetaData)}
+	f, err := s.finishTus(ctx, t, upload, ev.Upload, false)
+	if err != nil {
+		return tusd.HTTPResponse{}, tusError(s, ev, err)
+	}
+	if _, sender := requestSender(ctx); sender {
+		// A sender learns nothing of the owner's file: it has no public
+		// link, and its page is the owner's.
+		return tusd.HTTPResponse{}, nil
+	}
+	return tusd.HTTPResponse{Header: s.finishedHeaders(f)}, nil
+}
+
+// finishedHeaders are the response headers that name the file a tus upload
+// became.
+func (s *Server) finishedHeaders(f fileframe.File) tusd.HTTPHeader {
+	return tusd.HTTPHeader{
+		headerFileID:   string(f.ID),
+		headerFileURL:  s.publicURL(f.URL()),
+		headerFilePage: filePagePath(f.ID),
+	}
+}
+
+// finishTus makes the complete tus upload (info, upload) its file: it puts
+// the bytes in the blob store (a link of the upload's data where the blob
+// store can adopt it, else a copy), then stores the file in place of the
+// upload's reservation (checking the quota again) together with the
+// upload's record, in one step of the store (service.NewFile.Upload), and
+// only then removes the upload. Its caller holds the upload's lock.
+//
+// A crash at any point leaves a state that the next HEAD or PATCH settles
+// exactly once (settleTus): before the commit, a complete upload without
+// a record, whose data is still whole (a blob already put is put again at
+// the cost of a read: it is content-addressed); after it, a record, and
+// what is left of the upload is removed then. An upload refused for good
+// (a 4xx: the quota, the name) is removed and its reservation released: the
+// client must start again. A failure of the server's own (a 5xx: the store,
+// the disk, a request that took the lock) keeps it whole, for the next
+// HEAD or PATCH to finish. recovering is set when the upload's finish is
+// being done again: on S3 the multipart upload may not be completed yet.
+func (s *Server) finishTus(ctx context.Context, t *tusUploads, upload tusd.Upload, info tusd.FileInfo, recovering bool) (fileframe.File, error) {
+	a, ok := uploader(ctx)
+	if !ok {
+		return fileframe.File{}, errTusSignIn
+	}
+	nf := service.NewFile{Account: a, Name: tusName(info.MetaData), Size: info.Size, Reservation: reservationID(info.ID),
+		Link: keptTusLink(info.MetaData), Upload: info.ID}
 	// An upload sent through a file request is finished only by its
 	// sender's visit (GetUpload checked it), and becomes the request's.
 	from, sender := requestSender(ctx)
-	if sender != (ev.Upload.MetaData[tusKeptRequest] != "") {
-		return tusd.HTTPResponse{}, tusError(s, ev, fileframe.Errorf(fileframe.ENOTFOUND, "There is no such upload."))
+	if sender != (info.MetaData[tusKeptRequest] != "") {
+		return fileframe.File{}, fileframe.Errorf(fileframe.ENOTFOUND, "There is no such upload.")
 	}
 	if sender {
 		nf.Link = service.LinkChange{}
 		nf.From = &service.Sender{Request: from.Request, Visit: from.Visit,
-			Name: ev.Upload.MetaData[tusKeptSenderName], Email: ev.Upload.MetaData[tusKeptSenderEmail]}
+			Name: info.MetaData[tusKeptSenderName], Email: info.MetaData[tusKeptSenderEmail]}
 	}
 	var f fileframe.File
-	if path, ok := s.adoptable(ev.Upload); ok {
+	var err error
+	if path, ok := s.adoptable(info); ok {
 		// The upload's bytes are a file on the blob store's own disk:
-		// moved into the store, not written a second time. Terminate then
-		// finds only the upload's .info file to remove.
+		// linked into the store, not written a second time. Terminate
+		// then removes the upload's own name of them.
 		f, err = s.svc.AdoptFile(ctx, nf, path)
 	} else {
 		var body io.ReadCloser
-		if body, err = upload.GetReader(ctx); err != nil {
-			return tusd.HTTPResponse{}, tusError(s, ev, err)
+		body, err = upload.GetReader(ctx)
+		if err != nil && recovering {
+			// s3store reads a complete upload only once its multipart
+			// upload is completed, which a crash may have cut.
+			if ferr := upload.FinishUpload(ctx); ferr == nil {
+				body, err = upload.GetReader(ctx)
+			}
+		}
+		if err != nil {
+			return fileframe.File{}, err
 		}
 		defer body.Close()
 		// Storing takes a while for a large file (on S3, a copy through
@@ -775,25 +911,34 @@ func (s *Server) tusFinish(t *tusUploads, ev tusd.HookEvent) (tusd.HTTPResponse,
 		nf.Body = content
 		f, err = s.svc.AddFile(ctx, nf)
 	}
-	if err != nil {
-		return tusd.HTTPResponse{}, tusError(s, ev, err)
+	if err == nil || refusedForGood(ctx, err) {
+		// Terminate also releases the reservation (detachedTermination),
+		// which the file replaced if it was stored.
+		s.terminateTus(ctx, t, upload, info.ID)
 	}
-	// Remembered for a client that loses this answer (tusHead). Without
-	// the record such a client would upload the file again: a failure is
-	// logged, the file is stored all the same.
-	if err := s.store.RecordUpload(ctx, ev.Upload.ID, f.ID, s.now()); err != nil {
-		s.log.Warn("upload: recording a finished upload", "upload", ev.Upload.ID, "err", err)
+	return f, err
+}
+
+// refusedForGood reports whether finishing a tus upload failed with a
+// refusal that another try would meet again (a 4xx: the quota, the name,
+// the link's settings), not with a failure of the server's own or an
+// interruption. Reading a stored upload's bytes that fails is the store's
+// failure, though AddFile, which reads a client's bytes elsewhere, calls
+// it an incomplete upload or a timeout.
+func refusedForGood(ctx context.Context, err error) bool {
+	code, k := kindOf(err)
+	return ctx.Err() == nil && k.status < 500 &&
+		code != fileframe.CodeUploadIncomplete && code != fileframe.CodeRequestTimeout
+}
+
+// terminateTus removes a tus upload that became its file or was refused,
+// and releases its reservation; a failure is logged (what is left is
+// removed after a day unused, or by the next HEAD or PATCH of a finished
+// upload).
+func (s *Server) terminateTus(ctx context.Context, t *tusUploads, upload tusd.Upload, id string) {
+	if err := t.composer.Terminater.AsTerminatableUpload(upload).Terminate(context.WithoutCancel(ctx)); err != nil {
+		s.log.Warn("upload: removing a finished tus upload", "upload", id, "err", err)
 	}
-	if sender {
-		// A sender learns nothing of the owner's file: it has no public
-		// link, and its page is the owner's.
-		return tusd.HTTPResponse{}, nil
-	}
-	return tusd.HTTPResponse{Header: tusd.HTTPHeader{
-		headerFileID:   string(f.ID),
-		headerFileURL:  s.publicURL(f.URL()),
-		headerFilePage: filePagePath(f.ID),
-	}}, nil
 }
 
 // adoptable returns the path of a finished upload's bytes when the blob
@@ -813,11 +958,18 @@ func filePagePath(id fileframe.FileID) string { return "/files/" + string(id) }
 
 // tusError turns err into a tus error response: an upload error's message
 // with its status, or a 500 that says nothing of the cause, which is logged.
-func tusError(s *Server, ev tusd.HookEvent, err error) error {
+func tusError(s *Server, ev tusd.HookEvent, err error) error { return tusErr(s, ev.Upload.ID, err) }
+
+// tusErr is tusError for the upload id.
+func tusErr(s *Server, id string, err error) error {
+	var te tusd.Error
+	if errors.As(err, &te) {
+		return te // tusd's own (its lock, its store)
+	}
 	code, k := kindOf(err)
 	status := k.status
 	if code == fileframe.EINTERNAL {
-		s.log.Error("upload: tus upload failed", "upload", ev.Upload.ID, "err", err)
+		s.log.Error("upload: tus upload failed", "upload", id, "err", err)
 		return tusd.NewError("ERR_INTERNAL", "The upload could not be stored. Please try again in a moment.", status)
 	}
 	return tusd.NewError("ERR_"+strings.ToUpper(code), fileframe.ErrorMessage(err), status)

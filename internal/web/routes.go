@@ -220,13 +220,13 @@ func (s *Server) appRoutes() []route {
 	if t := s.tus; t != nil {
 		rs = append(rs,
 			route{"POST " + tusBasePath + "{$}", groupTus, s.tusRoute(t.h.PostFile)},
-			route{"HEAD " + tusBasePath + "{id}", groupTus, withoutMetadata(s.tusRoute(s.tusHead(t)))},
-			route{"PATCH " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.PatchFile)},
+			route{"HEAD " + tusBasePath + "{id}", groupTus, withoutMetadata(s.tusRoute(s.tusSettle(t, t.h.HeadFile)))},
+			route{"PATCH " + tusBasePath + "{id}", groupTus, s.tusRoute(s.tusSettle(t, t.h.PatchFile))},
 			route{"DELETE " + tusBasePath + "{id}", groupTus, s.tusRoute(t.h.DelFile)},
 			// A file request's uploads (public_request.go).
 			route{"POST /r/{slug}" + requestTusPath + "{$}", groupRequest, s.requestTusRoute(t.h.PostFile)},
-			route{"HEAD /r/{slug}" + requestTusPath + "{id}", groupRequest, s.requestTusRoute(t.h.HeadFile)},
-			route{"PATCH /r/{slug}" + requestTusPath + "{id}", groupRequest, s.requestTusRoute(t.h.PatchFile)},
+			route{"HEAD /r/{slug}" + requestTusPath + "{id}", groupRequest, s.requestTusRoute(s.tusSettle(t, t.h.HeadFile))},
+			route{"PATCH /r/{slug}" + requestTusPath + "{id}", groupRequest, s.requestTusRoute(s.tusSettle(t, t.h.PatchFile))},
 			route{"DELETE /r/{slug}" + requestTusPath + "{id}", groupRequest, s.requestTusRoute(t.h.DelFile)},
 		)
 	}

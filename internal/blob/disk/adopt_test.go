@@ -46,15 +46,18 @@ func TestAdopt(t *testing.T) {
 	if info.Key != hex.EncodeToString(sum[:]) || info.Size != int64(len(content)) || !info.ModTime.Equal(now) {
 		t.Errorf("Adopt = %+v, want key %x, size %d, ModTime %v", info, sum, len(content), now)
 	}
-	if _, err := os.Stat(src); !os.IsNotExist(err) {
-		t.Errorf("the adopted file is still at its path: %v", err)
+	// Linked, not moved: the upload keeps its bytes until its owner
+	// removes it, so that a crash before its file is recorded leaves it
+	// whole.
+	if got, err := os.ReadFile(src); err != nil || !bytes.Equal(got, content) {
+		t.Errorf("the adopted file is not whole at its path after Adopt (%v)", err)
 	}
 	path := filepath.Join(dir, info.Key[0:2], info.Key[2:4], info.Key)
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Moved, not copied: the blob is the very file.
+	// Linked, not copied: the blob is the very file.
 	if !os.SameFile(fi, before) {
 		t.Errorf("the blob is a copy, not the adopted file")
 	}
@@ -67,8 +70,17 @@ func TestAdopt(t *testing.T) {
 	}
 	assertTmpEmpty(t, dir)
 
-	// Content already stored: the blob stays, is touched, and the second
-	// file is removed.
+	// Removing the upload leaves the blob.
+	if err := os.Remove(src); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("the blob after its upload was removed: %v", err)
+	}
+
+	// Content already stored: the blob stays and is touched, the second
+	// file is left as it is (a second adopt of the same upload, after a
+	// crash, costs a read).
 	old := now.Add(-48 * time.Hour)
 	if err := os.Chtimes(path, old, old); err != nil {
 		t.Fatal(err)
@@ -78,8 +90,8 @@ func TestAdopt(t *testing.T) {
 	if err != nil || info2.Key != info.Key || !info2.ModTime.Equal(now) {
 		t.Fatalf("Adopt of stored content = %+v, %v; want the same key with ModTime now", info2, err)
 	}
-	if _, err := os.Stat(again); !os.IsNotExist(err) {
-		t.Errorf("the second file is still at its path: %v", err)
+	if got, err := os.ReadFile(again); err != nil || !bytes.Equal(got, content) {
+		t.Errorf("the second file is not whole at its path: %v", err)
 	}
 	if st, err := s.Stat(t.Context(), info.Key); err != nil || !st.ModTime.Equal(now) {
 		t.Errorf("Stat after adopting stored content = %+v, %v; want ModTime %v", st, err, now)
@@ -108,7 +120,7 @@ func TestAdoptFailureLeavesTheFile(t *testing.T) {
 }
 
 // TestAdoptAcrossFileSystems adopts a file on another file system (tmpfs),
-// which cannot be renamed into the store: it is copied, then removed.
+// which cannot be linked into the store: it is copied, and stays.
 func TestAdoptAcrossFileSystems(t *testing.T) {
 	shm, err := os.MkdirTemp("/dev/shm", "fileframe-adopt-")
 	if err != nil {
@@ -132,7 +144,7 @@ func TestAdoptAcrossFileSystems(t *testing.T) {
 	if !bytes.Equal(got.Bytes(), content) {
 		t.Errorf("the blob holds %q, want %q", got.Bytes(), content)
 	}
-	if _, err := os.Stat(src); !os.IsNotExist(err) {
-		t.Errorf("the file on the other file system is still there: %v", err)
+	if got, err := os.ReadFile(src); err != nil || !bytes.Equal(got, content) {
+		t.Errorf("the file on the other file system after Adopt: %q, %v; want it whole", got, err)
 	}
 }

@@ -91,7 +91,7 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 	// Installed while still open, so that the temp file's lock is held
 	// until it is renamed away: CleanTemp never sees it without a writer.
 	key := hex.EncodeToString(h.Sum(nil))
-	existed, err := s.install(key, tmp)
+	existed, err := s.install(key, tmp, false)
 	if err != nil {
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", diskspace.Wrap(err))
 	}
@@ -109,10 +109,11 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 }
 
 // install puts the durable file src in place as the blob key, by renaming
-// it, and fsyncs the blob's directory. When the blob already exists it is
-// kept, its modification time set to now, and src is left for the caller
-// to remove (existed is true).
-func (s *Store) install(key, src string) (existed bool, err error) {
+// it (or, with link, by a hard link, leaving src where it is), and fsyncs
+// the blob's directory. When the blob already exists it is kept, its
+// modification time set to now, and src is left for the caller to remove
+// (existed is true).
+func (s *Store) install(key, src string, link bool) (existed bool, err error) {
 	path, _ := s.path(key) // a hex SHA-256 is a valid key
 	dir := filepath.Dir(path)
 	if err := s.makeBlobDir(dir); err != nil {
@@ -126,6 +127,14 @@ func (s *Store) install(key, src string) (existed bool, err error) {
 		// instant ago and not yet synced the directory, so sync it below
 		// all the same.
 		existed = true
+	case errors.Is(err, fs.ErrNotExist) && link:
+		// Another Put or Adopt of the same content may have put it there
+		// meanwhile: the same bytes, kept.
+		if err := os.Link(src, path); errors.Is(err, fs.ErrExist) {
+			existed = true
+		} else if err != nil {
+			return false, err
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		// Two Puts of the same content may both get here; the second rename
 		// replaces a file with an identical one, which is harmless.
@@ -141,24 +150,22 @@ func (s *Store) install(key, src string) (existed bool, err error) {
 	return existed, nil
 }
 
-// Adopt stores the file at path as a blob by moving it into the store
-// instead of copying its bytes as Put does: it reads the file once to hash
-// it, fsyncs it and renames it to its content-addressed path, so the blob is
-// as durable as after Put, and a large upload is not written twice. The
-// blob's modification time is now, as after Put. On success the file is no
-// longer at path (moved, or removed when the content was already stored);
-// on error it is left there. A path on another file system than the store
-// is copied with Put, then removed.
+// Adopt stores the file at path as a blob without copying its bytes as Put
+// does: it reads the file once to hash it, fsyncs it and hard-links it at
+// its content-addressed path, whose directory it fsyncs, so the blob is as
+// durable as after Put and a large upload is not written twice. The blob's
+// modification time is now, as after Put. The file stays at path (the
+// blob and it share their bytes until its owner removes it): a finished
+// tus upload keeps its data until its file is recorded, so that a crash
+// in between leaves it whole. Where no link can be made (another file
+// system, or one without hard links) the bytes are copied with Put; the
+// file stays at path all the same.
 func (s *Store) Adopt(ctx context.Context, path string) (fileframe.BlobInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
 	}
-	defer func() {
-		if f != nil {
-			f.Close()
-		}
-	}()
+	defer f.Close()
 	h := sha256.New()
 	bufp := copyBuffers.Get().(*[]byte)
 	size, err := io.CopyBuffer(h, &ctxReader{ctx: ctx, r: f}, *bufp)
@@ -178,31 +185,24 @@ func (s *Store) Adopt(ctx context.Context, path string) (fileframe.BlobInfo, err
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
 	}
 	key := hex.EncodeToString(h.Sum(nil))
-	existed, err := s.install(key, path)
-	if errors.Is(err, syscall.EXDEV) {
+	_, err = s.install(key, path, true)
+	if unlinkable(err) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
 		}
-		info, err := s.Put(ctx, f)
-		if err != nil {
-			return fileframe.BlobInfo{}, err
-		}
-		existed = true // the copy is in place: remove the original below
-		key, size = info.Key, info.Size
+		return s.Put(ctx, f)
 	} else if err != nil {
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", diskspace.Wrap(err))
 	}
-	err = f.Close()
-	f = nil
-	if err != nil {
-		return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
-	}
-	if existed {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fileframe.BlobInfo{}, fmt.Errorf("disk: adopt: %w", err)
-		}
-	}
 	return fileframe.BlobInfo{Key: key, Size: size, ModTime: now}, nil
+}
+
+// unlinkable reports whether err says that a hard link cannot be made
+// there: across file systems, on one without hard links, or to a file
+// with too many.
+func unlinkable(err error) bool {
+	return errors.Is(err, syscall.EXDEV) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOTSUP) ||
+		errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.EMLINK)
 }
 
 // makeBlobDir creates dir/ab/cd if missing and then fsyncs the directories
