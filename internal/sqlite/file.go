@@ -18,7 +18,10 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 		if err := accountExists(ctx, tx, f.AccountID); err != nil {
 			return err
 		}
-		return insertFile(ctx, tx, f)
+		if err := insertFile(ctx, tx, f); err != nil {
+			return err
+		}
+		return fileCreated(ctx, tx, f)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create file", err)
@@ -45,7 +48,10 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		if err := used.Fits(f.Size, q); err != nil {
 			return err
 		}
-		return insertFile(ctx, tx, f)
+		if err := insertFile(ctx, tx, f); err != nil {
+			return err
+		}
+		return fileCreated(ctx, tx, f)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create file", err)
@@ -172,7 +178,7 @@ func (s *Store) AddDownloads(ctx context.Context, counts map[fileframe.FileID]in
 				return err
 			}
 		}
-		return nil
+		return downloadEvents(ctx, tx, counts)
 	})
 	return wrap("add downloads", err)
 }

@@ -188,7 +188,10 @@ func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf file
 			INSERT INTO request_files (file_id, request_id, visit_id, sender_name, sender_email, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)`,
 			f.ID, rf.RequestID, rf.VisitID, rf.SenderName, rf.SenderEmail, millis(rf.CreatedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return fileCreated(ctx, tx, f)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create request file", err)
