@@ -131,6 +131,14 @@ func usedUpEvent(ctx context.Context, tx querier, id fileframe.FileID) error {
 // emits their link.expired events.
 func (s *Store) NotifyEndedLinks(ctx context.Context, at time.Time, limit int) (int, error) {
 	at = stored(at)
+	// A read first, as ClaimDeliveries does: the periodic look takes the
+	// write lock only when a link has ended.
+	var ended bool
+	if err := s.read.QueryRowContext(ctx, `
+		SELECT EXISTS (SELECT 1 FROM files WHERE expires_at IS NOT NULL AND expires_at <= ? AND link_ended_at IS NULL)`,
+		at.UnixMilli()).Scan(&ended); err != nil || !ended {
+		return 0, wrap("notify ended links", err)
+	}
 	n := 0
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		rows, err := tx.QueryContext(ctx, `
@@ -369,7 +377,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, at time.Time, lease time.Du
 	at = stored(at)
 	var due bool
 	if err := s.read.QueryRowContext(ctx, `
-		SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?)`,
+		SELECT EXISTS (SELECT 1 FROM webhook_deliveries
+			WHERE state = 'pending' AND next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until <= ?1))`,
 		at.UnixMilli()).Scan(&due); err != nil {
 		return nil, wrap("claim deliveries", err)
 	}
