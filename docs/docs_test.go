@@ -10,7 +10,8 @@ import (
 // designEndpoints are the endpoints of the REST API's design (issue 11),
 // each as its method and path, with {id} for a file ID and {rev} for a
 // revision number (collections, issue 13: {id} a collection's ID, {fileId}
-// a file's): llms.txt gives each as "METHOD BASE_URL/path", and
+// a file's; webhooks, issue 14: {id} a webhook's, {deliveryId} one of its
+// deliveries): llms.txt gives each as "METHOD BASE_URL/path", and
 // api.md documents each path.
 var designEndpoints = []string{
 	"POST /api/files",
@@ -37,6 +38,11 @@ var designEndpoints = []string{
 	"DELETE /api/requests/{id}",
 	"POST /api/requests/{id}/close",
 	"POST /api/files/{id}/share",
+	"GET /api/webhooks",
+	"POST /api/webhooks",
+	"DELETE /api/webhooks/{id}",
+	"GET /api/webhooks/{id}/deliveries",
+	"POST /api/webhooks/{id}/deliveries/{deliveryId}/retry",
 	"POST /api/campaign/custom-html",
 	"GET /llms.txt",
 	"GET /llms-full.txt",

@@ -55,6 +55,9 @@ type ServeConfig struct {
 	// it trusts besides the system's.
 	FetchPrivate bool
 	FetchCA      string
+	// WebhookPrivate lets webhook endpoints be http: URLs on loopback,
+	// private and special-use addresses (development and tests).
+	WebhookPrivate bool
 
 	KeyRate, IPRate   float64
 	KeyBurst, IPBurst int
@@ -143,6 +146,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.StringVar(&raw.signup, "signup", defaultSignup, "open lets anyone create a Free account at /signup; closed leaves account creation to the operator")
 	fs.StringVar(&raw.trustedProxies, "trusted-proxies", "", "addresses or networks of the reverse proxies in front of serve, comma-separated (10.0.0.0/8,::1): their X-Forwarded-For names the client")
 	fs.BoolVar(&cfg.FetchPrivate, "fetch-private", false, "let the fetcher of custom pages' remote images, fonts and media reach loopback, private and special-use addresses on any port (development and tests only: a page could then make the server fetch from its own network)")
+	fs.BoolVar(&cfg.WebhookPrivate, "webhook-private", false, "let webhook endpoints be http: URLs and reach loopback, private and special-use addresses (development and tests only: an owner could then make the server post to its own network)")
 	fs.StringVar(&cfg.FetchCA, "fetch-ca", "", "PEM file of CA certificates the fetcher of custom pages' remote images trusts besides the system's (a private CA, tests)")
 	fs.StringVar(&cfg.OpsAddr, "ops-addr", "", "listen address of the operations listener: /healthz, /readyz and /metrics for a private network (default: none)")
 	fs.StringVar(&raw.opsToken, "ops-token", "", "a token that lets /readyz and /metrics answer on the app origin to 'Authorization: Bearer TOKEN' (default: they answer 404 there)")
@@ -176,6 +180,7 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"password-hash-memory": "FILEFRAME_PASSWORD_HASH_MEMORY",
 		"fetch-private":        "FILEFRAME_FETCH_PRIVATE",
 		"fetch-ca":             "FILEFRAME_FETCH_CA",
+		"webhook-private":      "FILEFRAME_WEBHOOK_PRIVATE",
 		"trusted-proxies":      "FILEFRAME_TRUSTED_PROXIES",
 		"ops-addr":             "FILEFRAME_OPS_ADDR",
 		"ops-token":            "FILEFRAME_OPS_TOKEN",

@@ -135,6 +135,21 @@ func TestParseServeConfig(t *testing.T) {
 				t.Errorf("Signup = false, want true from --signup open")
 			}
 		}},
+		{"webhook private flag", []string{"--webhook-private"}, envOf(), func(t *testing.T, c ServeConfig) {
+			if !c.WebhookPrivate {
+				t.Errorf("WebhookPrivate = false, want true from --webhook-private")
+			}
+		}},
+		{"webhook private env", nil, envOf("FILEFRAME_WEBHOOK_PRIVATE", "true"), func(t *testing.T, c ServeConfig) {
+			if !c.WebhookPrivate {
+				t.Errorf("WebhookPrivate = false, want true from FILEFRAME_WEBHOOK_PRIVATE=true")
+			}
+		}},
+		{"webhook private off by default", nil, envOf(), func(t *testing.T, c ServeConfig) {
+			if c.WebhookPrivate {
+				t.Errorf("WebhookPrivate = true by default")
+			}
+		}},
 		{"signup env", nil, envOf("FILEFRAME_SIGNUP", "open"), func(t *testing.T, c ServeConfig) {
 			if !c.Signup {
 				t.Errorf("Signup = false, want true from FILEFRAME_SIGNUP=open")

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"sync"
@@ -22,6 +23,7 @@ import (
 	"github.com/fileframe/fileframe/internal/password"
 	"github.com/fileframe/fileframe/internal/service"
 	"github.com/fileframe/fileframe/internal/web"
+	"github.com/fileframe/fileframe/internal/webhook"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -63,6 +65,11 @@ type Main struct {
 	blobs   fileframe.Blobs
 	uploads uploadStorage
 	srv     *web.Server
+	// hooks sends webhook deliveries (startBackground's worker) and checks
+	// endpoint URLs (the web server's use cases), under the same rules;
+	// baseURL is the app origin the payloads' publicUrl names.
+	hooks   *webhook.Client
+	baseURL *url.URL
 	// stopBackground stops the hourly clean-up of S3 temp objects, and
 	// background waits for it.
 	stopBackground context.CancelFunc
@@ -208,11 +215,16 @@ func (m *Main) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	m.hooks, m.baseURL = webhook.NewClient(webhook.ClientConfig{AllowPrivate: m.cfg.WebhookPrivate}), baseURL
+	if m.cfg.WebhookPrivate {
+		m.log.Warn("--webhook-private: webhook endpoints may be http: URLs on loopback and private addresses, so an owner can make this server post to its own network; for development and tests only")
+	}
 	if m.cfg.FetchPrivate {
 		m.log.Warn("--fetch-private: custom pages' images may be fetched from loopback and private addresses on any port, so a page can make this server fetch from its own network; for development and tests only")
 	}
 	srv, err := web.New(web.Config{
 		Fetcher:           fetcher,
+		Webhooks:          m.hooks,
 		Store:             store,
 		Blobs:             blobs,
 		Logger:            m.log,
@@ -323,6 +335,10 @@ func listenOtherLoopback(l net.Listener) (net.Listener, error) {
 // (disk.Store.CleanTemp), and uses this age only for those still locked.
 const staleTempAge = time.Hour
 
+// webhookLogKeep is how long delivered and failed webhook deliveries stay
+// in their endpoint's log.
+const webhookLogKeep = 30 * 24 * time.Hour
+
 // startBackground starts the periodic work of a running server, every
 // --cleanup-every (an hour by default): the removal of expired sessions, of
 // blobs no row refers to (fileframe.CollectOrphanBlobs), of resumable
@@ -333,8 +349,11 @@ const staleTempAge = time.Hour
 // s3.Store.CleanTemp: objects older than staleTempAge; both stores' Open
 // also does it at start); and, once, the measuring of appearance
 // images stored before their sizes were kept (measureImages); and of the
-// answers kept for retries with an Idempotency-Key (web.IdempotencyKeep). Every
-// instance may do it: all of it is idempotent.
+// answers kept for retries with an Idempotency-Key (web.IdempotencyKeep), and
+// of webhook deliveries finished webhookLogKeep ago. Every instance may do
+// it: all of it is idempotent. It also starts the webhook delivery worker
+// (webhook.Worker: due deliveries every second, ended links every 30 s),
+// which Close waits for, up to an attempt's 10 s.
 func (m *Main) startBackground() {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stopBackground = cancel
@@ -365,6 +384,16 @@ func (m *Main) startBackground() {
 	m.every(ctx, "expired upload reservations", func(ctx context.Context) (int, error) {
 		return m.store.DeleteExpiredReservations(ctx, time.Now())
 	})
+	m.every(ctx, "webhook deliveries finished over "+webhookLogKeep.String()+" ago", func(ctx context.Context) (int, error) {
+		return m.store.DeleteDeliveriesBefore(ctx, time.Now().Add(-webhookLogKeep))
+	})
+	// Webhook deliveries, on every instance: the store's claims keep two
+	// instances off one delivery (webhook.Worker).
+	if w, err := webhook.NewWorker(webhook.WorkerConfig{Store: m.store, Client: m.hooks, BaseURL: m.baseURL, Logger: m.log}); err != nil {
+		m.log.Warn("delivering webhooks", "err", err)
+	} else {
+		m.background.Go(func() { w.Run(ctx) })
+	}
 	m.background.Go(func() { m.measureImages(ctx) })
 	if cleaner, ok := m.blobs.(interface {
 		CleanTemp(ctx context.Context, olderThan time.Duration) (int, error)

@@ -20,13 +20,24 @@ import (
 // on port 443, everything with AllowPrivate, the test's exceptions with
 // Test.
 func newGuardian(cfg Config) *ssrf.Guardian {
+	return guardian(DialerConfig{AllowPrivate: cfg.AllowPrivate, Test: cfg.Test})
+}
+
+// guardian returns the address policy of a Dialer: public addresses on
+// port 443 (any port with AnyPort), everything with AllowPrivate, the
+// test's exceptions with Test.
+func guardian(cfg DialerConfig) *ssrf.Guardian {
 	if cfg.AllowPrivate {
 		return ssrf.New(ssrf.WithAnyPort(),
 			ssrf.WithAllowedV4Prefixes(netip.MustParsePrefix("0.0.0.0/0")),
 			ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::/0")))
 	}
+	ports := ssrf.WithPorts(443)
+	if cfg.AnyPort {
+		ports = ssrf.WithAnyPort()
+	}
 	if cfg.Test == nil {
-		return ssrf.New(ssrf.WithPorts(443))
+		return ssrf.New(ports)
 	}
 	var v4, v6 []netip.Prefix
 	for _, p := range cfg.Test.Public {
@@ -36,8 +47,10 @@ func newGuardian(cfg Config) *ssrf.Guardian {
 			v6 = append(v6, p)
 		}
 	}
-	return ssrf.New(ssrf.WithPorts(append([]uint16{443}, cfg.Test.Ports...)...),
-		ssrf.WithAllowedV4Prefixes(v4...), ssrf.WithAllowedV6Prefixes(v6...))
+	if !cfg.AnyPort {
+		ports = ssrf.WithPorts(append([]uint16{443}, cfg.Test.Ports...)...)
+	}
+	return ssrf.New(ports, ssrf.WithAllowedV4Prefixes(v4...), ssrf.WithAllowedV6Prefixes(v6...))
 }
 
 // portAllowed reports whether a URL may name port.
@@ -91,11 +104,17 @@ func (f *Fetcher) checkURL(u *whatwgurl.Url) (*url.URL, error) {
 	return target, nil
 }
 
-// dial is the transport's DialContext: it resolves the host itself,
-// refuses it if any answer is special-use, and dials a checked address
-// literally (the connection is pinned), with the Guardian checking the
-// socket's address once more.
+// dial is the transport's DialContext: the Dialer's.
 func (f *Fetcher) dial(ctx context.Context, network, hostport string) (net.Conn, error) {
+	return f.dialer.DialContext(ctx, network, hostport)
+}
+
+// DialContext resolves the host of hostport itself, refuses it if any
+// answer is special-use, and dials a checked address literally (the
+// connection is pinned), with the Guardian checking the socket's address
+// once more. Its errors are a *Problem, ssrf's errors of the socket's
+// check, or ctx's.
+func (d *Dialer) DialContext(ctx context.Context, network, hostport string) (net.Conn, error) {
 	host, portStr, err := net.SplitHostPort(hostport)
 	if err != nil {
 		return nil, err
@@ -104,20 +123,20 @@ func (f *Fetcher) dial(ctx context.Context, network, hostport string) (net.Conn,
 	if err != nil {
 		return nil, err
 	}
-	addrs, err := f.resolve(ctx, host)
+	addrs, err := d.Resolve(ctx, host)
 	if err != nil {
 		return nil, err
 	}
-	d := net.Dialer{Control: f.guard.Safe}
+	nd := net.Dialer{Control: d.guard.Safe}
 	var errs []error
 	for _, a := range addrs {
 		ap := netip.AddrPortFrom(a, uint16(port))
-		if f.cfg.Test != nil && f.cfg.Test.Dialing != nil {
-			if err := f.cfg.Test.Dialing(ap); err != nil {
+		if d.test != nil && d.test.Dialing != nil {
+			if err := d.test.Dialing(ap); err != nil {
 				return nil, err
 			}
 		}
-		c, err := d.DialContext(ctx, network, ap.String())
+		c, err := nd.DialContext(ctx, network, ap.String())
 		if err == nil {
 			return c, nil
 		}
@@ -129,17 +148,18 @@ func (f *Fetcher) dial(ctx context.Context, network, hostport string) (net.Conn,
 	return nil, errs[0]
 }
 
-// resolve returns the addresses of host (an IP address or a name), all
-// checked, or a Problem.
-func (f *Fetcher) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+// Resolve returns the addresses of host (an IP address or a name), all
+// checked, or a *Problem: Refused when host is, or any of its answers
+// is, an address the policy refuses.
+func (d *Dialer) Resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		a = a.Unmap()
-		if f.guard.SafeAddr(a) != nil {
+		if d.guard.SafeAddr(a) != nil {
 			return nil, refused("its host is %s", describeAddr(a))
 		}
 		return []netip.Addr{a}, nil
 	}
-	answers, err := f.cfg.Resolver(ctx, host)
+	answers, err := d.resolver(ctx, host)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -158,15 +178,23 @@ func (f *Fetcher) resolve(ctx context.Context, host string) ([]netip.Addr, error
 		// An IPv4-mapped answer reaches the IPv4 address; the resolver
 		// may write A records so.
 		a = a.Unmap()
-		if f.guard.SafeAddr(a) != nil {
+		if d.guard.SafeAddr(a) != nil {
 			// The address is not named: the answer would tell whoever
 			// posts a page (or checks one) the server's internal names
 			// and their addresses (outside attack, docs/security.md).
-			return nil, refused("its host %s resolves to a loopback, private, link-local or other special-use address, which is never fetched", host)
+			return nil, refused("its host %s resolves to a loopback, private, link-local or other special-use address, which Fileframe never connects to", host)
 		}
 		addrs = append(addrs, a)
 	}
 	return addrs, nil
+}
+
+// CheckAddr returns a refusal (*Problem) unless the policy allows a.
+func (d *Dialer) CheckAddr(a netip.Addr) error {
+	if d.guard.SafeAddr(a.Unmap()) != nil {
+		return refused("its host is %s", describeAddr(a))
+	}
+	return nil
 }
 
 // connectError says why no connection could be made to ap.

@@ -148,6 +148,7 @@ func unavailable(format string, a ...any) *Problem {
 type Fetcher struct {
 	cfg     Config
 	guard   *ssrf.Guardian
+	dialer  *Dialer
 	client  *http.Client
 	parser  whatwgurl.Parser
 	slots   *semaphore.Weighted // fetches in flight
@@ -157,9 +158,11 @@ type Fetcher struct {
 // New returns a Fetcher for cfg, its zero fields set to their defaults.
 func New(cfg Config) *Fetcher {
 	cfg = withDefaults(cfg)
+	d := NewDialer(DialerConfig{AllowPrivate: cfg.AllowPrivate, Resolver: cfg.Resolver, Test: cfg.Test})
 	f := &Fetcher{
 		cfg:     cfg,
-		guard:   newGuardian(cfg),
+		guard:   d.guard,
+		dialer:  d,
 		parser:  whatwgurl.NewParser(),
 		slots:   semaphore.NewWeighted(int64(cfg.MaxConcurrent)),
 		decodes: semaphore.NewWeighted(imageDecodes),

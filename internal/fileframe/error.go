@@ -99,6 +99,19 @@ const (
 	// CodeRequestNotFound is the code of a request that is not the
 	// account's.
 	CodeRequestNotFound = "request_not_found"
+	// CodeWebhookNotFound and CodeDeliveryNotFound are the codes of a
+	// webhook endpoint, or a delivery, that is not the account's.
+	CodeWebhookNotFound  = "webhook_not_found"
+	CodeDeliveryNotFound = "delivery_not_found"
+	// CodeWebhookURLRefused is the code of an endpoint URL the SSRF rules
+	// refuse: not https, a loopback, private or link-local address (or a
+	// name that resolves to one), credentials in the URL.
+	CodeWebhookURLRefused = "webhook_url_refused"
+	// CodeDeliveryBusy is the code of "send again" on a delivery an
+	// instance is sending at that moment.
+	CodeDeliveryBusy = "delivery_busy"
+	// CodeWebhookLimit is the code of an endpoint beyond MaxWebhooks.
+	CodeWebhookLimit = "webhook_limit"
 )
 
 // Error is the one error type of the service: a stable code and a message

@@ -49,6 +49,7 @@ type Store interface {
 	PreviewStore
 	CollectionStore
 	RequestStore
+	WebhookStore
 
 	// Secret returns the named server secret (e.g. the key that signs preview
 	// links), creating it with generate on first use. Concurrent first calls

@@ -65,6 +65,8 @@ var conflicts = map[string]string{
 	"sessions_pkey":      "This session already exists.",
 	"requests_pkey":      "A request with this ID already exists.",
 	"requests_slug_key":  "This request link is already taken.",
+
+	"webhook_endpoints_pkey": "A webhook with this ID already exists.",
 }
 
 // missing is the user-safe message of a foreign key violation that means a
@@ -82,6 +84,7 @@ var missing = map[string]string{
 	"collection_files_file_id_fkey":       "File not found.",
 	"collection_files_collection_id_fkey": "Collection not found.",
 	"requests_account_id_fkey":            "Account not found.",
+	"webhook_endpoints_account_id_fkey":   "Account not found.",
 }
 
 // wrap maps err to what the store returns: a *fileframe.Error as it is; "no

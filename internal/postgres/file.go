@@ -21,7 +21,13 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 		return fileframe.File{}, notFound("Account")
 	}
 	// A missing account is the violation of files_account_id_fkey (see wrap).
-	if err := insertFile(ctx, s.pool, f); err != nil {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := insertFile(ctx, tx, f); err != nil {
+			return err
+		}
+		return fileCreated(ctx, tx, f)
+	})
+	if err != nil {
 		return fileframe.File{}, wrap("create file", err)
 	}
 	return f, nil
@@ -152,11 +158,13 @@ func (s *Store) AddDownloads(ctx context.Context, counts map[fileframe.FileID]in
 			SELECT FROM files WHERE id = ANY ($1) ORDER BY id FOR NO KEY UPDATE`, ids); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `
+		if _, err := tx.Exec(ctx, `
 			UPDATE files SET downloads = files.downloads + v.n
 			FROM unnest($1::text[], $2::bigint[]) AS v (id, n)
-			WHERE files.id = v.id`, ids, ns)
-		return err
+			WHERE files.id = v.id`, ids, ns); err != nil {
+			return err
+		}
+		return downloadEvents(ctx, tx, ids, ns)
 	})
 	return wrap("add downloads", err)
 }
@@ -390,7 +398,10 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		if err := insertFile(ctx, tx, f); err != nil {
 			return err
 		}
-		return recordUpload(ctx, tx, upload, f.ID, at)
+		if err := recordUpload(ctx, tx, upload, f.ID, at); err != nil {
+			return err
+		}
+		return fileCreated(ctx, tx, f)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create file", err)

@@ -20,7 +20,8 @@ func (s *Store) SetLink(ctx context.Context, id fileframe.FileID, l fileframe.Li
 	}
 	f, err := scanFile(s.pool.QueryRow(ctx, `
 		UPDATE files SET expires_at = $2, max_downloads = $3, remove_when_ended = $4, password_hash = $5, reveal = $6,
-			link_downloads = CASE WHEN max_downloads = $3 THEN link_downloads ELSE 0 END
+			link_downloads = CASE WHEN max_downloads = $3 THEN link_downloads ELSE 0 END,
+			link_ended_at = CASE WHEN expires_at IS NOT DISTINCT FROM $2 AND max_downloads = $3 THEN link_ended_at ELSE NULL END
 		WHERE id = $1
 		RETURNING `+fileColumns,
 		id, ts(l.ExpiresAt), l.MaxDownloads, l.RemoveWhenEnded, l.PasswordHash, l.Reveal))
@@ -81,8 +82,10 @@ func (s *Store) FinishDownload(ctx context.Context, id fileframe.FileID, claim s
 		if !completed {
 			return nil
 		}
-		_, err := tx.Exec(ctx, `UPDATE files SET link_downloads = link_downloads + 1 WHERE id = $1`, id)
-		return err
+		if _, err := tx.Exec(ctx, `UPDATE files SET link_downloads = link_downloads + 1 WHERE id = $1`, id); err != nil {
+			return err
+		}
+		return usedUpEvent(ctx, tx, id)
 	})
 	return wrap("finish download", err)
 }

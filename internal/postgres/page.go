@@ -100,7 +100,7 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 				}
 			}
 			page = fileframe.Page{FileID: w.FileID, LatestRevision: latest, LiveRevision: live, UpdatedAt: at, SameAsLatest: true}
-			return nil
+			return pageEvent(ctx, tx, w.FileID, curLive, live, at)
 		}
 		// A missing file is the violation of pages_file_id_fkey (see wrap).
 		var n, live int
@@ -132,7 +132,10 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 			return err
 		}
 		page = fileframe.Page{FileID: w.FileID, LatestRevision: n, LiveRevision: live, UpdatedAt: at}
-		return nil
+		// curLive is what the locked row held (0 for a new page; a page
+		// another transaction created meanwhile is the one case where it
+		// may be stale, and its own event went out with it).
+		return pageEvent(ctx, tx, w.FileID, curLive, live, at)
 	})
 	if err != nil {
 		return fileframe.Page{}, wrap("save page", err)
@@ -273,8 +276,8 @@ func (s *Store) SetLiveRevision(ctx context.Context, id fileframe.FileID, number
 	at = stored(at)
 	var p fileframe.Page
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var locked bool
-		err := tx.QueryRow(ctx, `SELECT true FROM pages WHERE file_id = $1 FOR UPDATE`, id).Scan(&locked)
+		var old int
+		err := tx.QueryRow(ctx, `SELECT live_revision FROM pages WHERE file_id = $1 FOR UPDATE`, id).Scan(&old)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return notFound("Page")
 		} else if err != nil {
@@ -300,7 +303,7 @@ func (s *Store) SetLiveRevision(ctx context.Context, id fileframe.FileID, number
 			return err
 		}
 		p.UpdatedAt = fromTS(updated)
-		return nil
+		return pageEvent(ctx, tx, id, old, number, at)
 	})
 	if err != nil {
 		return fileframe.Page{}, wrap("set live revision", err)

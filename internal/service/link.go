@@ -192,6 +192,17 @@ func (s *Service) CollectEndedLinks(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("service: collecting ended links needs Config.Blobs")
 	}
 	now := s.now()
+	// Their link.expired events first (the webhook worker notices ends
+	// every 30 s; a file removed before would take its end unreported).
+	for {
+		n, err := s.store.NotifyEndedLinks(ctx, now, 500)
+		if err != nil {
+			return 0, fmt.Errorf("noticing ended links: %w", err)
+		}
+		if n < 500 {
+			break
+		}
+	}
 	files, err := s.store.EndedLinks(ctx, now, 500)
 	if err != nil {
 		return 0, err

@@ -14,6 +14,7 @@ import (
 	"github.com/fileframe/fileframe/internal/fetch"
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/password"
+	"github.com/fileframe/fileframe/internal/webhook"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -43,6 +44,10 @@ type Config struct {
 	// when they are stored (page_assets.go); nil means one with fetch's
 	// defaults, which refuses private and special-use addresses.
 	Fetcher *fetch.Fetcher
+	// Webhooks checks webhook endpoint URLs against the SSRF rules
+	// (webhook.Client.CheckURL); nil means one with production's rules:
+	// public https addresses only.
+	Webhooks *webhook.Client
 }
 
 // Service runs the use cases.
@@ -59,6 +64,7 @@ type Service struct {
 	passwords     *password.Hasher
 	passwordsOnce sync.Once
 	fetcher       *fetch.Fetcher
+	webhooks      *webhook.Client
 	// accountFetches bounds each account's fetches of page resources
 	// (page_assets.go, fetchFor).
 	accountFetches *accountSlots
@@ -78,9 +84,13 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Fetcher == nil {
 		cfg.Fetcher = fetch.New(fetch.Config{})
 	}
+	if cfg.Webhooks == nil {
+		cfg.Webhooks = webhook.NewClient(webhook.ClientConfig{})
+	}
 	return &Service{
 		store: cfg.Store, blobs: cfg.Blobs, quotas: cfg.Quotas, now: cfg.Now, changed: cfg.Changed,
 		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(), passwords: cfg.Passwords, fetcher: cfg.Fetcher,
+		webhooks:       cfg.Webhooks,
 		accountFetches: newAccountSlots(pageFetchParallel),
 	}, nil
 }

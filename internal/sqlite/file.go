@@ -18,7 +18,10 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 		if err := accountExists(ctx, tx, f.AccountID); err != nil {
 			return err
 		}
-		return insertFile(ctx, tx, f)
+		if err := insertFile(ctx, tx, f); err != nil {
+			return err
+		}
+		return fileCreated(ctx, tx, f)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create file", err)
@@ -51,7 +54,10 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		if err := insertFile(ctx, tx, f); err != nil {
 			return err
 		}
-		return recordUpload(ctx, tx, upload, f.ID, at)
+		if err := recordUpload(ctx, tx, upload, f.ID, at); err != nil {
+			return err
+		}
+		return fileCreated(ctx, tx, f)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create file", err)
@@ -211,7 +217,7 @@ func (s *Store) AddDownloads(ctx context.Context, counts map[fileframe.FileID]in
 				return err
 			}
 		}
-		return nil
+		return downloadEvents(ctx, tx, counts)
 	})
 	return wrap("add downloads", err)
 }

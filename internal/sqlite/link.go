@@ -16,9 +16,11 @@ func (s *Store) SetLink(ctx context.Context, id fileframe.FileID, l fileframe.Li
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		res, err := tx.ExecContext(ctx, `
 			UPDATE files SET expires_at = ?, max_downloads = ?, remove_when_ended = ?, password_hash = ?, reveal = ?,
-				link_downloads = CASE WHEN max_downloads = ? THEN link_downloads ELSE 0 END
+				link_downloads = CASE WHEN max_downloads = ? THEN link_downloads ELSE 0 END,
+				link_ended_at = CASE WHEN expires_at IS ? AND max_downloads = ? THEN link_ended_at ELSE NULL END
 			WHERE id = ?`,
-			millis(l.ExpiresAt), l.MaxDownloads, l.RemoveWhenEnded, l.PasswordHash, l.Reveal, l.MaxDownloads, id)
+			millis(l.ExpiresAt), l.MaxDownloads, l.RemoveWhenEnded, l.PasswordHash, l.Reveal, l.MaxDownloads,
+			millis(l.ExpiresAt), l.MaxDownloads, id)
 		if isCheck(err) {
 			return fileframe.Errorf(fileframe.EINVALID, "These link settings cannot be stored.")
 		} else if err != nil {
@@ -88,8 +90,10 @@ func (s *Store) FinishDownload(ctx context.Context, id fileframe.FileID, claim s
 		if !completed {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE files SET link_downloads = link_downloads + 1 WHERE id = ?`, id)
-		return err
+		if _, err := tx.ExecContext(ctx, `UPDATE files SET link_downloads = link_downloads + 1 WHERE id = ?`, id); err != nil {
+			return err
+		}
+		return usedUpEvent(ctx, tx, id)
 	})
 	return wrap("finish download", err)
 }

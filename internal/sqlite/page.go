@@ -72,7 +72,7 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 				}
 			}
 			page = fileframe.Page{FileID: w.FileID, LatestRevision: n, LiveRevision: live, UpdatedAt: at, SameAsLatest: true}
-			return nil
+			return pageEvent(ctx, tx, w.FileID, int(curLive.Int64), live, at)
 		}
 		n := int(latest.Int64) + 1
 		live, published := 0, any(nil)
@@ -111,7 +111,7 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 			return err
 		}
 		page = fileframe.Page{FileID: w.FileID, LatestRevision: n, LiveRevision: live, UpdatedAt: at}
-		return nil
+		return pageEvent(ctx, tx, w.FileID, int(curLive.Int64), live, at)
 	})
 	if err != nil {
 		return fileframe.Page{}, wrap("save page", err)
@@ -253,18 +253,22 @@ func (s *Store) SetLiveRevision(ctx context.Context, id fileframe.FileID, number
 				return err
 			}
 		}
-		var updated sql.NullInt64
-		err := tx.QueryRowContext(ctx, `
-			UPDATE pages SET live_revision = ?, updated_at = ? WHERE file_id = ?
-			RETURNING `+pageColumns, number, at.UnixMilli(), id).
-			Scan(&p.FileID, &p.LatestRevision, &p.LiveRevision, &updated)
+		var old int
+		err := tx.QueryRowContext(ctx, `SELECT live_revision FROM pages WHERE file_id = ?`, id).Scan(&old)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("Page")
 		} else if err != nil {
 			return err
 		}
+		var updated sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `
+			UPDATE pages SET live_revision = ?, updated_at = ? WHERE file_id = ?
+			RETURNING `+pageColumns, number, at.UnixMilli(), id).
+			Scan(&p.FileID, &p.LatestRevision, &p.LiveRevision, &updated); err != nil {
+			return err
+		}
 		p.UpdatedAt = fromMillis(updated)
-		return nil
+		return pageEvent(ctx, tx, id, old, number, at)
 	})
 	if err != nil {
 		return fileframe.Page{}, wrap("set live revision", err)

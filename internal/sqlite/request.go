@@ -194,7 +194,10 @@ func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf file
 		if err != nil {
 			return err
 		}
-		return recordUpload(ctx, tx, upload, f.ID, at)
+		if err := recordUpload(ctx, tx, upload, f.ID, at); err != nil {
+			return err
+		}
+		return fileCreated(ctx, tx, f)
 	})
 	if err != nil {
 		return fileframe.File{}, wrap("create request file", err)

@@ -80,6 +80,12 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeRequestFull:     {http.StatusConflict, "Request full"},
 	fileframe.CodeRequestTooLarge: {http.StatusRequestEntityTooLarge, "File too large for the request"},
 	fileframe.CodeRequestNotFound: {http.StatusNotFound, "Request not found"},
+	// Webhooks (api_webhooks.go, app_webhooks.go, service/webhook.go).
+	fileframe.CodeWebhookNotFound:   {http.StatusNotFound, "Webhook not found"},
+	fileframe.CodeDeliveryNotFound:  {http.StatusNotFound, "Delivery not found"},
+	fileframe.CodeWebhookURLRefused: {http.StatusUnprocessableEntity, "Webhook URL refused"},
+	fileframe.CodeDeliveryBusy:      {http.StatusConflict, "Delivery being sent"},
+	fileframe.CodeWebhookLimit:      {http.StatusConflict, "Too many webhooks"},
 }
 
 // internalKind is the answer to every error without a listed code.

@@ -126,6 +126,16 @@ func (s *Server) appRoutes() []route {
 		{"/api/requests/{id}", groupPublic, s.apiMethods("GET", "DELETE")},
 		{"POST /api/requests/{id}/close", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, general: true, scope: "File requests", run: s.apiCloseRequest})},
 		{"/api/requests/{id}/close", groupPublic, s.apiMethods("POST")},
+		// Webhooks (api_webhooks.go).
+		{"GET /api/webhooks", groupKey, s.api(apiEndpoint{general: true, scope: "Webhooks", run: s.apiListWebhooks})},
+		{"POST /api/webhooks", groupKey, s.api(apiEndpoint{body: bodyJSON, general: true, scope: "Webhooks", run: s.apiCreateWebhook})},
+		{"/api/webhooks", groupPublic, s.apiMethods("GET", "POST")},
+		{"DELETE /api/webhooks/{id}", groupKey, s.api(apiEndpoint{general: true, scope: "Webhooks", run: s.apiDeleteWebhook})},
+		{"/api/webhooks/{id}", groupPublic, s.apiMethods("DELETE")},
+		{"GET /api/webhooks/{id}/deliveries", groupKey, s.api(apiEndpoint{general: true, scope: "Webhooks", run: s.apiListDeliveries})},
+		{"/api/webhooks/{id}/deliveries", groupPublic, s.apiMethods("GET")},
+		{"POST /api/webhooks/{id}/deliveries/{deliveryId}/retry", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, general: true, scope: "Webhooks", run: s.apiRetryDelivery})},
+		{"/api/webhooks/{id}/deliveries/{deliveryId}/retry", groupPublic, s.apiMethods("POST")},
 		{"POST /api/html/check", groupKey, s.api(apiEndpoint{body: bodyJSON, run: s.apiCheckHTML})},
 		{"/api/html/check", groupPublic, s.apiMethods("POST")},
 		// The API's description (api_openapi.go), for anyone.
@@ -181,6 +191,16 @@ func (s *Server) appRoutes() []route {
 		{"POST /files/{id}/revisions/{rev}/restore", groupAgency, g(agencyForm, s.restoreRevision)},
 		{"POST /files/{id}/revisions/{rev}/refetch", groupAgency, g(agencyForm, s.refetchAssets)},
 		{"POST /files/{id}/keys", groupAgency, g(agencyForm, s.createPageKey)},
+
+		// Webhooks (app_webhooks.go): the list and each endpoint's delivery
+		// log for any owner (Agency to add, pause, delete, send again).
+		{"GET /webhooks", groupSession, g(ownerPage, s.webhooks)},
+		{"GET /webhooks/{id}", groupSession, g(ownerPage, s.webhookLog)},
+		{"POST /webhooks", groupAgency, g(agencyForm, s.createWebhook)},
+		{"POST /webhooks/{id}/delete", groupAgency, g(agencyForm, s.deleteWebhook)},
+		{"POST /webhooks/{id}/pause", groupAgency, g(agencyForm, s.pauseWebhook(true))},
+		{"POST /webhooks/{id}/resume", groupAgency, g(agencyForm, s.pauseWebhook(false))},
+		{"POST /webhooks/{id}/deliveries/{deliveryId}/retry", groupAgency, g(agencyForm, s.retryDelivery)},
 
 		// Administrators (app_admin.go).
 		{"GET /admin", groupAdmin, g(adminOnly, s.admin)},

@@ -18,6 +18,7 @@ import (
 	"github.com/fileframe/fileframe/internal/password"
 	"github.com/fileframe/fileframe/internal/service"
 	"github.com/fileframe/fileframe/internal/thumb"
+	"github.com/fileframe/fileframe/internal/webhook"
 	"github.com/prometheus/client_golang/prometheus"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
 	"golang.org/x/sync/singleflight"
@@ -93,6 +94,10 @@ type Config struct {
 	// they are stored (zero egress); nil means one with fetch's defaults,
 	// which refuses private and special-use addresses.
 	Fetcher *fetch.Fetcher
+	// Webhooks checks webhook endpoint URLs against the SSRF rules (the
+	// same client serve's delivery worker sends with); nil means one
+	// with production's rules: public https addresses only.
+	Webhooks *webhook.Client
 
 	// OpsToken, when set, lets /readyz and /metrics on the app origin
 	// answer requests that carry it as a Bearer token; without it they are
@@ -266,6 +271,7 @@ func New(cfg Config) (*Server, error) {
 		ServiceHosts: []string{cfg.BaseURL.Host, cfg.ContentOrigin.Host},
 		Passwords:    cfg.Passwords,
 		Fetcher:      cfg.Fetcher,
+		Webhooks:     cfg.Webhooks,
 	})
 	if err != nil {
 		return nil, err

@@ -135,6 +135,9 @@ func (d *demo) seedContent(ctx context.Context) error {
 		}
 		owners[p] = a
 	}
+	if err := d.seedWebhooks(ctx, owners[admin]); err != nil {
+		return err
+	}
 	now := demoNow
 	for i, f := range demoFiles {
 		file, err := d.storeFile(ctx, fileframe.File{
@@ -241,7 +244,10 @@ func (d *demo) seedContent(ctx context.Context) error {
 	if err := d.seedRequest(ctx); err != nil {
 		return err
 	}
-	return d.download(ctx)
+	if err := d.download(ctx); err != nil {
+		return err
+	}
+	return d.deliverWebhooks(ctx)
 }
 
 // collect makes the admin's collection of the campaign's files (issue 13),
