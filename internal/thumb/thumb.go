@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/draw"
 	"image/gif"
 	"image/jpeg"
@@ -41,6 +42,10 @@ const (
 	// DefaultBudget is the pixels decoded at once by default: one image
 	// of MaxPixels and change, about 256 MB of decoded pixels.
 	DefaultBudget = 64_000_000
+	// MaxDecoded is the most bytes an image's decoded pixels may take:
+	// MaxPixels at 4 bytes a pixel and change. A 16-bit image takes 8
+	// bytes a pixel, so it may declare half as many.
+	MaxDecoded = 4 * MaxPixels
 	// DefaultMaxWait is how long a decode waits for room by default.
 	DefaultMaxWait = 10 * time.Second
 	// maxInput bounds the bytes a decoder may read: a valid image of
@@ -156,10 +161,13 @@ func (m *Maker) Make(ctx context.Context, src io.ReadSeeker) (Thumbnail, error) 
 		return Thumbnail{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	pixels := int64(cfg.Width) * int64(cfg.Height)
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxSide || cfg.Height > MaxSide || pixels > MaxPixels {
+	decoded := pixels * bytesPerPixel(cfg.ColorModel)
+	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxSide || cfg.Height > MaxSide || pixels > MaxPixels || decoded > MaxDecoded {
 		m.count(func(s *Stats) { s.Refused++ })
 		return Thumbnail{}, fmt.Errorf("%w: %d×%d", ErrRefused, cfg.Width, cfg.Height)
 	}
+	// The budget counts pixels of 4 bytes: a 16-bit image's count twice.
+	pixels = (decoded + 3) / 4
 	if err := m.acquire(ctx, pixels); err != nil {
 		return Thumbnail{}, err
 	}
@@ -174,6 +182,26 @@ func (m *Maker) Make(ctx context.Context, src io.ReadSeeker) (Thumbnail, error) 
 		return Thumbnail{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	return encode(scale(img))
+}
+
+// bytesPerPixel is what one pixel of an image of model m takes once
+// decoded: 8 for 16-bit colour, 2 for 16-bit grey, 1 for grey and
+// palettes, 3 for JPEG's YCbCr at its largest (4:4:4), 4 otherwise.
+func bytesPerPixel(m color.Model) int64 {
+	switch m {
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	case color.Gray16Model:
+		return 2
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.YCbCrModel:
+		return 3
+	}
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	return 4
 }
 
 // acquire takes pixels of the budget, waiting up to maxWait.

@@ -36,7 +36,10 @@ func encoded(t *testing.T, enc func(*bytes.Buffer, image.Image) error, img image
 
 // pngBomb is a PNG whose header declares w×h pixels, followed by nothing
 // worth decoding.
-func pngBomb(w, h uint32) []byte {
+func pngBomb(w, h uint32) []byte { return pngBombDepth(w, h, 8) }
+
+// pngBombDepth is pngBomb with depth bits a channel (8 or 16).
+func pngBombDepth(w, h uint32, depth byte) []byte {
 	var b bytes.Buffer
 	b.WriteString("\x89PNG\r\n\x1a\n")
 	chunk := func(typ string, data []byte) {
@@ -48,7 +51,7 @@ func pngBomb(w, h uint32) []byte {
 	ihdr := make([]byte, 13)
 	binary.BigEndian.PutUint32(ihdr[0:], w)
 	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 8, 6 // 8-bit RGBA
+	ihdr[8], ihdr[9] = depth, 6 // RGBA
 	chunk("IHDR", ihdr)
 	chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01})
 	chunk("IEND", nil)
@@ -98,9 +101,12 @@ func TestMakeRefuses(t *testing.T) {
 		data []byte
 		want error
 	}{
-		"100000×100000 PNG bomb":  {pngBomb(100000, 100000), ErrRefused},
-		"20000×10 side":           {pngBomb(20000, 10), ErrRefused},
-		"8000×8000, 64 MP":        {pngBomb(8000, 8000), ErrRefused},
+		"100000×100000 PNG bomb": {pngBomb(100000, 100000), ErrRefused},
+		"20000×10 side":          {pngBomb(20000, 10), ErrRefused},
+		"8000×8000, 64 MP":       {pngBomb(8000, 8000), ErrRefused},
+		// 49 MP of 16-bit RGBA decode to 392 MB (the outside attack's
+		// row 395: 394 KB files took the server to 975 MB).
+		"7000×7000 16-bit RGBA":   {pngBombDepth(7000, 7000, 16), ErrRefused},
 		"SVG":                     {[]byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`), ErrFormat},
 		"HTML":                    {[]byte(`<!doctype html><script>alert(1)</script>`), ErrFormat},
 		"BMP (not decoded here)":  {append([]byte("BM"), make([]byte, 60)...), ErrFormat},
@@ -113,8 +119,8 @@ func TestMakeRefuses(t *testing.T) {
 			}
 		})
 	}
-	if s := m.Stats(); s.Refused != 3 || s.PeakPixels > 100*100 {
-		t.Errorf("stats %+v: want 3 refused by their header, nothing larger than 100×100 decoded", s)
+	if s := m.Stats(); s.Refused != 4 || s.PeakPixels > 100*100 {
+		t.Errorf("stats %+v: want 4 refused by their header, nothing larger than 100×100 decoded", s)
 	}
 }
 
