@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Collections on the public side (fileframe/collection.go): /f/{slug} of a
@@ -285,21 +286,36 @@ func zipNames(files []fileframe.File) []string {
 			ext = ""
 		}
 		stem := strings.TrimSuffix(name, ext)
-		for n := 2; taken[strings.ToLower(name)]; n++ {
+		for n := 2; taken[zipNameKey(name)]; n++ {
 			name = stem + " (" + strconv.Itoa(n) + ")" + ext
 		}
-		taken[strings.ToLower(name)] = true
+		taken[zipNameKey(name)] = true
 		out[i] = name
 	}
 	return out
 }
 
+// zipNameKey is what two names that unpack as one file have in common:
+// file systems that ignore case (Windows, macOS) and those that normalise
+// Unicode (macOS: "é" as one code point or as "e" and an accent).
+func zipNameKey(name string) string {
+	return strings.ToLower(norm.NFC.String(name))
+}
+
+// windowsDevices are the names Windows keeps for devices, with any
+// extension ("CON", "nul.txt"): a file of that name cannot be made.
+var windowsDevices = map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true,
+	"COM1": true, "COM2": true, "COM3": true, "COM4": true, "COM5": true, "COM6": true, "COM7": true, "COM8": true, "COM9": true,
+	"LPT1": true, "LPT2": true, "LPT3": true, "LPT4": true, "LPT5": true, "LPT6": true, "LPT7": true, "LPT8": true, "LPT9": true}
+
 // zipSafeName is a file name as one entry at the archive's root can carry
-// it when unpacked anywhere: no directories ('/' and '\\' become '_'), no
-// drive letter ("C:"), no leading dots (a hidden file, or "..") or spaces,
-// no characters Windows refuses (<>:"|?* and controls); "file" when
-// nothing is left.
+// it when unpacked anywhere: in Unicode's composed form (NFC), no
+// directories ('/' and '\\' become '_'), no drive letter ("C:"), no leading
+// dots (a hidden file, or "..") or spaces, no characters Windows refuses
+// (<>:"|?* and controls) nor its device names (a '_' is put after them);
+// "file" when nothing is left.
 func zipSafeName(name string) string {
+	name = norm.NFC.String(name)
 	name = strings.Map(func(r rune) rune {
 		switch {
 		case r == '/' || r == '\\' || strings.ContainsRune(`<>:"|?*`, r) || unicode.IsControl(r):
@@ -311,6 +327,12 @@ func zipSafeName(name string) string {
 	name = strings.TrimRight(name, ". ")
 	if name == "" {
 		return "file"
+	}
+	if stem, ext, _ := strings.Cut(name, "."); windowsDevices[strings.ToUpper(strings.TrimRight(stem, " "))] {
+		name = stem + "_"
+		if ext != "" {
+			name += "." + ext
+		}
 	}
 	return name
 }

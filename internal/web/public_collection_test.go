@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -306,4 +307,31 @@ func mustStoreFile(t *testing.T, e *testEnv, id fileframe.FileID) fileframe.File
 		t.Fatalf("FileByID: %v", err)
 	}
 	return f
+}
+
+// TestZipNames: the names of a collection's ZIP unpack as one flat file
+// each, anywhere: no directories or drive letters, no Windows device
+// names, and names that one file system would take for the same file
+// (case, Unicode composed or not) made distinct (the outside attack's
+// row 355).
+func TestZipNames(t *testing.T) {
+	names := func(in ...string) []string {
+		files := make([]fileframe.File, len(in))
+		for i, n := range in {
+			files[i] = fileframe.File{Name: n}
+		}
+		return zipNames(files)
+	}
+	for _, tt := range []struct {
+		in, want []string
+	}{
+		{[]string{"../../etc/passwd", `..\win.ini`, "C:evil.txt", ".hidden"}, []string{"_.._etc_passwd", "_win.ini", "C_evil.txt", "hidden"}},
+		{[]string{"CON", "nul.txt", "Com1.tar.gz", "console.txt", "LPT9 .doc"}, []string{"CON_", "nul_.txt", "Com1_.tar.gz", "console.txt", "LPT9 _.doc"}},
+		{[]string{"report.pdf", "REPORT.pdf", "report (2).pdf"}, []string{"report.pdf", "REPORT (2).pdf", "report (2) (2).pdf"}},
+		{[]string{"\u00e9.txt", "e\u0301.txt"}, []string{"\u00e9.txt", "\u00e9 (2).txt"}},
+	} {
+		if got := names(tt.in...); !slices.Equal(got, tt.want) {
+			t.Errorf("zipNames(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 }
