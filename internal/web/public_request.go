@@ -327,7 +327,23 @@ func (s *Server) requestUploadForm(w http.ResponseWriter, r *http.Request) {
 		s.publicError(w, r, failure(fileframe.CodeFormExpired, "This page expired", "Open the request's link again and send your files from there."))
 		return
 	}
+	// The body remembers how reading it failed: a sender who stops
+	// sending gets 408, one whose body is cut 400, whatever part of the
+	// form they stopped in.
+	body := &clientBodyReader{ReadCloser: r.Body}
 	fail := func(status int, err error) {
+		if berr := body.failed(); berr != nil {
+			if stalled(berr) {
+				status, err = http.StatusRequestTimeout, fileframe.Errorf(fileframe.CodeRequestTimeout,
+					"Nothing of your files arrived for too long, so the server stopped waiting. Send them again.")
+			} else if code, _ := kindOf(err); code == fileframe.EINTERNAL {
+				status, err = http.StatusBadRequest, fileframe.Errorf(fileframe.CodeUploadIncomplete,
+					"The upload ended before all of its bytes arrived. Send your files again.")
+			}
+			// The server ends the request's context when the body fails;
+			// the answer still goes to a sender who is there to read it.
+			r = r.WithContext(context.WithoutCancel(r.Context()))
+		}
 		if code, _ := kindOf(err); code == fileframe.EINTERNAL {
 			s.publicError(w, r, err)
 			return
@@ -348,7 +364,7 @@ func (s *Server) requestUploadForm(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusForbidden, errFormExpired)
 		return
 	}
-	mr := multipart.NewReader(s.uploadBody(w, r.Body), params["boundary"])
+	mr := multipart.NewReader(s.uploadBody(w, body), params["boundary"])
 	first, err := mr.NextPart()
 	if err != nil || first.FormName() != "csrf" {
 		fail(http.StatusForbidden, errFormExpired)

@@ -448,3 +448,38 @@ func TestRequestFormUploadsNearTheLimit(t *testing.T) {
 		t.Errorf("the request received %d files, %d bytes; want 3, 90000", got.Received, got.ReceivedBytes)
 	}
 }
+
+// TestRequestFormStalls: a sender whose form stops arriving, in a file's
+// bytes or between parts, gets 408; one whose form is cut, 400; neither is
+// logged as a server error (the outside attack's row 399).
+func TestRequestFormStalls(t *testing.T) {
+	e := newTestEnv(t, withUploads(t.TempDir()), func(c *Config) { c.UploadIdleTimeout = 300 * time.Millisecond })
+	owner := e.account(fileframe.PlanFree)
+	req := newFileRequest(t, e, owner, service.NewRequest{MaxFiles: 10, MaxBytes: 1 << 20})
+	host := strings.TrimPrefix(e.app.URL, "http://")
+	const boundary = "XyZrequest"
+	for _, tt := range []struct {
+		name   string
+		part   string
+		stall  bool
+		status int
+	}{
+		{"stalls inside a file", "\r\n--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\r\n" + strings.Repeat("x", 3000), true, http.StatusRequestTimeout},
+		{"stalls between parts", "\r\n--" + boundary + "\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nAnn", true, http.StatusRequestTimeout},
+		{"cut inside a file", "\r\n--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\r\n" + strings.Repeat("x", 3000), false, http.StatusBadRequest},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := openRequestPage(t, e, req.Slug)
+			head := fmt.Sprintf("POST /r/%s/upload HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\nOrigin: %s\r\n"+
+				"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: 100000\r\n\r\n",
+				req.Slug, host, s.b.cookieHeader(), e.app.URL, boundary)
+			first := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"csrf\"\r\n\r\n" + s.token
+			if status, body := rawExchange(t, host, head, first+tt.part, tt.stall); status != tt.status {
+				t.Errorf("got %d, want %d:\n%s", status, tt.status, body)
+			}
+		})
+	}
+	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a sender's stall or cut was logged as a server error:\n%s", e.logs.String())
+	}
+}
