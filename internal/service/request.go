@@ -65,6 +65,10 @@ func (s *Service) CreateRequest(ctx context.Context, a fileframe.Account, nr New
 	if nr.ExpiresIn < 0 {
 		return fileframe.Request{}, invalidRequest("A request's expiry must be in the future.")
 	}
+	if nr.ExpiresIn > 0 && nr.ExpiresIn < time.Minute {
+		// As a link's: a shorter life would end before anyone could use it.
+		return fileframe.Request{}, invalidRequest("A request lasts at least a minute; give a longer expiry, such as 7d.")
+	}
 	r := fileframe.Request{AccountID: a.ID, Title: title, Message: message, MaxFiles: nr.MaxFiles, MaxBytes: nr.MaxBytes,
 		CreatedAt: s.now()}
 	if nr.ExpiresIn > 0 {

@@ -71,7 +71,7 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeLinkBusy:    {http.StatusServiceUnavailable, "Link busy, try again shortly"},
 	// Collections (api_collections.go, service/collection.go).
 	fileframe.CodeCollectionNotFound: {http.StatusNotFound, "Collection not found"},
-	fileframe.CodeNotCollectable:     {http.StatusUnprocessableEntity, "A collection cannot hold a collection"},
+	fileframe.CodeNotCollectable:     {http.StatusUnprocessableEntity, "File cannot go in a collection"},
 	fileframe.CodeCollectionFull:     {http.StatusConflict, "Collection full"},
 	// File requests (public_request.go, api_requests.go): closed or
 	// expired, every place taken, a file over what is left, not the

@@ -290,8 +290,13 @@ func TestRequestLimits(t *testing.T) {
 		if n := receivedNames(t, e, closed.ID, ""); len(n) != 0 {
 			t.Errorf("a closed request received %v", n)
 		}
-		expiring := newFileRequest(t, e, owner, service.NewRequest{MaxFiles: 10, MaxBytes: 1000, ExpiresIn: time.Millisecond})
-		time.Sleep(5 * time.Millisecond)
+		// A request lasts at least a minute (CreateRequest): one that ended
+		// is made in the store.
+		expiring, err := e.store.CreateRequest(context.Background(), fileframe.Request{AccountID: owner.ID, Title: "Ended",
+			MaxFiles: 10, MaxBytes: 1000, CreatedAt: time.Now().Add(-time.Hour), ExpiresAt: time.Now().Add(-time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if resp, body := e.get(e.app.URL + "/r/" + expiring.Slug); resp.StatusCode != http.StatusGone || !strings.Contains(string(body), "no longer takes files") {
 			t.Errorf("GET of an expired request: %d, want 410", resp.StatusCode)
 		}
