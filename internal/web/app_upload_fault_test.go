@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/tus/tusd/v2/pkg/memorylocker"
 )
 
 // TestUploadClientFaults: an upload that fails by its client's doing is
@@ -304,5 +306,46 @@ func TestEncodedBodiesRefused(t *testing.T) {
 	files, _ := e.store.FilesByAccount(context.Background(), a.ID)
 	if len(files) != 1 {
 		t.Errorf("account holds %d files, want only the one made before", len(files))
+	}
+}
+
+// TestTusInterruptedConnectionCloses: a tus request whose upload's lock
+// another request takes is interrupted by a read deadline moved to now,
+// which stays on its connection; its answer then closes the connection,
+// or every later request kept alive on it fails at once with its context
+// ended (the cause of TestRemoteUploadResumes' failures in CI: an empty
+// PATCH interrupted so, then a hundred more on its connection, each a 400
+// in 0.2 ms). A request that sent a body is closed by net/http anyway
+// (its unread body); an empty one was not.
+func TestTusInterruptedConnectionCloses(t *testing.T) {
+	rec := httptest.NewRecorder()
+	fw := &clientFaultWriter{ResponseWriter: rec, body: &clientBodyReader{ReadCloser: http.NoBody}}
+	ctx := context.WithValue(context.Background(), responseKey{}, http.NewResponseController(fw))
+	ctx = context.WithValue(ctx, interruptedKey{}, &fw.interrupted)
+
+	locker := interruptingLocker{memorylocker.New()}
+	held, _ := locker.NewLock("a_x.upload")
+	released := make(chan struct{})
+	if err := held.Lock(ctx, func() { close(released) }); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		<-released
+		held.Unlock()
+	}()
+	other, _ := locker.NewLock("a_x.upload")
+	if err := other.Lock(context.Background(), func() {}); err != nil {
+		t.Fatalf("the second request's lock: %v", err)
+	}
+	other.Unlock()
+
+	fw.WriteHeader(http.StatusNoContent)
+	if got := rec.Header().Get("Connection"); got != "close" {
+		t.Errorf("the interrupted request's answer: Connection %q, want close", got)
+	}
+	rec2 := httptest.NewRecorder()
+	(&clientFaultWriter{ResponseWriter: rec2, body: &clientBodyReader{ReadCloser: http.NoBody}}).WriteHeader(http.StatusNoContent)
+	if got := rec2.Header().Get("Connection"); got != "" {
+		t.Errorf("an answer not interrupted: Connection %q, want none", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/diskspace"
@@ -143,9 +144,13 @@ type interruptingLock struct{ inner tusd.Lock }
 // response controller), as tusd's contexts pass them through.
 func (l interruptingLock) Lock(ctx context.Context, requestRelease func()) error {
 	rc, _ := ctx.Value(responseKey{}).(*http.ResponseController)
+	interrupted, _ := ctx.Value(interruptedKey{}).(*atomic.Bool)
 	return l.inner.Lock(ctx, func() {
 		requestRelease()
 		if rc != nil {
+			if interrupted != nil {
+				interrupted.Store(true)
+			}
 			// A writer that cannot set deadlines (httptest's recorder)
 			// has no connection to interrupt.
 			_ = rc.SetReadDeadline(time.Now())
@@ -381,8 +386,10 @@ func (s *Server) tusServe(w http.ResponseWriter, r *http.Request, h http.Handler
 	// or 408, and logs them as errors, which tusLog lowers.
 	body := &clientBodyReader{ReadCloser: r.Body}
 	r.Body = body
-	w = &clientFaultWriter{ResponseWriter: w, body: body}
+	fw := &clientFaultWriter{ResponseWriter: w, body: body}
+	w = fw
 	ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
+	ctx = context.WithValue(ctx, interruptedKey{}, &fw.interrupted)
 	ctx = context.WithValue(ctx, clientBodyKey{}, body)
 	ctx = context.WithValue(ctx, requestContextKey{}, ctx)
 	h.ServeHTTP(w, r.WithContext(ctx))
@@ -436,9 +443,24 @@ func (b *clientBodyReader) failed() error {
 type clientFaultWriter struct {
 	http.ResponseWriter
 	body *clientBodyReader
+	// interrupted is set when another request took the upload's lock
+	// and moved this connection's read deadline to now
+	// (interruptingLock): the connection is then closed after the answer.
+	interrupted atomic.Bool
 }
 
+// interruptedKey is the context key of a tus request's
+// clientFaultWriter.interrupted.
+type interruptedKey struct{}
+
 func (w *clientFaultWriter) WriteHeader(code int) {
+	if w.interrupted.Load() {
+		// A read deadline in the past stays on the connection: net/http's
+		// next read on it fails and cancels the context of every later
+		// request of a kept-alive connection, which would all fail at
+		// once. The client opens a new one.
+		w.Header().Set("Connection", "close")
+	}
 	if code == http.StatusNotImplemented {
 		code = http.StatusBadRequest
 	}
