@@ -375,6 +375,15 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 	if !storable(string(f.AccountID)) {
 		return fileframe.File{}, notFound("Account")
 	}
+	return s.createReserved(ctx, f, nil, reservation, upload, q, at)
+}
+
+// createReserved is CreateFileReserved and, with rf, CreateRequestFile:
+// in one transaction, the upload not recorded yet, the reservation
+// replaced, the account's row locked and then the request's (rf), in the
+// order Reserve takes them, the request's room and the quota checked, the
+// file, its request_files row, the upload's record and its event stored.
+func (s *Store) createReserved(ctx context.Context, f fileframe.File, rf *fileframe.RequestFile, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
 	if !storable(upload) {
 		return fileframe.File{}, fileframe.Errorf(fileframe.EINVALID, "An upload ID must be valid UTF-8 without NUL.")
 	}
@@ -392,11 +401,24 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		if err != nil {
 			return err
 		}
+		if rf != nil {
+			if err := requestRoom(ctx, tx, rf.RequestID, f.AccountID, "", f.Size, at); err != nil {
+				return err
+			}
+		}
 		if err := used.Fits(f.Size, q); err != nil {
 			return err
 		}
 		if err := insertFile(ctx, tx, f); err != nil {
 			return err
+		}
+		if rf != nil {
+			if _, err := tx.Exec(ctx, `
+				INSERT INTO request_files (file_id, request_id, visit_id, sender_name, sender_email, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6)`,
+				f.ID, rf.RequestID, rf.VisitID, rf.SenderName, rf.SenderEmail, ts(rf.CreatedAt)); err != nil {
+				return err
+			}
 		}
 		if err := recordUpload(ctx, tx, upload, f.ID, at); err != nil {
 			return err
@@ -404,7 +426,11 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		return fileCreated(ctx, tx, f)
 	})
 	if err != nil {
-		return fileframe.File{}, wrap("create file", err)
+		op := "create file"
+		if rf != nil {
+			op = "create request file"
+		}
+		return fileframe.File{}, wrap(op, err)
 	}
 	return f, nil
 }

@@ -188,48 +188,7 @@ func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf file
 	if !storable(string(f.AccountID), string(rf.RequestID)) {
 		return fileframe.File{}, notFound("Request")
 	}
-	if !storable(upload) {
-		return fileframe.File{}, fileframe.Errorf(fileframe.EINVALID, "An upload ID must be valid UTF-8 without NUL.")
-	}
-	if !storable(reservation) {
-		reservation = ""
-	}
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := unrecorded(ctx, tx, upload); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM upload_reservations WHERE id = $1`, reservation); err != nil {
-			return err
-		}
-		used, err := lockUsage(ctx, tx, f.AccountID, "", at)
-		if err != nil {
-			return err
-		}
-		if err := requestRoom(ctx, tx, rf.RequestID, f.AccountID, "", f.Size, at); err != nil {
-			return err
-		}
-		if err := used.Fits(f.Size, q); err != nil {
-			return err
-		}
-		if err := insertFile(ctx, tx, f); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `
-			INSERT INTO request_files (file_id, request_id, visit_id, sender_name, sender_email, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6)`,
-			f.ID, rf.RequestID, rf.VisitID, rf.SenderName, rf.SenderEmail, ts(rf.CreatedAt))
-		if err != nil {
-			return err
-		}
-		if err := recordUpload(ctx, tx, upload, f.ID, at); err != nil {
-			return err
-		}
-		return fileCreated(ctx, tx, f)
-	})
-	if err != nil {
-		return fileframe.File{}, wrap("create request file", err)
-	}
-	return f, nil
+	return s.createReserved(ctx, f, &rf, reservation, upload, q, at)
 }
 
 // requestRoom locks request id's row and checks that one more file of

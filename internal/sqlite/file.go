@@ -33,16 +33,30 @@ func (s *Store) CreateFile(ctx context.Context, f fileframe.File) (fileframe.Fil
 // The writer runs one transaction at a time, so the sum it checks cannot
 // change before the insert.
 func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
-	f = newFile(f)
+	return s.createReserved(ctx, newFile(f), nil, reservation, upload, q, at)
+}
+
+// createReserved is CreateFileReserved and, with rf, CreateRequestFile:
+// in one transaction, the upload not recorded yet, the reservation
+// replaced, the request's room (rf) and the quota checked, the file, its
+// request_files row, the upload's record and its event stored.
+func (s *Store) createReserved(ctx context.Context, f fileframe.File, rf *fileframe.RequestFile, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
 		if err := unrecorded(ctx, tx, upload); err != nil {
 			return err
 		}
-		if err := accountExists(ctx, tx, f.AccountID); err != nil {
-			return err
+		if rf == nil {
+			if err := accountExists(ctx, tx, f.AccountID); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM upload_reservations WHERE id = ?`, reservation); err != nil {
 			return err
+		}
+		if rf != nil {
+			if err := requestRoom(ctx, tx, rf.RequestID, f.AccountID, "", f.Size, at); err != nil {
+				return err
+			}
 		}
 		used, err := accountUsage(ctx, tx, f.AccountID, "", at)
 		if err != nil {
@@ -54,13 +68,25 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 		if err := insertFile(ctx, tx, f); err != nil {
 			return err
 		}
+		if rf != nil {
+			if _, err := tx.ExecContext(ctx, `
+				INSERT INTO request_files (file_id, request_id, visit_id, sender_name, sender_email, created_at)
+				VALUES (?, ?, ?, ?, ?, ?)`,
+				f.ID, rf.RequestID, rf.VisitID, rf.SenderName, rf.SenderEmail, millis(rf.CreatedAt)); err != nil {
+				return err
+			}
+		}
 		if err := recordUpload(ctx, tx, upload, f.ID, at); err != nil {
 			return err
 		}
 		return fileCreated(ctx, tx, f)
 	})
 	if err != nil {
-		return fileframe.File{}, wrap("create file", err)
+		op := "create file"
+		if rf != nil {
+			op = "create request file"
+		}
+		return fileframe.File{}, wrap(op, err)
 	}
 	return f, nil
 }

@@ -167,42 +167,7 @@ func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf file
 	f = newFile(f)
 	f.Shared = false
 	rf.CreatedAt = f.CreatedAt
-	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
-		if err := unrecorded(ctx, tx, upload); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM upload_reservations WHERE id = ?`, reservation); err != nil {
-			return err
-		}
-		if err := requestRoom(ctx, tx, rf.RequestID, f.AccountID, "", f.Size, at); err != nil {
-			return err
-		}
-		used, err := accountUsage(ctx, tx, f.AccountID, "", at)
-		if err != nil {
-			return err
-		}
-		if err := used.Fits(f.Size, q); err != nil {
-			return err
-		}
-		if err := insertFile(ctx, tx, f); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `
-			INSERT INTO request_files (file_id, request_id, visit_id, sender_name, sender_email, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)`,
-			f.ID, rf.RequestID, rf.VisitID, rf.SenderName, rf.SenderEmail, millis(rf.CreatedAt))
-		if err != nil {
-			return err
-		}
-		if err := recordUpload(ctx, tx, upload, f.ID, at); err != nil {
-			return err
-		}
-		return fileCreated(ctx, tx, f)
-	})
-	if err != nil {
-		return fileframe.File{}, wrap("create request file", err)
-	}
-	return f, nil
+	return s.createReserved(ctx, f, &rf, reservation, upload, q, at)
 }
 
 // requestRoom checks that one more file of size bytes fits in request id
