@@ -112,6 +112,14 @@ const (
 	CodeDeliveryBusy = "delivery_busy"
 	// CodeWebhookLimit is the code of an endpoint beyond MaxWebhooks.
 	CodeWebhookLimit = "webhook_limit"
+
+	// A/B tests of pages (PageTest): a test that is not the file's, one
+	// started while another runs, one on a page that is not published, and
+	// ending one that has ended.
+	CodeTestNotFound      = "test_not_found"
+	CodeTestRunning       = "test_running"
+	CodeTestNeedsLivePage = "page_not_published"
+	CodeTestEnded         = "test_ended"
 )
 
 // Error is the one error type of the service: a stable code and a message

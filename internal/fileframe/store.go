@@ -50,6 +50,7 @@ type Store interface {
 	CollectionStore
 	RequestStore
 	WebhookStore
+	StatsStore
 
 	// Secret returns the named server secret (e.g. the key that signs preview
 	// links), creating it with generate on first use. Concurrent first calls

@@ -57,6 +57,7 @@ func retryable(err error) bool {
 // conflicts is the user-safe message of a unique violation, by constraint.
 var conflicts = map[string]string{
 	"accounts_pkey":      "An account with this ID already exists.",
+	"page_tests_running": "The file already has a running test.",
 	"accounts_email_key": "An account with this email already exists.",
 	"files_pkey":         "A file with this ID already exists.",
 	"files_slug_key":     "This link is already taken.",

@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 	t.Run("Collection", func(t *testing.T) { testCollections(t, newStore) })
 	t.Run("Request", func(t *testing.T) { testRequests(t, newStore) })
 	t.Run("Webhook", func(t *testing.T) { testWebhooks(t, newStore) })
+	t.Run("Stats", func(t *testing.T) { testStats(t, newStore) })
 	t.Run("Idempotency", func(t *testing.T) { testIdempotency(t, newStore) })
 	t.Run("Secret", func(t *testing.T) { testSecrets(t, newStore) })
 	t.Run("Time", func(t *testing.T) { testTimes(t, newStore) })

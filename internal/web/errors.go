@@ -86,6 +86,10 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeWebhookURLRefused: {http.StatusUnprocessableEntity, "Webhook URL refused"},
 	fileframe.CodeDeliveryBusy:      {http.StatusConflict, "Delivery being sent"},
 	fileframe.CodeWebhookLimit:      {http.StatusConflict, "Too many webhooks"},
+	fileframe.CodeTestNotFound:      {http.StatusNotFound, "Test not found"},
+	fileframe.CodeTestRunning:       {http.StatusConflict, "A test is running"},
+	fileframe.CodeTestNeedsLivePage: {http.StatusConflict, "Page not published"},
+	fileframe.CodeTestEnded:         {http.StatusConflict, "Test ended"},
 }
 
 // internalKind is the answer to every error without a listed code.
