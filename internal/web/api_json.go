@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -145,4 +146,32 @@ func (o *jsonObject) strings(name string, max int) []string {
 		return nil
 	}
 	return v
+}
+
+// positives returns the member name as a list of whole numbers ≥ 1; nil
+// when it is absent or null. At most max are read.
+func (o *jsonObject) positives(name string, max int) []int {
+	raw, ok := o.fields[name]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var v []json.RawMessage
+	if jsonKind(raw) != "array" || json.Unmarshal(raw, &v) != nil {
+		o.problems = append(o.problems, fmt.Sprintf("%s must be an array of whole numbers, got %s", name, truncate(string(bytes.TrimSpace(raw)), 40)))
+		return nil
+	}
+	if len(v) > max {
+		o.problems = append(o.problems, fmt.Sprintf("%s holds at most %d numbers, got %d", name, max, len(v)))
+		return nil
+	}
+	ns := make([]int, 0, len(v))
+	for _, x := range v {
+		n, err := strconv.Atoi(string(bytes.TrimSpace(x)))
+		if jsonKind(x) != "number" || err != nil || n < 1 {
+			o.problems = append(o.problems, fmt.Sprintf("%s holds whole numbers of at least 1, got %s", name, truncate(string(bytes.TrimSpace(x)), 40)))
+			return nil
+		}
+		ns = append(ns, n)
+	}
+	return ns
 }

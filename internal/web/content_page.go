@@ -169,7 +169,9 @@ func (s *Server) contentRevision(w http.ResponseWriter, r *http.Request, slug st
 		return nil, false
 	}
 	live := e.page.LiveRevision == rev
-	if !preview && !live {
+	// A running A/B test (stats.go) shows its revisions to the public
+	// while the page is published.
+	if !preview && !live && !(e.page.Published() && e.inTest(rev)) {
 		return fail(fileframe.Errorf(fileframe.ENOTFOUND, "Not found."))
 	}
 	if key := e.liveKey.Load(); live && key != nil {

@@ -2,6 +2,9 @@ package web
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -53,6 +56,13 @@ type publicEntry struct {
 	// items are a collection's files, in order (public_collection.go);
 	// nil for a file.
 	items []fileframe.File
+	// test is the running A/B test of a published page (stats.go), nil
+	// when none runs; testPages are the rendered pages of its revisions,
+	// in its order, each filled on first use.
+	test      *fileframe.PageTest
+	testPages []atomic.Pointer[renderedPage]
+	// variant is what the public page shows when no test runs.
+	variant fileframe.Variant
 
 	rendered atomic.Pointer[renderedPage] // the public /f/{slug} page
 	// liveKey is the key in Server.pageHTML of the live revision's HTML as
@@ -206,6 +216,20 @@ func (s *Server) publicRecord(ctx context.Context, slug string) (*publicEntry, e
 		}
 		e.template, e.hasTemplate = resolveTemplate(a)
 	}
+	switch {
+	case e.hasPage && e.page.Published():
+		e.variant = fileframe.PageVariant(e.page.LiveRevision)
+		t, err := s.store.RunningPageTest(ctx, f.ID)
+		if err == nil {
+			e.test, e.testPages = &t, make([]atomic.Pointer[renderedPage], len(t.Revisions))
+		} else if !fileframe.IsNotFound(err) {
+			return nil, err
+		}
+	case e.hasTemplate:
+		e.variant = fileframe.TemplateVariant(e.template.appearance.Template)
+	default:
+		e.variant = fileframe.VariantDefault
+	}
 	if cacheable {
 		s.cache.put(e)
 	}
@@ -224,18 +248,48 @@ func (s *Server) effectiveAppearance(ctx context.Context, f fileframe.File) (fil
 }
 
 // publicPage returns e's public /f/{slug} page, rendering it on first use:
-// the outer page of the published custom page, else the template page of
-// the file's appearance, else the default page.
-func (s *Server) publicPage(ctx context.Context, e *publicEntry) (*renderedPage, error) {
-	if p := e.rendered.Load(); p != nil {
+// the outer page of the published custom page (framing revision rev, the
+// live one or one of a running test's), else the template page of the
+// file's appearance, else the default page.
+func (s *Server) publicPage(ctx context.Context, e *publicEntry, rev int) (*renderedPage, error) {
+	slot := &e.rendered
+	if e.test != nil {
+		for i, n := range e.test.Revisions {
+			if n == rev {
+				slot = &e.testPages[i]
+			}
+		}
+	}
+	if p := slot.Load(); p != nil {
 		return p, nil
 	}
-	p, err := s.renderPublicPage(ctx, e)
+	p, err := s.renderPublicPage(ctx, e, rev)
 	if err != nil {
 		return nil, err
 	}
-	e.rendered.Store(p)
+	slot.Store(p)
 	return p, nil
+}
+
+// shown returns what e's public page shows the visitor of r: its variant,
+// the test it is part of, and the page revision it frames (0 for a
+// template or the default page). During a test the revision is the
+// visitor's (PageTest.Assign), the same on every visit.
+func (s *Server) shown(r *http.Request, e *publicEntry) (fileframe.Variant, fileframe.TestID, int) {
+	if e.test == nil {
+		return e.variant, "", e.variant.Revision()
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	rev := e.test.Assign(host, r.UserAgent())
+	return fileframe.PageVariant(rev), e.test.ID, rev
+}
+
+// inTest reports whether rev is shown by e's running test.
+func (e *publicEntry) inTest(rev int) bool {
+	return e.test != nil && slices.Contains(e.test.Revisions, rev)
 }
 
 // pagePreviews puts the previews of e's page into fv: the file's own, or
@@ -256,7 +310,7 @@ func (s *Server) pagePreviews(ctx context.Context, e *publicEntry, fv *fileView)
 // renderPublicPage renders e's public page (publicPage's, which keeps
 // it). A protected link's page is rendered for each visitor with it
 // (protectedFile): its preview's addresses carry access tokens.
-func (s *Server) renderPublicPage(ctx context.Context, e *publicEntry) (*renderedPage, error) {
+func (s *Server) renderPublicPage(ctx context.Context, e *publicEntry, rev int) (*renderedPage, error) {
 	data := filePage{Assets: s.pages.assets, File: entryView(e)}
 	// Link previews' meta tags (public_card.go).
 	social, err := s.socialFor(ctx, e)
@@ -269,7 +323,7 @@ func (s *Server) renderPublicPage(ctx context.Context, e *publicEntry) (*rendere
 	switch {
 	case e.hasPage && e.page.Published():
 		csp = s.hdr.cspContent
-		data.FrameURL = s.contentPageURL(e.file.Slug, e.page.LiveRevision, "")
+		data.FrameURL = s.contentPageURL(e.file.Slug, rev, "")
 		body, err = s.pages.renderBytes("outer.html", data)
 	case e.hasTemplate:
 		// Previews (public_preview.go), on the template and default pages

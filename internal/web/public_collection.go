@@ -120,10 +120,10 @@ func (s *Server) publicCollectionFile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c.Limited() {
-		s.limitedDownload(w, r, c, item)
+		s.limitedDownload(w, r, c, item, nil)
 		return
 	}
-	s.serveBlob(w, r, item, protected(c), c.ID)
+	s.serveBlob(w, r, item, protected(c), c.ID, nil)
 }
 
 // collectionZipName is the file name of a collection's ZIP.
@@ -137,7 +137,7 @@ func collectionZipName(c fileframe.File) string {
 // limited file does (public_limit.go), and counts it when the archive is
 // complete; others count a GET at once (the archive has no ranges: every
 // GET starts at byte 0).
-func (s *Server) publicCollectionZip(w http.ResponseWriter, r *http.Request, e *publicEntry) {
+func (s *Server) publicCollectionZip(w http.ResponseWriter, r *http.Request, e *publicEntry, v *statVisit) {
 	c := e.file
 	h := w.Header()
 	h["Content-Type"] = []string{fileframe.CollectionContentType}
@@ -166,11 +166,13 @@ func (s *Server) publicCollectionZip(w http.ResponseWriter, r *http.Request, e *
 	w.WriteHeader(http.StatusOK)
 	s.counts.Add(c.ID)
 	s.metrics.downloads.Inc()
+	s.stats.click(v)
 	// The status is sent at once, before the first entry is read.
 	_ = rc.Flush()
 	err := s.writeZip(r.Context(), w, rc, e.items, t)
 	switch {
 	case err == nil:
+		s.stats.download(v)
 	case clientGone(r, err):
 		// A visitor who stops the download is no fault.
 	default:
@@ -341,7 +343,7 @@ func zipSafeName(name string) string {
 // limit: from memory or the blob store through http.ServeContent (HEAD,
 // ranges, conditional requests), counting a GET from byte 0 as a download
 // of counted (the collection of an item served through it).
-func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f fileframe.File, private bool, counted fileframe.FileID) {
+func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f fileframe.File, private bool, counted fileframe.FileID, v *statVisit) {
 	body, size, cached, err := s.openSeekable(r.Context(), f)
 	if err != nil {
 		s.publicError(w, r, err)
@@ -367,7 +369,7 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f fileframe.F
 		http.ServeContent(w, r, "", f.CreatedAt, body)
 		return
 	}
-	http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted}, r, "", f.CreatedAt, body)
+	http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
 }
 
 // openSeekable returns f's bytes for http.ServeContent: from the blob

@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,23 +49,27 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	if protected(f) && !s.linkAccess(w, r, f) {
 		return
 	}
+	// Statistics (stats.go): the click and the completed download count
+	// for the variant this visitor's page shows.
+	variant, test, _ := s.shown(r, e)
+	v := s.stats.visit(r, f.ID, variant, test)
 	// A collection's download is the ZIP of its files
 	// (public_collection.go), whatever its link's controls.
 	if f.IsCollection() {
-		s.publicCollectionZip(w, r, e)
+		s.publicCollectionZip(w, r, e, v)
 		return
 	}
 	// Link controls (public_limit.go): a link with a download limit is
 	// served there, whole, claimed and counted; never redirected.
 	if f.Limited() {
-		s.limitedDownload(w, r, f, f)
+		s.limitedDownload(w, r, f, f, v)
 		return
 	}
 	if s.presign != nil && r.Method == http.MethodGet && !protected(f) {
-		s.redirectDownload(w, r, f)
+		s.redirectDownload(w, r, f, v)
 		return
 	}
-	s.serveBlob(w, r, f, protected(f), f.ID)
+	s.serveBlob(w, r, f, protected(f), f.ID, v)
 }
 
 // contentDisposition returns an attachment disposition for name. Names
@@ -84,43 +89,89 @@ func contentDisposition(name string) string {
 // countingWriter counts a download of file when its response starts at
 // byte 0: a 200, or a single-range 206 whose Content-Range begins
 // "bytes 0-". It counts as the status is written, before any byte reaches
-// the client. The writer passes ReadFrom through so that sendfile still
-// applies, and Unwrap so that http.ResponseController still reaches the
-// connection.
+// the client; that is also the visit's click (stats.go), and a response
+// that reaches the file's last byte (a 200, or a 206 whose range ends
+// there, wherever it starts) its completed download. The writer passes
+// ReadFrom through so that sendfile still applies, and Unwrap so that
+// http.ResponseController still reaches the connection.
 type countingWriter struct {
 	http.ResponseWriter
 	s           *Server
 	file        fileframe.FileID
+	visit       *statVisit
 	wroteHeader bool
+	// left is what remains to be written until the file's end; -1 when
+	// this response does not reach it (or is not counted).
+	left int64
 }
 
 func (c *countingWriter) WriteHeader(code int) {
 	if !c.wroteHeader && code >= 200 {
 		c.wroteHeader = true
-		if code == http.StatusOK ||
-			code == http.StatusPartialContent && strings.HasPrefix(c.Header().Get("Content-Range"), "bytes 0-") {
+		c.left = -1
+		rng := c.Header().Get("Content-Range")
+		if code == http.StatusOK || code == http.StatusPartialContent && strings.HasPrefix(rng, "bytes 0-") {
 			c.s.counts.Add(c.file)
 			c.s.metrics.downloads.Inc()
+			c.s.stats.click(c.visit)
+		}
+		if c.visit != nil && (code == http.StatusOK || code == http.StatusPartialContent && rangeReachesEnd(rng)) {
+			if n, err := strconv.ParseInt(c.Header().Get("Content-Length"), 10, 64); err == nil {
+				c.left = n
+				c.wrote(0)
+			}
 		}
 	}
 	c.ResponseWriter.WriteHeader(code)
+}
+
+// wrote notes n more bytes written and counts the download when they
+// reach the file's end.
+func (c *countingWriter) wrote(n int64) {
+	if c.left < 0 {
+		return
+	}
+	if c.left -= n; c.left <= 0 {
+		c.left = -1
+		c.s.stats.download(c.visit)
+	}
+}
+
+// rangeReachesEnd reports whether a Content-Range ("bytes a-b/size") ends
+// at the last byte.
+func rangeReachesEnd(v string) bool {
+	span, size, ok := strings.Cut(strings.TrimPrefix(v, "bytes "), "/")
+	if !ok {
+		return false
+	}
+	_, last, ok := strings.Cut(span, "-")
+	b, err1 := strconv.ParseInt(last, 10, 64)
+	n, err2 := strconv.ParseInt(size, 10, 64)
+	return ok && err1 == nil && err2 == nil && b == n-1
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	if !c.wroteHeader {
 		c.WriteHeader(http.StatusOK)
 	}
-	return c.ResponseWriter.Write(p)
+	n, err := c.ResponseWriter.Write(p)
+	c.wrote(int64(n))
+	return n, err
 }
 
 func (c *countingWriter) ReadFrom(src io.Reader) (int64, error) {
 	if !c.wroteHeader {
 		c.WriteHeader(http.StatusOK)
 	}
+	var n int64
+	var err error
 	if rf, ok := c.ResponseWriter.(io.ReaderFrom); ok {
-		return rf.ReadFrom(src)
+		n, err = rf.ReadFrom(src)
+	} else {
+		n, err = io.Copy(writerOnly{c.ResponseWriter}, src)
 	}
-	return io.Copy(writerOnly{c.ResponseWriter}, src)
+	c.wrote(n)
+	return n, err
 }
 
 func (c *countingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
@@ -134,7 +185,10 @@ type writerOnly struct{ io.Writer }
 // download would. The client sends its Range header on to the object store,
 // so the download is counted here when it starts at byte 0: no Range, or one
 // that begins "bytes=0-".
-func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, f fileframe.File) {
+//
+// Its statistics count the click and, as the bytes are the object
+// store's to send, the download too.
+func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, f fileframe.File, v *statVisit) {
 	u, err := s.presign.PresignGet(r.Context(), f.BlobKey, contentDisposition(f.Name), downloadType(f.ContentType))
 	if err != nil {
 		s.publicError(w, r, err)
@@ -143,6 +197,8 @@ func (s *Server) redirectDownload(w http.ResponseWriter, r *http.Request, f file
 	if rng := r.Header.Get("Range"); rng == "" || strings.HasPrefix(rng, "bytes=0-") {
 		s.counts.Add(f.ID)
 		s.metrics.downloads.Inc()
+		s.stats.click(v)
+		s.stats.download(v)
 	}
 	h := w.Header()
 	// The URL expires within minutes, so no cache may keep the redirect.

@@ -75,11 +75,13 @@ func (s *Server) publicFile(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	p, err := s.publicPage(r.Context(), e)
+	variant, test, rev := s.shown(r, e)
+	p, err := s.publicPage(r.Context(), e, rev)
 	if err != nil {
 		s.publicError(w, r, err)
 		return
 	}
+	s.stats.view(r, s.stats.visit(r, e.file.ID, variant, test))
 	s.setPageHeaders(h, p.csp)
 	h["Cache-Control"] = s.hdr.noCache
 	h["Content-Type"] = s.hdr.html

@@ -52,7 +52,7 @@ const (
 // link has a download limit and was live when looked up: the bytes of
 // served, which is f, or an item of collection f (public_collection.go),
 // counted against f's limit.
-func (s *Server) limitedDownload(w http.ResponseWriter, r *http.Request, f, served fileframe.File) {
+func (s *Server) limitedDownload(w http.ResponseWriter, r *http.Request, f, served fileframe.File, v *statVisit) {
 	if r.Method == http.MethodHead {
 		// A HEAD neither claims nor counts; it says what a GET would get.
 		s.setLimitedHeaders(w.Header(), served, served.Size)
@@ -84,7 +84,10 @@ func (s *Server) limitedDownload(w http.ResponseWriter, r *http.Request, f, serv
 	// (countingWriter).
 	s.counts.Add(f.ID)
 	s.metrics.downloads.Inc()
-	t.copy(w, body, size)
+	s.stats.click(v)
+	if t.copy(w, body, size) {
+		s.stats.download(v)
+	}
 }
 
 // refusedClaim answers a download whose claim the store refused: 410 for
@@ -153,11 +156,11 @@ type limitedTransfer struct {
 
 // copy writes size bytes of body to w, all but the last byte, then counts
 // the download (finish), then the last byte. It stops at the first error
-// of reading or writing, or when the claim was lost.
-func (t *limitedTransfer) copy(w http.ResponseWriter, body io.Reader, size int64) {
+// of reading or writing, or when the claim was lost. It reports whether
+// every byte was written.
+func (t *limitedTransfer) copy(w http.ResponseWriter, body io.Reader, size int64) (complete bool) {
 	if size == 0 {
-		t.finish(true)
-		return
+		return t.finish(true)
 	}
 	buf := make([]byte, min(limitedChunk, size))
 	for sent := int64(0); sent < size; {
@@ -179,12 +182,13 @@ func (t *limitedTransfer) copy(w http.ResponseWriter, body io.Reader, size int64
 		sent += int64(n)
 		if last {
 			if !t.finish(true) {
-				return
+				return false
 			}
-			w.Write(buf[n : n+1])
-			return
+			_, err := w.Write(buf[n : n+1])
+			return err == nil
 		}
 	}
+	return false
 }
 
 // finish ends the claim once: a completed download counts and tells this

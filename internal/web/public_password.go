@@ -235,17 +235,21 @@ func (s *Server) protectedFile(w http.ResponseWriter, r *http.Request, e *public
 	h := w.Header()
 	var frame string
 	rev, preview := 0, false
+	variant, test, shownRev := s.shown(r, e)
 	if u, ok := s.previewFrame(r, e); ok {
 		frame, preview = u, true
 		rev, _ = s.verifyPreview(e.file.Slug, r.URL.Query().Get("preview"))
 	} else if e.hasPage && e.page.Published() {
-		rev = e.page.LiveRevision
+		rev = shownRev
 		frame = s.contentPageURL(e.file.Slug, rev, "")
+	}
+	if !preview {
+		s.stats.view(r, s.stats.visit(r, e.file.ID, variant, test))
 	}
 	if frame == "" {
 		// A template or the default page: no frame, rendered for this
 		// visitor, since a preview's addresses carry access tokens.
-		p, err := s.renderPublicPage(r.Context(), e)
+		p, err := s.renderPublicPage(r.Context(), e, 0)
 		if err != nil {
 			s.publicError(w, r, err)
 			return

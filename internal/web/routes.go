@@ -126,6 +126,18 @@ func (s *Server) appRoutes() []route {
 		{"/api/requests/{id}", groupPublic, s.apiMethods("GET", "DELETE")},
 		{"POST /api/requests/{id}/close", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, general: true, scope: "File requests", run: s.apiCloseRequest})},
 		{"/api/requests/{id}/close", groupPublic, s.apiMethods("POST")},
+		// Statistics and A/B tests (api_stats.go).
+		{"GET /api/stats", groupKey, s.api(apiEndpoint{general: true, scope: "The account's statistics", run: s.apiAccountStats})},
+		{"/api/stats", groupPublic, s.apiMethods("GET")},
+		{"GET /api/files/{id}/stats", groupKey, s.api(apiEndpoint{run: s.apiFileStats})},
+		{"/api/files/{id}/stats", groupPublic, s.apiMethods("GET")},
+		{"GET /api/files/{id}/tests", groupKey, s.api(apiEndpoint{run: s.apiListTests})},
+		{"POST /api/files/{id}/tests", groupKey, s.api(apiEndpoint{body: bodyJSON, run: s.apiStartTest})},
+		{"/api/files/{id}/tests", groupPublic, s.apiMethods("GET", "POST")},
+		{"GET /api/files/{id}/tests/{testId}", groupKey, s.api(apiEndpoint{run: s.apiGetTest})},
+		{"/api/files/{id}/tests/{testId}", groupPublic, s.apiMethods("GET")},
+		{"POST /api/files/{id}/tests/{testId}/end", groupKey, s.api(apiEndpoint{body: bodyOptionalJSON, run: s.apiEndTest})},
+		{"/api/files/{id}/tests/{testId}/end", groupPublic, s.apiMethods("POST")},
 		// Webhooks (api_webhooks.go).
 		{"GET /api/webhooks", groupKey, s.api(apiEndpoint{general: true, scope: "Webhooks", run: s.apiListWebhooks})},
 		{"POST /api/webhooks", groupKey, s.api(apiEndpoint{body: bodyJSON, general: true, scope: "Webhooks", run: s.apiCreateWebhook})},

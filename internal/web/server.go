@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -108,9 +109,15 @@ type Config struct {
 	// "disk", "s3") in /readyz's answer; empty ones are left out.
 	StoreKind, BlobsKind string
 
-	// CountFlushInterval is how often batched download counts are written;
-	// default 1s.
+	// CountFlushInterval is how often batched download counts and
+	// statistics are written; default 1s.
 	CountFlushInterval time.Duration
+
+	// StatsOff turns statistics off: no event is counted (stats.go).
+	StatsOff bool
+	// StatsRetention is how long daily statistics are kept; default
+	// DefaultStatsRetention. Hourly ones are kept 31 days at most.
+	StatsRetention time.Duration
 
 	// Now is the clock; default time.Now.
 	Now func() time.Time
@@ -160,7 +167,10 @@ type Server struct {
 	// presign is Blobs as a presigner when Config.DownloadRedirect is set.
 	presign presigner
 	counts  *downloadCounter
-	pages   *pageRenderer
+	// stats counts views, clicks and downloads (stats.go); nil when
+	// Config.StatsOff.
+	stats *statsRecorder
+	pages *pageRenderer
 	// blobCache holds the bytes of small blobs (blobcache.go).
 	blobCache *blobCache
 	// pageHTML holds the HTML of live revisions by SHA-256, for the
@@ -295,6 +305,13 @@ func New(cfg Config) (*Server, error) {
 		s.limits = newLimiter(cfg.Now)
 	}
 	s.presign = presign
+	if !cfg.StatsOff {
+		if cfg.StatsRetention <= 0 {
+			cfg.StatsRetention = DefaultStatsRetention
+		}
+		s.stats = newStatsRecorder(cfg.Store, cfg.Logger, cfg.Now, cfg.StatsRetention, strings.ToLower(cfg.BaseURL.Hostname()))
+		s.stats.start(cfg.CountFlushInterval)
+	}
 	// Last: it starts the goroutine that Close stops.
 	s.counts = newDownloadCounter(cfg.Store, cfg.Logger, cfg.CountFlushInterval)
 	return s, nil
@@ -307,6 +324,9 @@ func (s *Server) Close(ctx context.Context) error {
 	var err error
 	if cerr := s.counts.Close(ctx); cerr != nil {
 		err = fmt.Errorf("writing download counts: %w", cerr)
+	}
+	if cerr := s.stats.close(ctx); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("writing statistics: %w", cerr))
 	}
 	if s.changes != nil {
 		if cerr := s.changes.Close(); cerr != nil {

@@ -2,8 +2,9 @@
 -- internal/sqlite's 013-stats.sql (whose comment says what each table
 -- holds): the report's SQL is shared by both stores (internal/statsql), so
 -- columns keep the same names and the day and hour columns are unix
--- seconds here too. None of these tables is in the change notification:
--- nothing in them changes what a visitor sees.
+-- seconds here too. The statistics tables are not in the change
+-- notification (nothing in them changes what a visitor sees); page_tests
+-- is: a test starting or ending changes the page each visitor gets.
 CREATE TABLE stat_hours (
     file_id   text   NOT NULL REFERENCES files (id) ON DELETE CASCADE,
     hour      bigint NOT NULL,
@@ -75,3 +76,7 @@ CREATE TABLE page_tests (
 );
 CREATE INDEX page_tests_file_id ON page_tests (file_id, started_at);
 CREATE UNIQUE INDEX page_tests_running ON page_tests (file_id) WHERE ended_at IS NULL;
+
+CREATE TRIGGER page_tests_notify_change
+    AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON page_tests
+    FOR EACH STATEMENT EXECUTE FUNCTION fileframe_notify_change();
