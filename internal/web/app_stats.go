@@ -35,9 +35,10 @@ type statsPage struct {
 	CSV    string
 	// Shown: the range was read and the figures are loaded (not after a
 	// refused range, whose message is Errors["range"]).
-	Shown    bool
-	Totals   statsTotals
-	Chart    statsChart
+	Shown  bool
+	Totals statsTotals
+	// Charts are the same chart drawn wide and narrow (chartLayout).
+	Charts   []statsChart
 	Variants statsTable
 	Sources  []statsSourceGroup
 	Files    statsTable
@@ -208,7 +209,7 @@ func (p *statsPage) fill(rep fileframe.StatReport, hourly bool) {
 	t := rep.Totals
 	p.Totals = statsTotals{Views: formatCount(t.Views), Visitors: visitorCount(t.Visitors), Clicks: formatCount(t.Clicks),
 		Downloads: formatCount(t.Downloads), Conversion: conversion(t.Converted, t.Visitors)}
-	p.Chart = statsChartOf(rep.Series, hourly)
+	p.Charts = []statsChart{statsChartOf(rep.Series, hourly, chartWide), statsChartOf(rep.Series, hourly, chartNarrow)}
 	p.Variants = statsTable{ID: "variants-title", Head: "Page"}
 	p.Files = statsTable{ID: "files-title", Head: "File"}
 	// One row per variant: the report keeps a variant's figures during a

@@ -14,24 +14,50 @@ import (
 // app_stats.css, geometry from attributes: neither is an inline style).
 // statsChartOf computes every coordinate; the template only writes them.
 
-// Chart geometry, in the SVG's user units (viewBox). The plot sits inside
-// the margins; CSS scales the whole drawing to the card's width and, on
-// phones, enlarges the text in user units so that it stays readable.
+// chartLayout is a chart's geometry, in the SVG's user units (viewBox):
+// its size, the margins around the plot and how many x labels fit. CSS
+// scales the drawing to the card's width, so each layout is made for a
+// width at which its text reads at about 12 to 14 pixels: the page draws
+// the chart twice, wide for desktops and narrow for phones, and CSS shows
+// one (app_stats.css).
+type chartLayout struct {
+	Name                     string // "wide" or "narrow": the SVG's class and its IDs
+	W, H                     int
+	left, right, top, bottom int
+	xLabels                  int
+}
+
+var (
+	chartWide   = chartLayout{Name: "wide", W: 640, H: 280, left: 56, right: 16, top: 16, bottom: 56, xLabels: 5}
+	chartNarrow = chartLayout{Name: "narrow", W: 360, H: 300, left: 44, right: 12, top: 12, bottom: 56, xLabels: 4}
+)
+
 const (
-	chartW, chartH           = 640, 280
-	chartLeft, chartRight    = 56, 16
-	chartTop, chartBottom    = 16, 56
-	chartPlotW               = chartW - chartLeft - chartRight
-	chartPlotH               = chartH - chartTop - chartBottom
-	chartMaxXLabels          = 5
 	chartMarkersUpTo         = 48 // points per line drawn with a marker
 	chartYTicksWanted        = 4
 	chartHourlyLabelSpacingH = 6
 )
 
+func (l chartLayout) plotW() float64 { return float64(l.W - l.left - l.right) }
+func (l chartLayout) plotH() float64 { return float64(l.H - l.top - l.bottom) }
+
+// x is the x of point i of n, spread over the plot's width.
+func (l chartLayout) x(i, n int) float64 {
+	if n <= 1 {
+		return float64(l.left) + l.plotW()/2
+	}
+	return float64(l.left) + float64(i)*l.plotW()/float64(n-1)
+}
+
+// y is the y of value v on a scale from 0 to ceil.
+func (l chartLayout) y(v, ceil int64) float64 {
+	return float64(l.top) + l.plotH() - float64(v)*l.plotH()/float64(ceil)
+}
+
 // statsChart is the data of the "stats_chart" template.
 type statsChart struct {
-	W, H int
+	Layout string // chartLayout.Name
+	W, H   int
 	// Left, Right, Top and Bottom are the plot's edges; MidX and MidY its
 	// middle; TickEnd the lower end of the x axis's ticks.
 	Left, Right, Top, Bottom int
@@ -67,9 +93,9 @@ type chartPoint struct{ X, Y float64 }
 
 // statsChartOf draws a report's series. hourly series have no visitors
 // (they are counted per day), so their chart has views and downloads only.
-func statsChartOf(series []fileframe.StatRow, hourly bool) statsChart {
-	c := statsChart{W: chartW, H: chartH, Left: chartLeft, Right: chartW - chartRight, Top: chartTop, Bottom: chartH - chartBottom,
-		MidX: chartLeft + chartPlotW/2, MidY: chartTop + chartPlotH/2, TickEnd: chartH - chartBottom + 5}
+func statsChartOf(series []fileframe.StatRow, hourly bool, l chartLayout) statsChart {
+	c := statsChart{Layout: l.Name, W: l.W, H: l.H, Left: l.left, Right: l.W - l.right, Top: l.top, Bottom: l.H - l.bottom,
+		MidX: l.left + int(l.plotW())/2, MidY: l.top + int(l.plotH())/2, TickEnd: l.H - l.bottom + 5}
 	type serie struct {
 		name, class string
 		value       func(fileframe.StatRow) int64
@@ -88,7 +114,7 @@ func statsChartOf(series []fileframe.StatRow, hourly bool) statsChart {
 			top = max(top, s.value(r))
 		}
 	}
-	c.XTicks = chartXTicks(series, hourly)
+	c.XTicks = chartXTicks(series, hourly, l)
 	c.Empty = top == 0
 	if c.Empty {
 		c.Summary = "No visits in this range."
@@ -97,13 +123,13 @@ func statsChartOf(series []fileframe.StatRow, hourly bool) statsChart {
 	step := niceStep(top)
 	ceil := step * ((top + step - 1) / step)
 	for v := int64(0); v <= ceil; v += step {
-		c.YTicks = append(c.YTicks, chartTick{Pos: chartY(v, ceil), Label: compactCount(v)})
+		c.YTicks = append(c.YTicks, chartTick{Pos: l.y(v, ceil), Label: compactCount(v)})
 	}
 	for _, s := range all {
-		l := chartLine{Name: s.name, Class: s.class}
+		line := chartLine{Name: s.name, Class: s.class}
 		pts := make([]byte, 0, len(series)*12)
 		for i, r := range series {
-			p := chartPoint{X: chartX(i, len(series)), Y: chartY(s.value(r), ceil)}
+			p := chartPoint{X: l.x(i, len(series)), Y: l.y(s.value(r), ceil)}
 			if i > 0 {
 				pts = append(pts, ' ')
 			}
@@ -111,11 +137,11 @@ func statsChartOf(series []fileframe.StatRow, hourly bool) statsChart {
 			pts = append(pts, ',')
 			pts = strconv.AppendFloat(pts, p.Y, 'f', 1, 64)
 			if len(series) <= chartMarkersUpTo {
-				l.Dots = append(l.Dots, p)
+				line.Dots = append(line.Dots, p)
 			}
 		}
-		l.Points = string(pts)
-		c.Lines = append(c.Lines, l)
+		line.Points = string(pts)
+		c.Lines = append(c.Lines, line)
 	}
 	var views, downloads int64
 	peak := series[0]
@@ -136,44 +162,31 @@ func statsChartOf(series []fileframe.StatRow, hourly bool) statsChart {
 	return c
 }
 
-// chartX is the x of point i of n, spread over the plot's width.
-func chartX(i, n int) float64 {
-	if n <= 1 {
-		return chartLeft + chartPlotW/2
-	}
-	return chartLeft + float64(i)*chartPlotW/float64(n-1)
-}
-
-// chartY is the y of value v on a scale from 0 to ceil.
-func chartY(v, ceil int64) float64 {
-	return chartTop + chartPlotH - float64(v)*chartPlotH/float64(ceil)
-}
-
-// chartXTicks labels at most chartMaxXLabels buckets, evenly apart, the
+// chartXTicks labels at most l.xLabels buckets, evenly apart, the
 // first and the last included; hourly labels fall on whole multiples of
 // chartHourlyLabelSpacingH hours where the range allows.
-func chartXTicks(series []fileframe.StatRow, hourly bool) []chartTick {
+func chartXTicks(series []fileframe.StatRow, hourly bool, l chartLayout) []chartTick {
 	n := len(series)
 	if n == 0 {
 		return nil
 	}
-	every := max(1, int(math.Ceil(float64(n-1)/float64(chartMaxXLabels-1))))
+	every := max(1, int(math.Ceil(float64(n-1)/float64(l.xLabels-1))))
 	if hourly {
 		every = chartHourlyLabelSpacingH * max(1, int(math.Ceil(float64(every)/chartHourlyLabelSpacingH)))
 	}
 	var ticks []chartTick
 	for i := 0; i < n; i += every {
-		ticks = append(ticks, chartTickAt(series, i, hourly))
+		ticks = append(ticks, chartTickAt(series, i, hourly, l))
 	}
 	if last := n - 1; (last)%every != 0 && float64(last%every) > float64(every)/2 {
-		ticks = append(ticks, chartTickAt(series, last, hourly))
+		ticks = append(ticks, chartTickAt(series, last, hourly, l))
 	}
 	return ticks
 }
 
-func chartTickAt(series []fileframe.StatRow, i int, hourly bool) chartTick {
+func chartTickAt(series []fileframe.StatRow, i int, hourly bool, l chartLayout) chartTick {
 	at := series[i].At.UTC()
-	t := chartTick{Pos: chartX(i, len(series)), Label: at.Format("2 Jan")}
+	t := chartTick{Pos: l.x(i, len(series)), Label: at.Format("2 Jan")}
 	if hourly {
 		t.Label, t.Sub = at.Format("15:04"), at.Format("2 Jan")
 	}

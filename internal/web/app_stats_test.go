@@ -326,12 +326,12 @@ func TestStatsChart(t *testing.T) {
 	for i := range 30 {
 		series = append(series, fileframe.StatRow{At: day.AddDate(0, 0, i)})
 	}
-	c := statsChartOf(series, false)
+	c := statsChartOf(series, false, chartWide)
 	if !c.Empty || len(c.Lines) != 0 || len(c.XTicks) == 0 || c.Summary != "No visits in this range." {
 		t.Errorf("empty series: %+v, want Empty with x labels and no lines", c)
 	}
 	series[10].Views, series[10].Visitors, series[10].Downloads = 1234, 800, 90
-	c = statsChartOf(series, false)
+	c = statsChartOf(series, false, chartWide)
 	if c.Empty || len(c.Lines) != 3 {
 		t.Fatalf("a series with views: %+v", c)
 	}
@@ -343,13 +343,13 @@ func TestStatsChart(t *testing.T) {
 			t.Errorf("y tick %+v outside the plot %d..%d", tk, c.Top, c.Bottom)
 		}
 	}
-	if n := len(c.XTicks); n < 2 || n > chartMaxXLabels || c.XTicks[0].Label != "1 Mar" {
+	if n := len(c.XTicks); n < 2 || n > chartWide.xLabels || c.XTicks[0].Label != "1 Mar" {
 		t.Errorf("x labels %+v", c.XTicks)
 	}
 	if !strings.Contains(c.Summary, "1,234 views") || !strings.Contains(c.Summary, "11 Mar") {
 		t.Errorf("summary %q", c.Summary)
 	}
-	hourly := statsChartOf(series, true)
+	hourly := statsChartOf(series, true, chartNarrow)
 	if len(hourly.Lines) != 2 || hourly.Lines[1].Name != "Downloads" {
 		t.Errorf("hourly lines %+v, want views and downloads", hourly.Lines)
 	}
