@@ -146,7 +146,7 @@ func TestMCPStdio(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("fileframe mcp exited %d after stdin closed, want 0; stderr:\n%s", code, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "serving 23 tools of "+p.app+"/mcp") {
+	if !strings.Contains(stderr.String(), "serving 28 tools of "+p.app+"/mcp") {
 		t.Errorf("stderr %q does not say what it serves", stderr.String())
 	}
 }

@@ -151,7 +151,7 @@ func (readerCloser) Close() error { return nil }
 const mcpInstructions = `Fileframe shares files: every file has a public link (publicUrl, /f/<slug>) where visitors download it. A file can have a custom page: one complete HTML document that visitors see at that link, with Fileframe's own download control on top of it.
 
 The flow: upload_file (or list_files to find a file) -> check_html until it has no errors -> save_draft (stores a revision without changing what visitors see; open previewUrl to look at it) -> publish_page (makes it live) -> give the person the publicUrl.
-get_page, list_revisions and get_revision read what is stored; unpublish_page takes the page offline; restore_revision brings back an earlier one. set_link changes when the link expires, how many downloads it allows and its password. create_collection puts several files under one link (each downloadable, or all as one ZIP); add_to_collection, remove_from_collection and get_collection manage it.
+get_page, list_revisions and get_revision read what is stored; unpublish_page takes the page offline; restore_revision brings back an earlier one. set_link changes when the link expires, how many downloads it allows and its password. create_collection puts several files under one link (each downloadable, or all as one ZIP); add_to_collection, remove_from_collection and get_collection manage it. file_stats and account_stats say what visitors did (views, unique visitors, downloads, conversion, sources); start_page_test shows visitors 2 to 4 revisions of a published page, page_tests reports how each converts and whether the data names a winner, end_page_test ends the test and can publish one revision.
 
 Page rules: one complete HTML document (<!doctype html>, <html>, <head> with <title> and a viewport meta, <body>), at most 1 MiB; CSS and JavaScript inline only (no <script src>, no stylesheet links); images as data: URIs or https: URLs; no download button or link of its own (no <a download>, no link to the file, no "Download" button): the service's control sits at the bottom right on a desktop and as a bar along the bottom on phones, over the page, so keep the bottom of the page free of anything essential. The page runs in a sandbox: no forms, fetch, popups or navigation of the top page.
 
@@ -638,6 +638,41 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 						return refetchAnswer{}, revisionNotFound(f, in.Revision)
 					}
 					return s.refetchOp(ctx, c, f, in.Revision)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "file_stats", Annotations: titled(read, "Read a file's statistics"),
+				Description: "Reads what visitors of a file's link did in a range (the last 30 days by default): totals, a series per day (or per hour with interval hour), per variant shown (page:N a revision of the custom page, template:NAME, default), and the top referrers, UTM sources, mediums, campaigns and devices. Views, clicks (downloads started), downloads (completed), unique visitors per day and conversion (converted/visitors). No visitor is identified."},
+				func(ctx context.Context, c apiCaller, in mcpStatsInput) (mcpStatsAnswer, error) {
+					return s.fileStatsOp(ctx, c, in)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "account_stats", Annotations: titled(read, "Read the account's statistics"),
+				Description: "Reads the statistics of all the account's files in a range: totals, the series, the sources, and one row per file (fileId, most viewed first). Needs a general key (ffk_)."},
+				func(ctx context.Context, c apiCaller, in mcpAccountStatsInput) (mcpStatsAnswer, error) {
+					return s.accountStatsOp(ctx, c, in)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "start_page_test", Annotations: write("Start an A/B test", false),
+				Description: "Starts an A/B test of a file's published custom page: each visitor of its link sees one of 2 to 4 stored revisions, always the same one, chosen without a cookie, until end_page_test. A file has one running test at a time. Read the results with page_tests."},
+				func(ctx context.Context, c apiCaller, in mcpStartTestInput) (mcpTestAnswer, error) {
+					return s.startTestOp(ctx, c, in)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "page_tests", Annotations: titled(read, "Read a page's A/B tests"),
+				Description: "Lists a file's A/B tests, newest first, each with every revision's visitors, conversions, rate and its 95% interval, and the verdict: collecting (a revision has under 100 visitors), no_winner_yet, or winner (99% confidence); statement says it in a sentence to pass on as it is."},
+				func(ctx context.Context, c apiCaller, in mcpFileInput) (mcpTestList, error) {
+					return s.pageTestsOp(ctx, c, in)
+				})
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "end_page_test", Annotations: write("End an A/B test", false),
+				Description: "Ends a running A/B test. With promote, that revision is published first (checked against the page rules, as publish_page does), so every visitor sees it; without, visitors see the page's live revision again. Promote only what page_tests supports."},
+				func(ctx context.Context, c apiCaller, in mcpEndTestInput) (mcpTestAnswer, error) {
+					return s.endTestOp(ctx, c, in)
 				})
 		},
 	}

@@ -133,10 +133,14 @@ func resultText(res *mcp.CallToolResult) string {
 
 // mcpToolNames are the tools /mcp offers.
 var mcpToolNames = []string{
-	"add_to_collection", "check_html", "create_collection", "create_request", "delete_file", "get_collection", "get_file", "get_page", "get_request", "get_revision", "list_files",
-	"list_requests", "list_revisions", "publish_page", "refetch_assets", "remove_from_collection", "rename_file", "restore_revision", "save_draft", "set_link", "share_file",
-	"unpublish_page", "upload_file",
+	"account_stats", "add_to_collection", "check_html", "create_collection", "create_request", "delete_file", "end_page_test", "file_stats", "get_collection", "get_file", "get_page",
+	"get_request", "get_revision", "list_files", "list_requests", "list_revisions", "page_tests", "publish_page", "refetch_assets", "remove_from_collection", "rename_file",
+	"restore_revision", "save_draft", "set_link", "share_file", "start_page_test", "unpublish_page", "upload_file",
 }
+
+// mcpReadTools are the tools that only read whose names do not say so
+// (get_…, list_…).
+var mcpReadTools = []string{"check_html", "file_stats", "account_stats", "page_tests"}
 
 // TestMCPTools lists the tools over the SDK's client: every tool with a
 // description, an input schema whose properties are described, an output
@@ -190,7 +194,7 @@ func TestMCPTools(t *testing.T) {
 			t.Errorf("%s: no annotations", tool.Name)
 			continue
 		}
-		readOnly := strings.HasPrefix(tool.Name, "get_") || strings.HasPrefix(tool.Name, "list_") || tool.Name == "check_html"
+		readOnly := strings.HasPrefix(tool.Name, "get_") || strings.HasPrefix(tool.Name, "list_") || slices.Contains(mcpReadTools, tool.Name)
 		if a.ReadOnlyHint != readOnly {
 			t.Errorf("%s: readOnlyHint %v, want %v", tool.Name, a.ReadOnlyHint, readOnly)
 		}

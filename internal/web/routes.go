@@ -214,6 +214,18 @@ func (s *Server) appRoutes() []route {
 		{"POST /webhooks/{id}/resume", groupAgency, g(agencyForm, s.pauseWebhook(false))},
 		{"POST /webhooks/{id}/deliveries/{deliveryId}/retry", groupAgency, g(agencyForm, s.retryDelivery)},
 
+		// Statistics (app_stats.go) for every plan: a file's and the
+		// account's, as pages and CSV. A/B tests (app_pagetests.go): starting
+		// one needs Agency, as publishing does; ending one (and promoting a
+		// revision, which the service checks against the plan) any owner, so
+		// that an account no longer on Agency can still stop its test.
+		{"GET /stats", groupSession, g(ownerPage, s.accountStats)},
+		{"GET /stats.csv", groupSession, g(ownerPage, s.accountStatsCSV)},
+		{"GET /files/{id}/stats", groupSession, g(ownerPage, s.fileStats)},
+		{"GET /files/{id}/stats.csv", groupSession, g(ownerPage, s.fileStatsCSV)},
+		{"POST /files/{id}/tests", groupAgency, g(agencyForm, s.startTest)},
+		{"POST /files/{id}/tests/{testId}/end", groupSession, g(ownerForm, s.endTest)},
+
 		// Administrators (app_admin.go).
 		{"GET /admin", groupAdmin, g(adminOnly, s.admin)},
 		{"POST /admin/accounts/{id}/plan", groupAdmin, g(adminOnlyForm, s.adminSetPlan)},

@@ -75,6 +75,7 @@ var demoFiles = []demoFile{
 	{"invoice", admin, "Invoice 2026-0142.pdf", 184_220, 9 * 24 * time.Hour, 2, "f_In2qZ7yDk5RgCe8U", "Hw8sL2vPd6Qa"},
 	{"teaser", admin, "Launch teaser (1080p).mp4", 5_873_402, 16 * 24 * time.Hour, 148, "f_Ts6hJ3uWn9PxBr1K", "m1ZfE6rYc4Tk"},
 	{"shoot", admin, "Costa da Morte shoot – selects.zip", 11_260_093, 20 * 24 * time.Hour, 23, "f_Sh8dF2kVq7MzTo5C", "Xp2nA9gUw7Jd"},
+	{"offer", admin, "Spring offer 2026 – price sheet.pdf", 1_204_556, 24 * 24 * time.Hour, 31, "f_Of5tK8wPq3NxRa7J", "Yc6mV2pHt9Kd"},
 	{"portfolio", member, "Leo Martin – portfolio 2026.pdf", 3_301_876, 5 * time.Hour, 4, "f_Pf1bN6cRx3WvHe9M", "k9DtR3sVb8Nq"},
 	{"photos", member, "Wedding selects – Anna & Tom.zip", 6_950_412, 4 * 24 * time.Hour, 9, "f_Ph4gT9aLm2KcSy6Z", "Ej5wM1qHx7Gu"},
 }
@@ -218,6 +219,7 @@ func (d *demo) seedContent(ctx context.Context) error {
 		return err
 	}
 	first := strings.Replace(string(lookbook), "<em>lookbook</em>", "<em>preview</em>", 1)
+	offerA, offerB := offerPages(string(lookbook))
 	answers := map[string]pageAnswer{}
 	for _, p := range []struct {
 		key, file, html string
@@ -226,6 +228,8 @@ func (d *demo) seedContent(ctx context.Context) error {
 		{key, "lookbook", first, false},
 		{key, "lookbook", string(lookbook), true},
 		{bound, "guidelines", string(guide), false},
+		{key, "offer", offerA, true},
+		{key, "offer", offerB, true},
 	} {
 		answers[p.file], err = admins.postPage(ctx, p.key, string(d.files[p.file].ID), p.html, p.publish)
 		if err != nil {
@@ -240,6 +244,9 @@ func (d *demo) seedContent(ctx context.Context) error {
 	}
 	if err := d.collect(ctx, owners[admin]); err != nil {
 		return err
+	}
+	if err := d.seedStats(ctx, owners[admin]); err != nil {
+		return fmt.Errorf("writing the demo's statistics: %w", err)
 	}
 	if err := d.seedRequest(ctx); err != nil {
 		return err

@@ -32,7 +32,11 @@ func writeIndex(dir string) error {
 	b.WriteString("Every screen of Fileframe's web application, on a desktop and on a phone, taken in\n" +
 		"headless Chromium from a fresh instance filled with demo data. Regenerate them with\n" +
 		"`scripts/screenshots` (`go run ./internal/tools/screenshots -out docs/screenshots`, which\n" +
-		"also takes `-only NAME,NAME`); the images are full pages at a device scale factor of 1.\n\n")
+		"also takes `-only NAME,NAME`); the images are full pages at a device scale factor of 1.\n\n" +
+		"The statistics in the stats screens (23 to 25) are synthetic: no visitor made them. The tool\n" +
+		"writes 30 days of history with the store's `AddStats`, one batch a day from a seeded generator\n" +
+		"(views by hour, unique visitors and those who downloaded, referrers, UTM parameters and devices),\n" +
+		"and an A/B test of two revisions of a page with enough visitors for a verdict (`stats.go`).\n\n")
 	for _, sc := range list {
 		fmt.Fprintf(&b, "- %s —", sc.title)
 		for i, sz := range sizes {

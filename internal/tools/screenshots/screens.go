@@ -35,6 +35,12 @@ func filePage(id string) func(*demo) string {
 	return func(d *demo) string { return "/files/" + string(d.files[id].ID) }
 }
 
+// fileStats returns a screen's path function for the stats page of a demo
+// file.
+func fileStats(id string) func(*demo) string {
+	return func(d *demo) string { return filePage(id)(d) + "/stats" }
+}
+
 // screens lists every screen, in the order they are taken (by stage). A
 // screen is listed once its route exists: the tool fails on any status but
 // the expected one, so that it never captures a broken or missing page.
@@ -63,6 +69,9 @@ var screens = []screen{
 	{name: "20-webhooks", title: "Webhooks: the endpoints and the form that adds one", stage: seeded, as: admin, path: at("/webhooks")},
 	{name: "21-webhook-log", title: "A webhook's delivery log: state, attempts, last answer, next attempt, Send again", stage: seeded, as: admin, path: at("/webhooks/" + string(demoWebhookID))},
 	{name: "22-webhooks-free-plan", title: "Webhooks on the Free plan", stage: seeded, as: member, path: at("/webhooks")},
+	{name: "23-stats-file", title: "A file's stats: totals, the chart over 30 days, the pages shown and where visitors came from", stage: seeded, as: admin, path: fileStats("teaser")},
+	{name: "24-ab-test-running", title: "A/B test of two revisions of a custom page, with enough visitors for a verdict", stage: seeded, as: admin, path: fileStats("offer")},
+	{name: "25-stats-overview", title: "Stats of the whole account, file by file", stage: seeded, as: admin, path: at("/stats")},
 	{name: "public-default", title: "Public link: default page", stage: seeded, as: visitor, path: publicLink("photos")},
 	{name: "public-custom-page", title: "Public link: published custom page", stage: seeded, as: visitor, path: publicLink("lookbook")},
 	{name: "public-template-minimal", title: "Public link: Minimal template", stage: seeded, as: visitor, path: publicLink("invoice")},
