@@ -88,6 +88,13 @@ const (
 	DimDevice      = "device"
 )
 
+// Referrer values that are not a host: a view without a Referer (or from
+// the service's own pages), and one whose Referer names no host.
+const (
+	ReferrerNone  = "(none)"
+	ReferrerOther = "(other)"
+)
+
 // StatDims are the source dimensions, in the order reports list them.
 var StatDims = []string{DimReferrer, DimUTMSource, DimUTMMedium, DimUTMCampaign, DimDevice}
 

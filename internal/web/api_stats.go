@@ -1,7 +1,9 @@
 package web
 
 import (
+	"bytes"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -122,16 +124,26 @@ func (s *Server) statsQuery(r *http.Request) (service.StatsRange, bool, error) {
 	}
 }
 
-// writeStatsCSV answers a report as a CSV attachment named name.
-func (s *Server) writeStatsCSV(w http.ResponseWriter, r *http.Request, name string, rep fileframe.StatReport) {
+// writeStatsCSV answers with rep as a CSV attachment named after name and
+// the range (stats-f_…-20261101-20261130.csv), for the app and the API
+// alike. It writes nothing when the CSV cannot be made, and returns why.
+func (s *Server) writeStatsCSV(w http.ResponseWriter, r *http.Request, name string, rng service.StatsRange, rep fileframe.StatReport) error {
+	var buf bytes.Buffer
+	if err := service.WriteStatsCSV(&buf, rep); err != nil {
+		return err
+	}
+	name += "-" + rng.From.Format("20060102") + "-" + rng.To.Add(-time.Second).Format("20060102") + ".csv"
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", contentDisposition(name))
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
-	if err := service.WriteStatsCSV(w, rep); err != nil && !clientGone(r, err) {
-		s.log.Warn("writing a statistics CSV failed", "err", err)
+	if r.Method != http.MethodHead {
+		w.Write(buf.Bytes())
 	}
+	return nil
 }
 
 // apiFileStats is GET /api/files/{id}/stats: one file's figures.
@@ -149,8 +161,7 @@ func (s *Server) apiFileStats(w http.ResponseWriter, r *http.Request, c *apiCall
 		return 0, nil, err
 	}
 	if csv {
-		s.writeStatsCSV(w, r, "stats-"+string(f.ID)+".csv", rep)
-		return 0, nil, nil
+		return 0, nil, s.writeStatsCSV(w, r, "stats-"+string(f.ID), rg, rep)
 	}
 	return http.StatusOK, apiStatsOf(f.ID, rg, rep), nil
 }
@@ -166,8 +177,7 @@ func (s *Server) apiAccountStats(w http.ResponseWriter, r *http.Request, c *apiC
 		return 0, nil, err
 	}
 	if csv {
-		s.writeStatsCSV(w, r, "stats.csv", rep)
-		return 0, nil, nil
+		return 0, nil, s.writeStatsCSV(w, r, "stats", rg, rep)
 	}
 	return http.StatusOK, apiStatsOf("", rg, rep), nil
 }

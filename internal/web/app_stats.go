@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -108,8 +107,10 @@ func variantName(v fileframe.Variant) string {
 // sourceName is how the pages name a value of a source dimension.
 func sourceName(dim, value string) string {
 	switch {
-	case value == "" && dim == fileframe.DimReferrer:
+	case value == fileframe.ReferrerNone && dim == fileframe.DimReferrer:
 		return "Direct or unknown"
+	case value == fileframe.ReferrerOther && dim == fileframe.DimReferrer:
+		return "Unreadable referrer"
 	case value == "":
 		return "(none)"
 	case dim == fileframe.DimDevice && value != "":
@@ -312,7 +313,9 @@ func (s *Server) fileStatsCSV(w http.ResponseWriter, r *http.Request, user *sign
 	if s.failed(w, r, user, err, fileGone) {
 		return
 	}
-	s.writeStatsCSV(w, r, user, "stats-"+string(f.ID), rng, rep)
+	if err := s.writeStatsCSV(w, r, "stats-"+string(f.ID), rng, rep); err != nil {
+		s.appError(w, r, user, err)
+	}
 }
 
 // accountStats serves GET /stats: the account's overview.
@@ -362,7 +365,9 @@ func (s *Server) accountStatsCSV(w http.ResponseWriter, r *http.Request, user *s
 		s.appError(w, r, user, err)
 		return
 	}
-	s.writeStatsCSV(w, r, user, "stats", rng, rep)
+	if err := s.writeStatsCSV(w, r, "stats", rng, rep); err != nil {
+		s.appError(w, r, user, err)
+	}
 }
 
 // statsCSVRange reads a CSV's range; a refused one gets the error page.
@@ -374,25 +379,4 @@ func (s *Server) statsCSVRange(w http.ResponseWriter, r *http.Request, user *sig
 		return rng, false
 	}
 	return rng, true
-}
-
-// writeStatsCSV answers with rep as a CSV attachment named after name and
-// the range.
-func (s *Server) writeStatsCSV(w http.ResponseWriter, r *http.Request, user *signedIn, name string, rng service.StatsRange, rep fileframe.StatReport) {
-	var buf bytes.Buffer
-	if err := service.WriteStatsCSV(&buf, rep); err != nil {
-		s.appError(w, r, user, err)
-		return
-	}
-	name += "-" + rng.From.Format("20060102") + "-" + rng.To.Add(-time.Second).Format("20060102") + ".csv"
-	h := w.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
-	}
 }

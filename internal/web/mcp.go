@@ -643,35 +643,35 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 		func() error {
 			return addTool(s, srv, &mcp.Tool{Name: "file_stats", Annotations: titled(read, "Read a file's statistics"),
 				Description: "Reads what visitors of a file's link did in a range (the last 30 days by default): totals, a series per day (or per hour with interval hour), per variant shown (page:N a revision of the custom page, template:NAME, default), and the top referrers, UTM sources, mediums, campaigns and devices. Views, clicks (downloads started), downloads (completed), unique visitors per day and conversion (converted/visitors). No visitor is identified."},
-				func(ctx context.Context, c apiCaller, in mcpStatsInput) (mcpStatsAnswer, error) {
+				func(ctx context.Context, c apiCaller, in mcpStatsInput) (apiStats, error) {
 					return s.fileStatsOp(ctx, c, in)
 				})
 		},
 		func() error {
 			return addTool(s, srv, &mcp.Tool{Name: "account_stats", Annotations: titled(read, "Read the account's statistics"),
 				Description: "Reads the statistics of all the account's files in a range: totals, the series, the sources, and one row per file (fileId, most viewed first). Needs a general key (ffk_)."},
-				func(ctx context.Context, c apiCaller, in mcpAccountStatsInput) (mcpStatsAnswer, error) {
+				func(ctx context.Context, c apiCaller, in mcpAccountStatsInput) (apiStats, error) {
 					return s.accountStatsOp(ctx, c, in)
 				})
 		},
 		func() error {
 			return addTool(s, srv, &mcp.Tool{Name: "start_page_test", Annotations: write("Start an A/B test", false),
 				Description: "Starts an A/B test of a file's published custom page: each visitor of its link sees one of 2 to 4 stored revisions, always the same one, chosen without a cookie, until end_page_test. A file has one running test at a time. Read the results with page_tests."},
-				func(ctx context.Context, c apiCaller, in mcpStartTestInput) (mcpTestAnswer, error) {
+				func(ctx context.Context, c apiCaller, in mcpStartTestInput) (testAnswer, error) {
 					return s.startTestOp(ctx, c, in)
 				})
 		},
 		func() error {
 			return addTool(s, srv, &mcp.Tool{Name: "page_tests", Annotations: titled(read, "Read a page's A/B tests"),
 				Description: "Lists a file's A/B tests, newest first, each with every revision's visitors, conversions, rate and its 95% interval, and the verdict: collecting (a revision has under 100 visitors), no_winner_yet, or winner (99% confidence); statement says it in a sentence to pass on as it is."},
-				func(ctx context.Context, c apiCaller, in mcpFileInput) (mcpTestList, error) {
+				func(ctx context.Context, c apiCaller, in mcpFileInput) (testList, error) {
 					return s.pageTestsOp(ctx, c, in)
 				})
 		},
 		func() error {
 			return addTool(s, srv, &mcp.Tool{Name: "end_page_test", Annotations: write("End an A/B test", false),
 				Description: "Ends a running A/B test. With promote, that revision is published first (checked against the page rules, as publish_page does), so every visitor sees it; without, visitors see the page's live revision again. Promote only what page_tests supports."},
-				func(ctx context.Context, c apiCaller, in mcpEndTestInput) (mcpTestAnswer, error) {
+				func(ctx context.Context, c apiCaller, in mcpEndTestInput) (testAnswer, error) {
 					return s.endTestOp(ctx, c, in)
 				})
 		},

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/service"
@@ -36,210 +35,82 @@ type mcpEndTestInput struct {
 	Promote int    `json:"promote,omitempty" jsonschema:"A revision of the test to publish as it ends; left out: the page's live revision is shown again."`
 }
 
-// mcpStatRow is one row of a report: a bucket of the series (at), a
-// variant, a source (dim, value) or a file. visitors, converted and
-// conversion are null where they are not kept (hourly buckets).
-type mcpStatRow struct {
-	At         *time.Time `json:"at,omitempty"`
-	Variant    string     `json:"variant,omitempty"`
-	TestID     string     `json:"testId,omitempty"`
-	Dim        string     `json:"dim,omitempty"`
-	Value      *string    `json:"value,omitempty"`
-	FileID     string     `json:"fileId,omitempty"`
-	Views      int64      `json:"views"`
-	Clicks     int64      `json:"clicks"`
-	Downloads  int64      `json:"downloads"`
-	Visitors   *int64     `json:"visitors"`
-	Converted  *int64     `json:"converted"`
-	Conversion *float64   `json:"conversion"`
-}
-
-// mcpStatsAnswer is file_stats' and account_stats' answer.
-type mcpStatsAnswer struct {
-	OK       bool         `json:"ok"`
-	From     time.Time    `json:"from"`
-	To       time.Time    `json:"to"`
-	Interval string       `json:"interval"`
-	Totals   mcpStatRow   `json:"totals"`
-	Series   []mcpStatRow `json:"series"`
-	Variants []mcpStatRow `json:"variants,omitempty"`
-	Sources  []mcpStatRow `json:"sources"`
-	Files    []mcpStatRow `json:"files,omitempty"`
-}
-
-func mcpStatRowOf(r fileframe.StatRow, source bool) mcpStatRow {
-	out := mcpStatRow{Variant: string(r.Variant), TestID: string(r.Test), Dim: r.Dim, FileID: string(r.File),
-		Views: r.Views, Clicks: r.Clicks, Downloads: r.Downloads}
-	if !r.At.IsZero() {
-		at := r.At
-		out.At = &at
-	}
-	if source {
-		v := r.Value
-		out.Value = &v
-	}
-	// Sources have no visitors of their own: only counts.
-	if r.Visitors >= 0 && !source {
-		v, c := r.Visitors, r.Converted
-		out.Visitors, out.Converted = &v, &c
-		if v > 0 {
-			rate := float64(c) / float64(v)
-			out.Conversion = &rate
-		}
-	}
-	return out
-}
-
-func mcpStatsAnswerOf(rng service.StatsRange, rep fileframe.StatReport) mcpStatsAnswer {
-	a := mcpStatsAnswer{OK: true, From: rng.From, To: rng.To, Interval: "day", Totals: mcpStatRowOf(rep.Totals, false),
-		Series: []mcpStatRow{}, Sources: []mcpStatRow{}}
-	if rng.Hourly {
-		a.Interval = "hour"
-	}
-	for _, r := range rep.Series {
-		a.Series = append(a.Series, mcpStatRowOf(r, false))
-	}
-	for _, r := range rep.Variants {
-		a.Variants = append(a.Variants, mcpStatRowOf(r, false))
-	}
-	for _, r := range rep.Sources {
-		a.Sources = append(a.Sources, mcpStatRowOf(r, true))
-	}
-	for _, r := range rep.Files {
-		a.Files = append(a.Files, mcpStatRowOf(r, false))
-	}
-	return a
-}
+// The answers are the REST API's (api_stats.go), so that an agent reads
+// the same figures in the same shape on either surface.
 
 // fileStatsOp is file_stats.
-func (s *Server) fileStatsOp(ctx context.Context, c apiCaller, in mcpStatsInput) (mcpStatsAnswer, error) {
+func (s *Server) fileStatsOp(ctx context.Context, c apiCaller, in mcpStatsInput) (apiStats, error) {
 	rng, err := service.ParseStatsRange(in.From, in.To, in.Interval, s.now())
 	if err != nil {
-		return mcpStatsAnswer{}, err
+		return apiStats{}, err
 	}
 	f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
 	if err != nil {
-		return mcpStatsAnswer{}, err
+		return apiStats{}, err
 	}
 	rep, err := s.svc.FileStats(ctx, c.account, f.ID, rng)
 	if err != nil {
-		return mcpStatsAnswer{}, err
+		return apiStats{}, err
 	}
-	return mcpStatsAnswerOf(rng, rep), nil
+	return apiStatsOf(f.ID, rng, rep), nil
 }
 
 // accountStatsOp is account_stats.
-func (s *Server) accountStatsOp(ctx context.Context, c apiCaller, in mcpAccountStatsInput) (mcpStatsAnswer, error) {
+func (s *Server) accountStatsOp(ctx context.Context, c apiCaller, in mcpAccountStatsInput) (apiStats, error) {
 	if err := needGeneralKey(c, "The account's statistics"); err != nil {
-		return mcpStatsAnswer{}, err
+		return apiStats{}, err
 	}
 	rng, err := service.ParseStatsRange(in.From, in.To, in.Interval, s.now())
 	if err != nil {
-		return mcpStatsAnswer{}, err
+		return apiStats{}, err
 	}
 	rep, err := s.svc.AccountStats(ctx, c.account, rng)
 	if err != nil {
-		return mcpStatsAnswer{}, err
+		return apiStats{}, err
 	}
-	return mcpStatsAnswerOf(rng, rep), nil
-}
-
-// mcpPageTest is a test with its figures and verdict (service.TestReport).
-type mcpPageTest struct {
-	ID        string             `json:"id"`
-	FileID    string             `json:"fileId"`
-	Revisions []int              `json:"revisions"`
-	Running   bool               `json:"running"`
-	StartedAt time.Time          `json:"startedAt"`
-	EndedAt   *time.Time         `json:"endedAt"`
-	Promoted  int                `json:"promoted,omitempty"`
-	Variants  []mcpVariantResult `json:"variants"`
-	// Leader converts best so far; Winner is set only with verdict winner.
-	Leader     int     `json:"leader,omitempty"`
-	Winner     int     `json:"winner,omitempty"`
-	Confidence float64 `json:"confidence"`
-	Verdict    string  `json:"verdict"`
-	Statement  string  `json:"statement"`
-}
-
-// mcpVariantResult is one revision's figures in a test; low and high
-// bound the 95% interval of rate.
-type mcpVariantResult struct {
-	Revision  int     `json:"revision"`
-	Views     int64   `json:"views"`
-	Clicks    int64   `json:"clicks"`
-	Downloads int64   `json:"downloads"`
-	Visitors  int64   `json:"visitors"`
-	Converted int64   `json:"converted"`
-	Rate      float64 `json:"rate"`
-	Low       float64 `json:"low"`
-	High      float64 `json:"high"`
-}
-
-// mcpTestAnswer is start_page_test's and end_page_test's answer.
-type mcpTestAnswer struct {
-	OK bool `json:"ok"`
-	mcpPageTest
-}
-
-// mcpTestList is page_tests' answer.
-type mcpTestList struct {
-	OK    bool          `json:"ok"`
-	Tests []mcpPageTest `json:"tests"`
-}
-
-func mcpPageTestOf(r service.TestReport) mcpPageTest {
-	t := r.Test
-	out := mcpPageTest{ID: string(t.ID), FileID: string(t.FileID), Revisions: t.Revisions, Running: t.Running(),
-		StartedAt: t.StartedAt, EndedAt: timeOrNil(t.EndedAt), Promoted: t.Promoted, Variants: []mcpVariantResult{},
-		Leader: r.Leader, Winner: r.Winner, Confidence: r.Confidence, Verdict: r.Verdict, Statement: r.Statement}
-	for _, v := range r.Variants {
-		out.Variants = append(out.Variants, mcpVariantResult{Revision: v.Revision, Views: v.Views, Clicks: v.Clicks, Downloads: v.Downloads,
-			Visitors: v.Visitors, Converted: v.Converted, Rate: v.Rate, Low: v.Low, High: v.High})
-	}
-	return out
+	return apiStatsOf("", rng, rep), nil
 }
 
 // startTestOp is start_page_test.
-func (s *Server) startTestOp(ctx context.Context, c apiCaller, in mcpStartTestInput) (mcpTestAnswer, error) {
+func (s *Server) startTestOp(ctx context.Context, c apiCaller, in mcpStartTestInput) (testAnswer, error) {
 	f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
 	if err != nil {
-		return mcpTestAnswer{}, err
+		return testAnswer{}, err
 	}
 	t, err := s.svc.StartPageTest(ctx, c.account, f.ID, in.Revisions)
 	if err != nil {
-		return mcpTestAnswer{}, err
+		return testAnswer{}, err
 	}
 	rep, err := s.svc.PageTest(ctx, c.account, f.ID, t.ID)
-	return mcpTestAnswer{OK: true, mcpPageTest: mcpPageTestOf(rep)}, err
+	return testAnswer{OK: true, Test: apiTestOf(rep)}, err
 }
 
 // pageTestsOp is page_tests.
-func (s *Server) pageTestsOp(ctx context.Context, c apiCaller, in mcpFileInput) (mcpTestList, error) {
+func (s *Server) pageTestsOp(ctx context.Context, c apiCaller, in mcpFileInput) (testList, error) {
 	f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
 	if err != nil {
-		return mcpTestList{}, err
+		return testList{}, err
 	}
 	reports, err := s.svc.PageTests(ctx, c.account, f.ID)
-	out := mcpTestList{OK: true, Tests: []mcpPageTest{}}
+	out := testList{OK: true, Tests: []apiTest{}}
 	for _, r := range reports {
-		out.Tests = append(out.Tests, mcpPageTestOf(r))
+		out.Tests = append(out.Tests, apiTestOf(r))
 	}
 	return out, err
 }
 
 // endTestOp is end_page_test.
-func (s *Server) endTestOp(ctx context.Context, c apiCaller, in mcpEndTestInput) (mcpTestAnswer, error) {
+func (s *Server) endTestOp(ctx context.Context, c apiCaller, in mcpEndTestInput) (testAnswer, error) {
 	if in.Promote < 0 {
-		return mcpTestAnswer{}, fileframe.Errorf(fileframe.CodeInvalidField, "promote is one of the test's revisions, or left out; got %d.", in.Promote)
+		return testAnswer{}, fileframe.Errorf(fileframe.CodeInvalidField, "promote is one of the test's revisions, or left out; got %d.", in.Promote)
 	}
 	f, err := s.reachFile(ctx, c, fileframe.FileID(in.FileID))
 	if err != nil {
-		return mcpTestAnswer{}, err
+		return testAnswer{}, err
 	}
 	rep, err := s.svc.EndPageTest(ctx, c.account, f.ID, fileframe.TestID(in.TestID), in.Promote)
 	if err != nil {
-		return mcpTestAnswer{}, err
+		return testAnswer{}, err
 	}
-	return mcpTestAnswer{OK: true, mcpPageTest: mcpPageTestOf(rep)}, nil
+	return testAnswer{OK: true, Test: apiTestOf(rep)}, nil
 }

@@ -30,7 +30,7 @@ func TestMCPStats(t *testing.T) {
 	if v := got["variants"].([]any); len(v) != 1 || v[0].(map[string]any)["variant"] != "page:2" {
 		t.Errorf("file_stats variants: %v", v)
 	}
-	if s := got["sources"].([]any); len(s) != 3 || s[0].(map[string]any)["dim"] != fileframe.DimReferrer || s[0].(map[string]any)["value"] != "news.example.com" {
+	if s := got["sources"].(map[string]any); len(s[fileframe.DimReferrer].([]any)) != 1 || s[fileframe.DimReferrer].([]any)[0].(map[string]any)["value"] != "news.example.com" {
 		t.Errorf("file_stats sources: %v", s)
 	}
 	hourly := toolOK(t, "file_stats", callTool(t, cs, "file_stats", map[string]any{"fileId": string(fx.file.ID), "interval": "hour"}))
@@ -71,8 +71,8 @@ func TestMCPPageTests(t *testing.T) {
 	toolProblem(t, "start_page_test", callTool(t, cs, "start_page_test", map[string]any{"fileId": string(fx.file.ID), "revisions": []int{2, 8}}),
 		http.StatusNotFound, fileframe.CodeRevisionNotFound)
 
-	started := toolOK(t, "start_page_test", callTool(t, cs, "start_page_test", map[string]any{"fileId": string(fx.file.ID), "revisions": []int{3, 2}}))
-	id, _ := started["id"].(string)
+	started := toolOK(t, "start_page_test", callTool(t, cs, "start_page_test", map[string]any{"fileId": string(fx.file.ID), "revisions": []int{3, 2}}))["test"].(map[string]any)
+	id, _ := started["testId"].(string)
 	if !fileframe.TestID(id).Valid() || started["running"] != true || started["verdict"] != "collecting" || len(started["variants"].([]any)) != 2 {
 		t.Fatalf("start_page_test: %v", started)
 	}
@@ -92,13 +92,13 @@ func TestMCPPageTests(t *testing.T) {
 		t.Errorf("page_tests: verdict %v, winner %v, confidence %v; want revision 2 at 99%%+", rep["verdict"], rep["winner"], rep["confidence"])
 	}
 	v := rep["variants"].([]any)[0].(map[string]any)
-	if v["revision"] != float64(2) || v["rate"] != 0.3 || v["low"].(float64) >= 0.3 || v["high"].(float64) <= 0.3 {
+	if v["revision"] != float64(2) || v["conversion"] != 0.3 || v["low"].(float64) >= 0.3 || v["high"].(float64) <= 0.3 {
 		t.Errorf("page_tests: revision 2's figures %v", v)
 	}
 
 	toolProblem(t, "end_page_test", callTool(t, cs, "end_page_test", map[string]any{"fileId": string(fx.file.ID), "testId": id, "promote": 1}),
 		http.StatusBadRequest, fileframe.CodeInvalidField)
-	ended := toolOK(t, "end_page_test", callTool(t, cs, "end_page_test", map[string]any{"fileId": string(fx.file.ID), "testId": id, "promote": 2}))
+	ended := toolOK(t, "end_page_test", callTool(t, cs, "end_page_test", map[string]any{"fileId": string(fx.file.ID), "testId": id, "promote": 2}))["test"].(map[string]any)
 	if ended["running"] != false || ended["promoted"] != float64(2) || ended["endedAt"] == nil {
 		t.Errorf("end_page_test: %v", ended)
 	}

@@ -269,15 +269,15 @@ func (r *statsRecorder) add(v *statVisit, e fileframe.StatEvent, sources []filef
 func (r *statsRecorder) referrer(req *http.Request) string {
 	ref := req.Referer()
 	if ref == "" {
-		return "(none)"
+		return fileframe.ReferrerNone
 	}
 	u, err := url.Parse(ref)
 	if err != nil || u.Hostname() == "" {
-		return "(other)"
+		return fileframe.ReferrerOther
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	if host == r.appHost {
-		return "(none)"
+		return fileframe.ReferrerNone
 	}
 	return sourceValue(host)
 }

@@ -31,7 +31,7 @@ type weighted struct {
 
 // demoSources are the shares of each source dimension.
 var demoSources = map[string][]weighted{
-	fileframe.DimReferrer:    {{"instagram.com", .34}, {"", .24}, {"newsletter.northwind.studio", .2}, {"google.com", .13}, {"pinterest.com", .09}},
+	fileframe.DimReferrer:    {{"instagram.com", .34}, {fileframe.ReferrerNone, .24}, {"newsletter.northwind.studio", .2}, {"google.com", .13}, {"pinterest.com", .09}},
 	fileframe.DimUTMSource:   {{"instagram", .3}, {"newsletter", .24}, {"pinterest", .08}},
 	fileframe.DimUTMMedium:   {{"social", .38}, {"email", .24}},
 	fileframe.DimUTMCampaign: {{"spring-2026", .44}, {"spring-preview", .18}},
