@@ -58,6 +58,10 @@ type ServeConfig struct {
 	// WebhookPrivate lets webhook endpoints be http: URLs on loopback,
 	// private and special-use addresses (development and tests).
 	WebhookPrivate bool
+	// Stats counts views, clicks and downloads (--stats); StatsRetentionDays
+	// is how long daily figures are kept.
+	Stats              bool
+	StatsRetentionDays int
 
 	KeyRate, IPRate   float64
 	KeyBurst, IPBurst int
@@ -97,17 +101,18 @@ func (cfg ServeConfig) Storage() Storage {
 
 // Defaults of serve, also quoted by the README's table.
 const (
-	defaultAddr              = "127.0.0.1:8080"
-	defaultData              = "./data"
-	defaultShutdownTimeout   = 30 * time.Second
-	defaultReadHeaderTimeout = 10 * time.Second
-	defaultPreviewTTL        = 24 * time.Hour
-	defaultUploadIdleTimeout = time.Minute
-	defaultCleanupEvery      = time.Hour
-	defaultKeyRate           = 5
-	defaultKeyBurst          = 100
-	defaultIPRate            = 10
-	defaultIPBurst           = 200
+	defaultAddr               = "127.0.0.1:8080"
+	defaultStatsRetentionDays = 400
+	defaultData               = "./data"
+	defaultShutdownTimeout    = 30 * time.Second
+	defaultReadHeaderTimeout  = 10 * time.Second
+	defaultPreviewTTL         = 24 * time.Hour
+	defaultUploadIdleTimeout  = time.Minute
+	defaultCleanupEvery       = time.Hour
+	defaultKeyRate            = 5
+	defaultKeyBurst           = 100
+	defaultIPRate             = 10
+	defaultIPBurst            = 200
 	// defaultSignup is closed: a self-hosted instance is set up by its
 	// operator on the setup screen, and strangers should not be able to
 	// create accounts (and store files) until the operator opens it.
@@ -147,6 +152,8 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 	fs.StringVar(&raw.trustedProxies, "trusted-proxies", "", "addresses or networks of the reverse proxies in front of serve, comma-separated (10.0.0.0/8,::1): their X-Forwarded-For names the client")
 	fs.BoolVar(&cfg.FetchPrivate, "fetch-private", false, "let the fetcher of custom pages' remote images, fonts and media reach loopback, private and special-use addresses on any port (development and tests only: a page could then make the server fetch from its own network)")
 	fs.BoolVar(&cfg.WebhookPrivate, "webhook-private", false, "let webhook endpoints be http: URLs and reach loopback, private and special-use addresses (development and tests only: an owner could then make the server post to its own network)")
+	fs.BoolVar(&cfg.Stats, "stats", true, "count views, clicks and downloads of public links for their owners' statistics and A/B tests (no cookies, no addresses stored; false counts nothing)")
+	fs.IntVar(&cfg.StatsRetentionDays, "stats-retention-days", defaultStatsRetentionDays, "how many days daily statistics are kept (hourly ones: 31 at most); 1 to 3650")
 	fs.StringVar(&cfg.FetchCA, "fetch-ca", "", "PEM file of CA certificates the fetcher of custom pages' remote images trusts besides the system's (a private CA, tests)")
 	fs.StringVar(&cfg.OpsAddr, "ops-addr", "", "listen address of the operations listener: /healthz, /readyz and /metrics for a private network (default: none)")
 	fs.StringVar(&raw.opsToken, "ops-token", "", "a token that lets /readyz and /metrics answer on the app origin to 'Authorization: Bearer TOKEN' (default: they answer 404 there)")
@@ -181,6 +188,8 @@ func serveFlags(fs *flag.FlagSet, cfg *ServeConfig, raw *rawServe) map[string]st
 		"fetch-private":        "FILEFRAME_FETCH_PRIVATE",
 		"fetch-ca":             "FILEFRAME_FETCH_CA",
 		"webhook-private":      "FILEFRAME_WEBHOOK_PRIVATE",
+		"stats":                "FILEFRAME_STATS",
+		"stats-retention-days": "FILEFRAME_STATS_RETENTION_DAYS",
 		"trusted-proxies":      "FILEFRAME_TRUSTED_PROXIES",
 		"ops-addr":             "FILEFRAME_OPS_ADDR",
 		"ops-token":            "FILEFRAME_OPS_TOKEN",
@@ -344,6 +353,9 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 	}
 	if cfg.KeyBurst < 1 || cfg.IPBurst < 1 {
 		return usagef("--key-burst and --ip-burst must be at least 1")
+	}
+	if cfg.StatsRetentionDays < 1 || cfg.StatsRetentionDays > 3650 {
+		return usagef("--stats-retention-days must be 1 to 3650, got %d", cfg.StatsRetentionDays)
 	}
 	if cfg.PasswordHashMemory < minPasswordHashMemory {
 		return usagef("--password-hash-memory %s is less than one password hash takes (64MiB)", byteSize{&cfg.PasswordHashMemory})

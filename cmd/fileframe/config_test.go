@@ -46,7 +46,7 @@ func TestParseServeConfig(t *testing.T) {
 				LogLevel: slog.LevelInfo, ShutdownTimeout: 30 * time.Second,
 				ReadHeaderTimeout: 10 * time.Second, UploadIdleTimeout: time.Minute, PreviewTTL: 24 * time.Hour, CleanupEvery: time.Hour,
 				KeyRate: 5, KeyBurst: 100, IPRate: 10, IPBurst: 200, RequestUploadRate: 1, RequestUploadBurst: 20,
-				Quotas: defaultQuotas, PasswordHashMemory: 256 << 20,
+				Quotas: defaultQuotas, PasswordHashMemory: 256 << 20, Stats: true, StatsRetentionDays: 400,
 			}
 			if !reflect.DeepEqual(c, want) {
 				t.Errorf("got %+v\nwant %+v", c, want)
@@ -61,7 +61,7 @@ func TestParseServeConfig(t *testing.T) {
 					LogLevel: slog.LevelDebug, ShutdownTimeout: 5 * time.Second,
 					ReadHeaderTimeout: 2 * time.Second, UploadIdleTimeout: 30 * time.Second, PreviewTTL: time.Hour, CleanupEvery: 10 * time.Minute,
 					KeyRate: 2.5, KeyBurst: 7, IPRate: 3, IPBurst: 9, RequestUploadRate: 1, RequestUploadBurst: 20,
-					Quotas: defaultQuotas, PasswordHashMemory: 256 << 20, FetchPrivate: true, FetchCA: "/srv/ca.pem",
+					Quotas: defaultQuotas, PasswordHashMemory: 256 << 20, Stats: true, StatsRetentionDays: 400, FetchPrivate: true, FetchCA: "/srv/ca.pem",
 				}
 				if !reflect.DeepEqual(c, want) {
 					t.Errorf("got %+v\nwant %+v", c, want)

@@ -249,6 +249,8 @@ func (m *Main) open(ctx context.Context) error {
 
 		OpsToken:       m.cfg.OpsToken,
 		TrustedProxies: m.cfg.TrustedProxies,
+		StatsOff:       !m.cfg.Stats,
+		StatsRetention: time.Duration(m.cfg.StatsRetentionDays) * 24 * time.Hour,
 
 		TusStore:  m.uploads.store,
 		UploadDir: m.uploads.dir,
