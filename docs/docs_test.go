@@ -11,7 +11,7 @@ import (
 // each as its method and path, with {id} for a file ID and {rev} for a
 // revision number (collections, issue 13: {id} a collection's ID, {fileId}
 // a file's; webhooks, issue 14: {id} a webhook's, {deliveryId} one of its
-// deliveries): llms.txt gives each as "METHOD BASE_URL/path", and
+// deliveries; A/B tests: {testId} a test of the file {id}): llms.txt gives each as "METHOD BASE_URL/path", and
 // api.md documents each path.
 var designEndpoints = []string{
 	"POST /api/files",
@@ -43,6 +43,12 @@ var designEndpoints = []string{
 	"DELETE /api/webhooks/{id}",
 	"GET /api/webhooks/{id}/deliveries",
 	"POST /api/webhooks/{id}/deliveries/{deliveryId}/retry",
+	"GET /api/stats",
+	"GET /api/files/{id}/stats",
+	"GET /api/files/{id}/tests",
+	"POST /api/files/{id}/tests",
+	"GET /api/files/{id}/tests/{testId}",
+	"POST /api/files/{id}/tests/{testId}/end",
 	"POST /api/campaign/custom-html",
 	"GET /llms.txt",
 	"GET /llms-full.txt",
