@@ -88,8 +88,10 @@ const (
 	DimDevice      = "device"
 )
 
-// Referrer values that are not a host: a view without a Referer (or from
-// the service's own pages), and one whose Referer names no host.
+// Source values that are not a host or a UTM value: a view without a
+// Referer (or from the service's own pages); and one whose Referer names
+// no host, or whose value came after the day's bound of distinct values
+// (web/stats.go) was reached.
 const (
 	ReferrerNone  = "(none)"
 	ReferrerOther = "(other)"

@@ -109,8 +109,8 @@ func sourceName(dim, value string) string {
 	switch {
 	case value == fileframe.ReferrerNone && dim == fileframe.DimReferrer:
 		return "Direct or unknown"
-	case value == fileframe.ReferrerOther && dim == fileframe.DimReferrer:
-		return "Unreadable referrer"
+	case value == fileframe.ReferrerOther:
+		return "Others"
 	case value == "":
 		return "(none)"
 	case dim == fileframe.DimDevice && value != "":

@@ -3,10 +3,12 @@ package web
 import (
 	"context"
 	"crypto/rand"
+	"hash/maphash"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +36,20 @@ const statsAgents = 4096
 // statsMaxVisitors bounds the visitor hashes held between flushes: past
 // it (a store that stays down), hashes are dropped and only counts kept.
 const statsMaxVisitors = 200_000
+
+// Bounds on what anonymous visitors can make the store keep (each
+// instance applies them, per UTC day): a source dimension of a file keeps
+// statsValuesPerDim distinct values (referrer hosts, UTM values), further
+// ones count as "(other)", and statsTrackedValues in all; one client
+// address counts as at most statsAgentsPerAddress visitors, a further
+// user agent from it joining one shared visitor, so that a client cycling
+// its User-Agent cannot fill the store with visitors.
+const (
+	statsValuesPerDim     = 100
+	statsTrackedValues    = 200_000
+	statsAgentsPerAddress = 16
+	statsTrackedAddresses = 100_000
+)
 
 // statsSaltRetry is how long after a failed salt read counting goes on
 // without unique visitors before the store is asked again.
@@ -74,6 +90,15 @@ type statsRecorder struct {
 
 	flushMu sync.Mutex
 	dropped atomic.Int64 // visitor hashes dropped past statsMaxVisitors
+
+	// The day's bounds (statsValuesPerDim, statsAgentsPerAddress), under
+	// mu and capsMu respectively, cleared when the day changes.
+	valuesDay int64
+	values    map[fileframe.StatSourceKey]struct{}
+	perDim    map[fileframe.StatSourceKey]int // Value empty
+	capsMu    sync.Mutex
+	agentsDay int64
+	byAddress map[string][]uint64 // user agents' hashes seen per address
 
 	stop, done chan struct{}
 	closeOnce  sync.Once
@@ -171,9 +196,57 @@ func (r *statsRecorder) visit(req *http.Request, f fileframe.FileID, variant fil
 		if err != nil {
 			host = req.RemoteAddr
 		}
-		v.visitor, v.hasVisitor = fileframe.VisitorHash(salt, f, host, ua), true
+		v.visitor, v.hasVisitor = fileframe.VisitorHash(salt, f, host, r.agentOf(v.day, host, ua)), true
 	}
 	return v
+}
+
+// agentOf returns ua, or "(many)" when the address has shown
+// statsAgentsPerAddress other user agents today.
+func (r *statsRecorder) agentOf(day int64, addr, ua string) string {
+	h := maphash.String(statsSeed, ua)
+	r.capsMu.Lock()
+	defer r.capsMu.Unlock()
+	if r.agentsDay != day || len(r.byAddress) >= statsTrackedAddresses {
+		r.agentsDay, r.byAddress = day, make(map[string][]uint64)
+	}
+	seen := r.byAddress[addr]
+	if slices.Contains(seen, h) {
+		return ua
+	}
+	if len(seen) >= statsAgentsPerAddress {
+		return "(many)"
+	}
+	r.byAddress[addr] = append(seen, h)
+	return ua
+}
+
+// statsSeed seeds agentOf's hashes.
+var statsSeed = maphash.MakeSeed()
+
+// bounded returns k, or k with Value "(other)" when its dimension of its
+// file has statsValuesPerDim values today, or statsTrackedValues are
+// tracked. Called with mu held.
+func (r *statsRecorder) bounded(k fileframe.StatSourceKey) fileframe.StatSourceKey {
+	if k.Dim == fileframe.DimDevice {
+		return k // four values
+	}
+	if r.valuesDay != k.Day {
+		r.valuesDay = k.Day
+		r.values, r.perDim = make(map[fileframe.StatSourceKey]struct{}), make(map[fileframe.StatSourceKey]int)
+	}
+	if _, ok := r.values[k]; ok {
+		return k
+	}
+	dim := k
+	dim.Value = ""
+	if r.perDim[dim] >= statsValuesPerDim || len(r.values) >= statsTrackedValues {
+		k.Value = fileframe.ReferrerOther
+		return k
+	}
+	r.values[k] = struct{}{}
+	r.perDim[dim]++
+	return k
 }
 
 // saltOf returns the salt of day, asking the store on the first request
@@ -249,6 +322,7 @@ func (r *statsRecorder) add(v *statVisit, e fileframe.StatEvent, sources []filef
 	c.Count(e)
 	b.Hours[k] = c
 	for _, sk := range sources {
+		sk = r.bounded(sk)
 		c := b.Sources[sk]
 		c.Count(e)
 		b.Sources[sk] = c

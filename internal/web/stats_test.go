@@ -2,11 +2,13 @@ package web
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -451,5 +453,34 @@ func TestStatsAPIRefusals(t *testing.T) {
 		!strings.HasPrefix(string(body), "section,time,key,value,views,clicks,downloads,visitors,converted,conversion\n") ||
 		!strings.Contains(string(body), "series,2026-11-02T00:00:00Z") {
 		t.Errorf("CSV: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+}
+
+// TestStatsBoundWhatVisitorsMakeKept: one address cycling its user agent
+// counts as at most 17 visitors (16 and the rest together), and a file's
+// UTM campaign keeps 100 values a day, the rest counted as "(other)".
+func TestStatsBoundWhatVisitorsMakeKept(t *testing.T) {
+	e := newTestEnv(t)
+	a, f := e.agencyFile("x.txt", []byte("x"))
+	key, _ := e.key(a, "")
+	for i := range 150 {
+		v := simVisitor{"127.0.0.1", uaDesktop + fmt.Sprintf(" Build/%d", i)}
+		e.visit(v, http.MethodGet, fmt.Sprintf("/f/%s?utm_campaign=c%03d", f.Slug, i))
+	}
+	st := e.fileStats(key, f, "")
+	if st.Totals.Views != 150 || n64(st.Totals.Visitors) != statsAgentsPerAddress+1 {
+		t.Errorf("150 user agents from one address: %d views, %d visitors; want 150 and %d", st.Totals.Views, n64(st.Totals.Visitors), statsAgentsPerAddress+1)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.dir, "fileframe.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var kept int
+	if err := db.QueryRow(`SELECT count(*) FROM stat_sources WHERE dim = 'utm_campaign'`).Scan(&kept); err != nil || kept != statsValuesPerDim+1 {
+		t.Errorf("campaign values kept: %d (%v), want %d and (other)", kept, err, statsValuesPerDim)
+	}
+	if got := source(st, fileframe.DimUTMCampaign, fileframe.ReferrerOther); got != 150-statsValuesPerDim {
+		t.Errorf("(other) campaigns: %d views, want %d", got, 150-statsValuesPerDim)
 	}
 }
