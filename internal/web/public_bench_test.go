@@ -35,15 +35,15 @@ import (
 
 // benchServer is a Server on real parts for benchmarks, with one file of the
 // given size on an Agency account, with a published page when publish is set.
-func benchServer(b *testing.B, size int, publish bool) (http.Handler, fileframe.File) {
+func benchServer(b *testing.B, size int, publish bool, opts ...func(*Config)) (http.Handler, fileframe.File) {
 	b.Helper()
-	srv, f := benchServerLook(b, size, publish, fileframe.Appearance{})
+	srv, f := benchServerLook(b, size, publish, fileframe.Appearance{}, opts...)
 	return srv.AppHandler(), f
 }
 
 // benchServerLook is benchServer with look as the account's default
 // appearance, returning the Server itself.
-func benchServerLook(b *testing.B, size int, publish bool, look fileframe.Appearance) (*Server, fileframe.File) {
+func benchServerLook(b *testing.B, size int, publish bool, look fileframe.Appearance, opts ...func(*Config)) (*Server, fileframe.File) {
 	b.Helper()
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -55,7 +55,7 @@ func benchServerLook(b *testing.B, size int, publish bool, look fileframe.Appear
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := New(Config{
+	cfg := Config{
 		Store:              store,
 		Blobs:              blobs,
 		Logger:             slog.New(slog.NewJSONHandler(io.Discard, nil)),
@@ -63,7 +63,11 @@ func benchServerLook(b *testing.B, size int, publish bool, look fileframe.Appear
 		ContentOrigin:      &url.URL{Scheme: "http", Host: "127.0.0.1:8081"},
 		PreviewSecret:      bytes.Repeat([]byte("s"), 32),
 		CountFlushInterval: time.Second,
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -105,8 +109,10 @@ func benchGet(b *testing.B, h http.Handler, path string, wantBytes int) {
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.RemoteAddr = "127.0.0.1:50000"
 	req.Host = "127.0.0.1:8080" // the app answers only under its own name
-	// As a browser asks, for the content origin's pages: in a frame.
+	// As a browser asks, for the content origin's pages: in a frame; with
+	// a browser's User-Agent, so that the statistics count it.
 	req.Header.Set("Sec-Fetch-Dest", "iframe")
+	req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0")
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -147,5 +153,19 @@ func BenchmarkContentPage(b *testing.B) {
 
 func BenchmarkDownload4KiB(b *testing.B) {
 	h, f := benchServer(b, 4096, false)
+	benchGet(b, h, "/f/"+f.Slug+"/download", 4096)
+}
+
+// The same two paths with statistics off (serve --stats=false): what
+// counting a visitor costs, as a ratio measured in one run.
+func statsOff(c *Config) { c.StatsOff = true }
+
+func BenchmarkOuterPageStatsOff(b *testing.B) {
+	h, f := benchServer(b, 1000, true, statsOff)
+	benchGet(b, h, "/f/"+f.Slug, 0)
+}
+
+func BenchmarkDownload4KiBStatsOff(b *testing.B) {
+	h, f := benchServer(b, 4096, false, statsOff)
 	benchGet(b, h, "/f/"+f.Slug+"/download", 4096)
 }

@@ -52,7 +52,10 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 	// Statistics (stats.go): the click and the completed download count
 	// for the variant this visitor's page shows.
 	variant, test, _ := s.shown(r, e)
-	v := s.stats.visit(r, f.ID, variant, test)
+	var v *statVisit
+	if sv := s.stats.visit(r, f.ID, variant, test); sv.counted {
+		v = &sv
+	}
 	// A collection's download is the ZIP of its files
 	// (public_collection.go), whatever its link's controls.
 	if f.IsCollection() {

@@ -120,8 +120,10 @@ const DefaultStatsRetention = 400 * 24 * time.Hour
 // kept for the retention setting.
 const statsHourlyRetention = 31 * 24 * time.Hour
 
-// statVisit is what one request counts as.
+// statVisit is what one request counts as; the zero value counts
+// nothing.
 type statVisit struct {
+	counted    bool
 	file       fileframe.FileID
 	variant    fileframe.Variant
 	test       fileframe.TestID
@@ -180,17 +182,17 @@ func prefetch(req *http.Request) bool {
 // visit returns what req counts as for file f showing variant (during test
 // when not empty), and nil when it does not count: a HEAD, a prefetch, a
 // crawler, or statistics turned off.
-func (r *statsRecorder) visit(req *http.Request, f fileframe.FileID, variant fileframe.Variant, test fileframe.TestID) *statVisit {
+func (r *statsRecorder) visit(req *http.Request, f fileframe.FileID, variant fileframe.Variant, test fileframe.TestID) statVisit {
 	if r == nil || req.Method != http.MethodGet || prefetch(req) {
-		return nil
+		return statVisit{}
 	}
 	ua := req.UserAgent()
 	c := r.classify(ua)
 	if c.bot {
-		return nil
+		return statVisit{}
 	}
 	now := r.now()
-	v := &statVisit{file: f, variant: variant, test: test, hour: fileframe.HourStart(now), day: fileframe.DayStart(now), device: c.device}
+	v := statVisit{counted: true, file: f, variant: variant, test: test, hour: fileframe.HourStart(now), day: fileframe.DayStart(now), device: c.device}
 	if salt := r.saltOf(v.day); salt != nil {
 		host, _, err := net.SplitHostPort(req.RemoteAddr)
 		if err != nil {
@@ -279,8 +281,8 @@ func (r *statsRecorder) saltOf(day int64) []byte {
 }
 
 // view counts a view of v's page, with the request's sources.
-func (r *statsRecorder) view(req *http.Request, v *statVisit) {
-	if v == nil {
+func (r *statsRecorder) view(req *http.Request, v statVisit) {
+	if !v.counted {
 		return
 	}
 	var sources [5]fileframe.StatSourceKey
@@ -299,7 +301,7 @@ func (r *statsRecorder) view(req *http.Request, v *statVisit) {
 			}
 		}
 	}
-	r.add(v, fileframe.StatView, sources[:n])
+	r.add(&v, fileframe.StatView, sources[:n])
 }
 
 // click counts a download started at byte 0; download one that reached
@@ -308,7 +310,7 @@ func (r *statsRecorder) click(v *statVisit)    { r.event(v, fileframe.StatClick)
 func (r *statsRecorder) download(v *statVisit) { r.event(v, fileframe.StatDownload) }
 
 func (r *statsRecorder) event(v *statVisit, e fileframe.StatEvent) {
-	if v == nil {
+	if r == nil || v == nil || !v.counted {
 		return
 	}
 	r.add(v, e, []fileframe.StatSourceKey{{File: v.file, Day: v.day, Dim: fileframe.DimDevice, Value: v.device}})
