@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 
 	"github.com/fileframe/fileframe/internal/blob/disk"
@@ -53,12 +54,22 @@ func openBackend(ctx context.Context, cfg Config) (*backend, error) {
 func (b *backend) sqlitePath() string { return filepath.Join(b.cfg.Dir, "fileframe.db") }
 
 // openStore opens the store as serve does (which applies any pending
-// migration).
+// migration). PostgreSQL's pool has 16 connections unless the URL says
+// otherwise (serve's default is 4 on two cores): the fill's and the POSTs'
+// concurrent calls would otherwise wait for one.
 func (b *backend) openStore(ctx context.Context) (fileframe.Store, error) {
 	if b.cfg.DB == "sqlite" {
 		return sqlite.Open(ctx, b.sqlitePath())
 	}
-	return postgres.Open(ctx, b.cfg.DatabaseURL)
+	u, err := url.Parse(b.cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("-database-url: %w", err)
+	}
+	if q := u.Query(); !q.Has("pool_max_conns") {
+		q.Set("pool_max_conns", "16")
+		u.RawQuery = q.Encode()
+	}
+	return postgres.Open(ctx, u.String())
 }
 
 // migrations are the store's own.
