@@ -123,3 +123,33 @@ func (b *backend) counts(ctx context.Context) (Counts, error) {
 	})
 	return c, err
 }
+
+// filled reads what an earlier run filled: the slugs and the files with
+// pages.
+func (b *backend) filled(ctx context.Context) (filled, error) {
+	var f filled
+	var err error
+	if f.slugs, err = column[string](ctx, b.raw, `SELECT slug FROM files`); err != nil {
+		return f, err
+	}
+	f.pageFiles, err = column[fileframe.FileID](ctx, b.raw, `SELECT file_id FROM pages`)
+	return f, err
+}
+
+// column returns the values of the query's one column.
+func column[T any](ctx context.Context, db *sql.DB, query string) ([]T, error) {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var vs []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, rows.Err()
+}

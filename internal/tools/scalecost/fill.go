@@ -20,7 +20,9 @@ import (
 // (each call is still its own transaction, as serve's are):
 //
 //   - accounts on the Agency plan (custom pages), -per-account files each;
-//   - files with names of the kinds people share (report-0000042.pdf, …),
+//   - files with names of the kinds people share (report-0000042.pdf, …;
+//     the kinds the outer page previews only among those whose blob is
+//     stored),
 //     sizes from 10 KB to 50 MB, one a second going back from now, each
 //     naming a blob of its own: the SHA-256 of 4 KiB made from its number.
 //     Only the first -blobs of them have that blob stored (4 KiB each);
@@ -52,16 +54,23 @@ func fileContent(i int) []byte {
 	return b
 }
 
-// extensions are what the files are, with their content types.
+// extensions are what the files are, with their content types; the first
+// three only for files whose blob is not stored, the others (which the
+// outer page previews, reading their bytes) only for those whose blob is.
 var extensions = []struct{ ext, typ string }{
-	{"pdf", "application/pdf"}, {"zip", "application/zip"}, {"png", "image/png"},
-	{"jpg", "image/jpeg"}, {"mp4", "video/mp4"}, {"docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+	{"zip", "application/zip"},
+	{"docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
+	{"xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"},
+	{"pdf", "application/pdf"}, {"mp4", "video/mp4"}, {"png", "image/png"}, {"jpg", "image/jpeg"},
 }
 
 // newFileRow is file i of the fill, before the store gives it an ID and a
 // slug.
 func newFileRow(i int, acct fileframe.AccountID, withBlob bool, rng *rand.Rand, now time.Time) fileframe.File {
-	e := extensions[i%len(extensions)]
+	e := extensions[i%3]
+	if withBlob {
+		e = extensions[i%len(extensions)]
+	}
 	sum := sha256.Sum256(fileContent(i))
 	f := fileframe.File{
 		AccountID:   acct,

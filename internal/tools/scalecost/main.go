@@ -69,6 +69,10 @@ type Config struct {
 	PostWorkers int
 	Migrate     bool
 	Collect     bool
+	// Reuse measures the store a run before filled and left in Dir (or
+	// DatabaseURL) again, without filling it: lookups, posts and uploads
+	// only, so that the sizes can be measured in turns.
+	Reuse bool
 
 	// SlugsFile and DownloadSlugsFile, when set, receive the slugs of
 	// every file whose link works, and of those whose blob is stored.
@@ -116,6 +120,7 @@ func main() {
 	flag.IntVar(&cfg.PostWorkers, "post-workers", 16, "concurrent page POSTs")
 	flag.BoolVar(&cfg.Migrate, "migrate", true, "measure the newest migration and an open")
 	flag.BoolVar(&cfg.Collect, "collect", true, "measure one pass of the collector and clean-up")
+	flag.BoolVar(&cfg.Reuse, "reuse", false, "measure lookups, posts and uploads again on the store an earlier run left in -dir or -database-url, without filling")
 	flag.StringVar(&cfg.SlugsFile, "slugs", "", "write the slugs of the files whose links work to this file")
 	flag.StringVar(&cfg.DownloadSlugsFile, "download-slugs", "", "write the slugs of the files whose blobs are stored to this file")
 	idleURL := flag.String("idle", "", "instead: measure idle keep-alive connections to this URL of a running serve (with -pid)")
@@ -184,29 +189,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return res, err
 	}
 	defer func() { b.close() }()
-	t0 := time.Now()
-	f, err := fill(ctx, cfg, b)
-	if err != nil {
-		return res, fmt.Errorf("filling: %w", err)
-	}
-	res.Filled = f.counts
-	fmt.Fprintf(cfg.Out, "fill  %s files, %s accounts, %s pages, %s revisions, %s blobs (+%s orphans) in %s\n",
-		num(f.counts.Files), num(f.counts.Accounts), num(f.counts.Pages), num(f.counts.Revisions),
-		num(f.counts.Blobs), num(cfg.Orphans), time.Since(t0).Round(time.Millisecond))
-	if res.Stored, err = b.counts(ctx); err != nil {
+	var f filled
+	if cfg.Reuse {
+		if f, err = b.filled(ctx); err != nil {
+			return res, err
+		}
+	} else if f, err = fillAndCount(ctx, cfg, b, &res); err != nil {
 		return res, err
-	}
-	if res.Stored != res.Filled {
-		return res, fmt.Errorf("the store holds %+v, not the %+v filled", res.Stored, res.Filled)
-	}
-	if err := writeLines(cfg.SlugsFile, f.slugs); err != nil {
-		return res, err
-	}
-	if err := writeLines(cfg.DownloadSlugsFile, f.downloadSlugs); err != nil {
-		return res, err
-	}
-	if err := measureSize(ctx, cfg, b, res.Stored); err != nil {
-		return res, fmt.Errorf("size: %w", err)
 	}
 	if cfg.Lookups > 0 {
 		if err := measureLookups(ctx, cfg, b, f.slugs); err != nil {
@@ -217,6 +206,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		if err := measurePosts(ctx, cfg, b, f.pageFiles); err != nil {
 			return res, fmt.Errorf("posts: %w", err)
 		}
+	}
+	if cfg.Reuse {
+		return res, nil
 	}
 	if cfg.Migrate {
 		if err := measureMigrate(ctx, cfg, b); err != nil {
@@ -229,6 +221,36 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// fillAndCount fills the store, checks the rows against what the fill
+// made, writes the slug files and measures the size.
+func fillAndCount(ctx context.Context, cfg Config, b *backend, res *Result) (filled, error) {
+	t0 := time.Now()
+	f, err := fill(ctx, cfg, b)
+	if err != nil {
+		return f, fmt.Errorf("filling: %w", err)
+	}
+	res.Filled = f.counts
+	fmt.Fprintf(cfg.Out, "fill  %s files, %s accounts, %s pages, %s revisions, %s blobs (+%s orphans) in %s\n",
+		num(f.counts.Files), num(f.counts.Accounts), num(f.counts.Pages), num(f.counts.Revisions),
+		num(f.counts.Blobs), num(cfg.Orphans), time.Since(t0).Round(time.Millisecond))
+	if res.Stored, err = b.counts(ctx); err != nil {
+		return f, err
+	}
+	if res.Stored != res.Filled {
+		return f, fmt.Errorf("the store holds %+v, not the %+v filled", res.Stored, res.Filled)
+	}
+	if err := writeLines(cfg.SlugsFile, f.slugs); err != nil {
+		return f, err
+	}
+	if err := writeLines(cfg.DownloadSlugsFile, f.downloadSlugs); err != nil {
+		return f, err
+	}
+	if err := measureSize(ctx, cfg, b, res.Stored); err != nil {
+		return f, fmt.Errorf("size: %w", err)
+	}
+	return f, nil
 }
 
 // writeLines writes lines to the file name, when it is not "".

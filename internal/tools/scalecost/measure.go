@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -138,54 +139,51 @@ func measureLookups(ctx context.Context, cfg Config, b *backend, slugs []string)
 }
 
 // postQuota is serve's default quota of the Agency plan (cmd/fileframe's
-// defaultQuotas): its storage limit makes SavePage count the account's
-// usage, as it does in serve.
+// defaultQuotas): its limits make SavePage and AddFile count the
+// account's usage, as they do in serve.
 var postQuota = fileframe.Quota{Storage: 1 << 40, File: 50 << 30, Files: 100_000}
 
-// measurePosts prints the rate and latency of 20 KB page revisions saved
-// through the service layer on random files with pages (their File and
-// Account read before, as the handler has them from its key's lookup).
-func measurePosts(ctx context.Context, cfg Config, b *backend, pageFiles []fileframe.FileID) error {
-	if len(pageFiles) == 0 {
-		return nil
-	}
-	svc, err := service.New(service.Config{Store: b.store, Blobs: b.blobs,
-		Quotas: map[fileframe.Plan]fileframe.Quota{fileframe.PlanAgency: postQuota}})
-	if err != nil {
-		return err
-	}
-	type target struct {
-		acct fileframe.Account
-		file fileframe.File
-	}
+// target is a file with its owner, as a handler has them after its key's
+// lookup.
+type target struct {
+	acct fileframe.Account
+	file fileframe.File
+}
+
+// targets reads up to 1,000 of files, picked at random, with their owners.
+func targets(ctx context.Context, b *backend, files []fileframe.FileID) ([]target, error) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	var targets []target
-	for _, id := range sample(rng, pageFiles, min(1000, len(pageFiles))) {
+	var ts []target
+	for _, id := range sample(rng, files, min(1000, len(files))) {
 		f, err := b.store.FileByID(ctx, id)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		a, err := b.store.AccountByID(ctx, f.AccountID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		targets = append(targets, target{a, f})
+		ts = append(ts, target{a, f})
 	}
+	return ts, nil
+}
+
+// hammer runs do on random targets from workers goroutines for d, and
+// returns how many calls it made per second and their durations, sorted.
+func hammer(ctx context.Context, ts []target, workers int, d time.Duration, do func(context.Context, target) error) (float64, []time.Duration, error) {
 	var (
 		mu   sync.Mutex
 		took []time.Duration
-		seq  atomic.Int64
 	)
-	deadline := time.Now().Add(cfg.PostTime)
+	deadline := time.Now().Add(d)
 	t0 := time.Now()
-	err = parallel(ctx, cfg.PostWorkers, cfg.PostWorkers, func(ctx context.Context, w int) error {
+	err := parallel(ctx, workers, workers, func(ctx context.Context, w int) error {
 		rng := rand.New(rand.NewPCG(uint64(w), 5))
 		var mine []time.Duration
 		for time.Now().Before(deadline) {
-			t := targets[rng.IntN(len(targets))]
-			doc := pageHTML(int(seq.Add(1)), 0, 20_000)
+			t := ts[rng.IntN(len(ts))]
 			start := time.Now()
-			if _, _, err := svc.SavePage(ctx, t.acct, t.file, doc, service.PageMode{Publish: true}); err != nil {
+			if err := do(ctx, t); err != nil {
 				return err
 			}
 			mine = append(mine, time.Since(start))
@@ -195,13 +193,49 @@ func measurePosts(ctx context.Context, cfg Config, b *backend, pageFiles []filef
 		mu.Unlock()
 		return nil
 	})
+	slices.Sort(took)
+	return float64(len(took)) / time.Since(t0).Seconds(), took, err
+}
+
+// measurePosts prints the rate and latency of 20 KB page revisions saved
+// through the service layer on random files with pages, and of 4 KiB
+// uploads (service.AddFile, each with its quota checks) into their
+// accounts.
+func measurePosts(ctx context.Context, cfg Config, b *backend, pageFiles []fileframe.FileID) error {
+	if len(pageFiles) == 0 {
+		return nil
+	}
+	svc, err := service.New(service.Config{Store: b.store, Blobs: b.blobs,
+		Quotas: map[fileframe.Plan]fileframe.Quota{fileframe.PlanAgency: postQuota}})
 	if err != nil {
 		return err
 	}
-	all := time.Since(t0)
-	slices.Sort(took)
+	ts, err := targets(ctx, b, pageFiles)
+	if err != nil {
+		return err
+	}
+	var seq atomic.Int64
+	rate, took, err := hammer(ctx, ts, cfg.PostWorkers, cfg.PostTime, func(ctx context.Context, t target) error {
+		doc := pageHTML(int(seq.Add(1)), 0, 20_000)
+		_, _, err := svc.SavePage(ctx, t.acct, t.file, doc, service.PageMode{Publish: true})
+		return err
+	})
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(cfg.Out, "post  service.SavePage, 20 KB, %d goroutines: %.0f/s, p50 %s, p99 %s (%d revisions, %s)\n",
-		cfg.PostWorkers, float64(len(took))/all.Seconds(), percentile(took, 0.5), percentile(took, 0.99), len(took), load())
+		cfg.PostWorkers, rate, percentile(took, 0.5), percentile(took, 0.99), len(took), load())
+	rate, took, err = hammer(ctx, ts, cfg.PostWorkers, cfg.PostTime, func(ctx context.Context, t target) error {
+		n := int(seq.Add(1))
+		_, err := svc.AddFile(ctx, service.NewFile{Account: t.acct, Name: fmt.Sprintf("upload-%d.pdf", n), Size: 4096,
+			Body: bytes.NewReader(fileContent(-1_000_000_000 - n))})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cfg.Out, "upload  service.AddFile, 4 KiB, %d goroutines: %.0f/s, p50 %s, p99 %s (%d files, %s)\n",
+		cfg.PostWorkers, rate, percentile(took, 0.5), percentile(took, 0.99), len(took), load())
 	return nil
 }
 
@@ -296,6 +330,10 @@ func measureCollect(ctx context.Context, cfg Config, b *backend) error {
 	if err != nil {
 		return err
 	}
+	blobs := 0
+	if err := b.blobs.Walk(ctx, func(fileframe.BlobInfo) error { blobs++; return nil }); err != nil {
+		return err
+	}
 	now := time.Now()
 	var parts []string
 	var all time.Duration
@@ -326,6 +364,6 @@ func measureCollect(ctx context.Context, cfg Config, b *backend) error {
 		parts = append(parts, fmt.Sprintf("%s %s (%d removed)", p.what, took.Round(100*time.Microsecond), n))
 	}
 	fmt.Fprintf(cfg.Out, "collect  one pass %s over %s blobs: %s (%s)\n",
-		all.Round(time.Millisecond), num(cfg.Blobs+cfg.Orphans), strings.Join(parts, ", "), load())
+		all.Round(time.Millisecond), num(blobs), strings.Join(parts, ", "), load())
 	return nil
 }

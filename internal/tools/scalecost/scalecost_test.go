@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestRunSQLite(t *testing.T) {
 	if res.Filled != want || res.Stored != want {
 		t.Errorf("filled %+v, stored %+v, want %+v", res.Filled, res.Stored, want)
 	}
-	for _, prefix := range []string{"fill ", "size ", "lookup ", "post ", "migrate ", "collect "} {
+	for _, prefix := range []string{"fill ", "size ", "lookup ", "post ", "upload ", "migrate ", "collect "} {
 		if !strings.Contains(out.String(), "\n"+prefix) && !strings.HasPrefix(out.String(), prefix) {
 			t.Errorf("no %q line in\n%s", prefix, out.String())
 		}
@@ -55,5 +56,24 @@ func TestCount(t *testing.T) {
 		if err := (count{&n}).Set(in); err == nil {
 			t.Errorf("Set(%q) = nil error, want one", in)
 		}
+	}
+}
+
+// TestReuse measures a store filled by an earlier run again, without
+// filling it.
+func TestReuse(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{DB: "sqlite", Dir: dir, Files: 300, Pages: 30, Revisions: 1, PerAccount: 100, Blobs: 10,
+		HTMLBytes: 512, Workers: 8, Out: io.Discard}
+	if _, err := Run(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cfg.Reuse, cfg.Lookups, cfg.PostTime, cfg.PostWorkers, cfg.Migrate, cfg.Out = true, 100, 100*time.Millisecond, 2, true, &out
+	if _, err := Run(t.Context(), cfg); err != nil {
+		t.Fatalf("Run again: %v\n%s", err, out.String())
+	}
+	if s := out.String(); strings.Contains(s, "fill ") || strings.Contains(s, "migrate ") || !strings.Contains(s, "lookup ") || !strings.Contains(s, "upload ") {
+		t.Errorf("a reuse prints lookups, posts and uploads only, got\n%s", s)
 	}
 }
