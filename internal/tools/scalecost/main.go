@@ -16,8 +16,11 @@
 //     (service.SavePage, what POST /api/campaign/custom-html runs after
 //     its key and file lookups, HTML check included) by -post-workers
 //     goroutines on random files with pages, for -post-time: rate and p99;
+//   - upload: 4 KiB files added through the service layer (service.AddFile,
+//     with its reservations and quota checks, under serve's default
+//     Agency quota) into the same files' accounts, the same way;
 //   - migrate: the time Open takes to apply the newest migration to the
-//     filled database (the tool first undoes it: see undoMigration), then
+//     filled database (the tool first undoes it: see undoNewestMigration), then
 //     to open the database already migrated;
 //   - collect: one pass of what serve runs every --cleanup-every: the
 //     orphaned blobs (fileframe.CollectOrphanBlobs, with every blob taken as
@@ -26,8 +29,10 @@
 //     upload records, idempotency answers, reservations and old webhook
 //     deliveries.
 //
-// With -idle URL it measures instead what idle keep-alive connections cost
-// a running `fileframe serve` (idle.go).
+// With -reuse it measures lookups, posts and uploads again on a store an
+// earlier run filled and kept (-dir, -database-url), so that sizes can be
+// measured in turns. With -idle URL it measures instead what idle
+// keep-alive connections cost a running `fileframe serve` (idle.go).
 //
 // What is filled, and what is not real: see fill.go. The blobs are 4 KiB
 // each and only -blobs of the files have theirs in the blob store (the
