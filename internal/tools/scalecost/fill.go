@@ -17,7 +17,7 @@ import (
 
 // What a fill makes, all through fileframe.Store (and Blobs.Put), with
 // -workers calls at once so that SQLite's writer commits them in groups
-// (each call is still its own transaction, as serve's are):
+// (each call atomic on its own, as serve's are):
 //
 //   - accounts on the Agency plan (custom pages), -per-account files each;
 //   - files with names of the kinds people share (report-0000042.pdf, …;
