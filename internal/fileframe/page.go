@@ -105,6 +105,17 @@ type PageAsset struct {
 // Kept reports whether Fileframe keeps the resource's bytes.
 func (a PageAsset) Kept() bool { return a.SHA256 != "" }
 
+// AnyKept reports whether Fileframe keeps the bytes of any of assets: only
+// then can storing them add to the account's storage (Usage.Bytes).
+func AnyKept(assets []PageAsset) bool {
+	for _, a := range assets {
+		if a.Kept() {
+			return true
+		}
+	}
+	return false
+}
+
 // RevisionsKept is how many of a page's latest revisions are kept; revisions
 // that were ever published are kept beyond that.
 const RevisionsKept = 50

@@ -16,8 +16,10 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migrations returns the embedded migrations in order.
-func migrations() ([]migration.Migration, error) {
+// Migrations returns the embedded migrations in order: what Open applies.
+// Tools read it too (internal/tools/scalecost times the newest one on a
+// filled database).
+func Migrations() ([]migration.Migration, error) {
 	ms, err := migration.Load(migrationFiles, "migrations")
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -44,7 +46,7 @@ const migrationLock int64 = 0x231cfac98a9bd064
 // once and nobody fails on a half-created schema. PostgreSQL's DDL is
 // transactional, so a migration that fails leaves nothing behind.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := Migrations()
 	if err != nil {
 		return err
 	}

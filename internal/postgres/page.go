@@ -93,7 +93,7 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 				return err
 			}
 			if w.Assets != nil {
-				if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, func() error {
+				if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, w.Assets, func() error {
 					return setRevisionAssets(ctx, tx, w.FileID, latest, w.Served, w.Assets)
 				}); err != nil {
 					return err
@@ -123,7 +123,7 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 			w.FileID, n, hash, len(w.HTML), at, published); err != nil {
 			return err
 		}
-		if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, func() error {
+		if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, w.Assets, func() error {
 			return setRevisionAssets(ctx, tx, w.FileID, n, w.Served, w.Assets)
 		}); err != nil {
 			return err

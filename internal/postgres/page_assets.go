@@ -74,7 +74,7 @@ func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, numb
 		if err := revisionKept(ctx, tx, id, number); err != nil {
 			return err
 		}
-		return withinStorage(ctx, tx, id, limit, func() error {
+		return withinStorage(ctx, tx, id, limit, assets, func() error {
 			return setRevisionAssets(ctx, tx, id, number, served, assets)
 		})
 	})
@@ -85,9 +85,12 @@ func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, numb
 // refuses it (CodeQuotaExceeded) when it brings the account's usage up
 // and over limit (0: no limit). The account's row is locked first
 // (lockUsage), as uploads lock it, so concurrent writes of one account
-// are checked one after another.
-func withinStorage(ctx context.Context, tx pgx.Tx, id fileframe.FileID, limit int64, write func() error) error {
-	if limit <= 0 {
+// are checked one after another. A write that keeps none of assets cannot
+// bring the usage up and runs unchecked, without the lock: reading the
+// usage costs in proportion to the account's files (twice), and a page
+// POST without remote resources, the usual one, would pay it.
+func withinStorage(ctx context.Context, tx pgx.Tx, id fileframe.FileID, limit int64, assets []fileframe.PageAsset, write func() error) error {
+	if limit <= 0 || !fileframe.AnyKept(assets) {
 		return write()
 	}
 	var acct fileframe.AccountID

@@ -23,7 +23,7 @@ func TestStore(t *testing.T) {
 }
 
 func TestMigrations(t *testing.T) {
-	ms, err := migrations()
+	ms, err := Migrations()
 	if err != nil {
 		t.Fatalf("migrations: %v", err)
 	}

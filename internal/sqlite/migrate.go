@@ -15,8 +15,10 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migrations returns the embedded migrations in order.
-func migrations() ([]migration.Migration, error) {
+// Migrations returns the embedded migrations in order: what Open applies.
+// Tools read it too (internal/tools/scalecost times the newest one on a
+// filled database).
+func Migrations() ([]migration.Migration, error) {
 	ms, err := migration.Load(migrationFiles, "migrations")
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -34,7 +36,7 @@ func migrations() ([]migration.Migration, error) {
 // change inside a transaction; a future migration that rebuilds a table must
 // keep its references valid as it goes.
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := Migrations()
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 				return err
 			}
 			if w.Assets != nil {
-				if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, func() error {
+				if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, w.Assets, func() error {
 					return setRevisionAssets(ctx, tx, w.FileID, n, w.Served, w.Assets)
 				}); err != nil {
 					return err
@@ -102,7 +102,7 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 			w.FileID, n, hash, len(w.HTML), at.UnixMilli(), published); err != nil {
 			return err
 		}
-		if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, func() error {
+		if err := withinStorage(ctx, tx, w.FileID, w.StorageLimit, w.Assets, func() error {
 			return setRevisionAssets(ctx, tx, w.FileID, n, w.Served, w.Assets)
 		}); err != nil {
 			return err

@@ -66,7 +66,7 @@ func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, numb
 		if err := revisionKept(ctx, tx, id, number); err != nil {
 			return err
 		}
-		return withinStorage(ctx, tx, id, limit, func() error {
+		return withinStorage(ctx, tx, id, limit, assets, func() error {
 			return setRevisionAssets(ctx, tx, id, number, served, assets)
 		})
 	})
@@ -76,9 +76,12 @@ func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, numb
 // withinStorage runs write, which changes what file id's page keeps, and
 // refuses it (CodeQuotaExceeded) when it brings the account's usage up
 // and over limit (0: no limit). Writes are serialised, so the usage read
-// before is the one write changes.
-func withinStorage(ctx context.Context, tx querier, id fileframe.FileID, limit int64, write func() error) error {
-	if limit <= 0 {
+// before is the one write changes. A write that keeps none of assets
+// cannot bring the usage up and runs unchecked: reading the usage costs in
+// proportion to the account's files (twice), and a page POST without
+// remote resources, the usual one, would pay it in the writer.
+func withinStorage(ctx context.Context, tx querier, id fileframe.FileID, limit int64, assets []fileframe.PageAsset, write func() error) error {
+	if limit <= 0 || !fileframe.AnyKept(assets) {
 		return write()
 	}
 	var acct fileframe.AccountID

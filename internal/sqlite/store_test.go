@@ -42,7 +42,7 @@ func TestStore(t *testing.T) {
 
 func TestMigrations(t *testing.T) {
 	t.Run("embedded migrations are numbered 1..N", func(t *testing.T) {
-		ms, err := migrations()
+		ms, err := Migrations()
 		if err != nil {
 			t.Fatalf("migrations: %v", err)
 		}
@@ -58,7 +58,7 @@ func TestMigrations(t *testing.T) {
 
 	t.Run("Open applies every migration, and reopening applies none again", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "test.db")
-		ms, err := migrations()
+		ms, err := Migrations()
 		if err != nil {
 			t.Fatalf("migrations: %v", err)
 		}
@@ -123,7 +123,7 @@ func TestMigrations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms, err := migrations()
+		ms, err := Migrations()
 		if err != nil {
 			t.Fatal(err)
 		}
