@@ -148,7 +148,7 @@ func (s *Store) StatsSalt(ctx context.Context, day int64, generate func() []byte
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		// Under the rollup's lock: a salt is never made for a day it passed.
 		var rolled bool
-		if err := tx.QueryRow(ctx, `SELECT before > $1 FROM stat_rollup FOR SHARE`, day).Scan(&rolled); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT coalesce((SELECT before FROM stat_rollup WHERE id = 1 FOR SHARE), 0) > $1`, day).Scan(&rolled); err != nil {
 			return err
 		}
 		if rolled {
@@ -171,7 +171,7 @@ func (s *Store) RollupStats(ctx context.Context, cutoff time.Time, keepHours, ke
 	before := fileframe.DayStart(cutoff)
 	var n int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE stat_rollup SET before = greatest(before, $1)`, before); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO stat_rollup (id, before) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET before = greatest(stat_rollup.before, excluded.before)`, before); err != nil {
 			return err
 		}
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM stat_visitors WHERE day < $1`, before).Scan(&n); err != nil {

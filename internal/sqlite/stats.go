@@ -91,7 +91,7 @@ func (s *Store) StatsSalt(ctx context.Context, day int64, generate func() []byte
 		// A day the rollup passed keeps no salt: making one again would
 		// let a late caller count its visitors anew.
 		var rolled bool
-		if err := tx.QueryRowContext(ctx, `SELECT before > ? FROM stat_rollup`, day).Scan(&rolled); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce((SELECT before FROM stat_rollup WHERE id = 1), 0) > ?`, day).Scan(&rolled); err != nil {
 			return err
 		}
 		if rolled {
@@ -135,7 +135,7 @@ func (s *Store) RollupStats(ctx context.Context, cutoff time.Time, keepHours, ke
 		if _, err := tx.ExecContext(ctx, `DELETE FROM stat_salts WHERE day < ?`, before); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE stat_rollup SET before = max(before, ?)`, before); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO stat_rollup (id, before) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET before = max(before, excluded.before)`, before); err != nil {
 			return err
 		}
 		for _, q := range []struct {

@@ -62,7 +62,6 @@ CREATE TABLE stat_rollup (
     id     integer PRIMARY KEY CHECK (id = 1),
     before bigint  NOT NULL
 );
-INSERT INTO stat_rollup (id, before) VALUES (1, 0);
 
 CREATE TABLE page_tests (
     id          text        PRIMARY KEY,

@@ -61,12 +61,12 @@ CREATE TABLE stat_salts (
     day  INTEGER PRIMARY KEY,
     salt BLOB    NOT NULL
 ) STRICT;
--- The first day not rolled up yet: no salt is made for a day before it.
+-- The first day not rolled up yet: no salt is made for a day before it
+-- (no row: none rolled up).
 CREATE TABLE stat_rollup (
     id     INTEGER PRIMARY KEY CHECK (id = 1),
     before INTEGER NOT NULL
 ) STRICT;
-INSERT INTO stat_rollup (id, before) VALUES (1, 0);
 
 CREATE TABLE page_tests (
     id          TEXT    PRIMARY KEY,
