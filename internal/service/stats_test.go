@@ -1,10 +1,13 @@
 package service
 
 import (
+	"encoding/csv"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
 // TestJudge: no verdict before every variant has MinTestVisitors, no
@@ -76,6 +79,37 @@ func TestParseStatsRange(t *testing.T) {
 	} {
 		if _, err := ParseStatsRange(bad[0], bad[1], bad[2], now); err == nil {
 			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestWriteStatsCSV: the sections, and values a visitor chose that a
+// spreadsheet would run as a formula made inert.
+func TestWriteStatsCSV(t *testing.T) {
+	rep := fileframe.StatReport{
+		Totals: fileframe.StatRow{StatCounts: fileframe.StatCounts{Views: 3, Downloads: 1}, Visitors: 2, Converted: 1},
+		Series: []fileframe.StatRow{{At: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), StatCounts: fileframe.StatCounts{Views: 3}, Visitors: -1, Converted: -1}},
+		Sources: []fileframe.StatRow{
+			{Dim: fileframe.DimUTMCampaign, Value: `=HYPERLINK("https://evil.example","x")`, StatCounts: fileframe.StatCounts{Views: 1}},
+			{Dim: fileframe.DimUTMSource, Value: "+cmd|' /C calc'!A0", StatCounts: fileframe.StatCounts{Views: 1}},
+			{Dim: fileframe.DimReferrer, Value: "@SUM(1+1)", StatCounts: fileframe.StatCounts{Views: 1}},
+			{Dim: fileframe.DimUTMMedium, Value: "\t=1+1", StatCounts: fileframe.StatCounts{Views: 1}},
+		},
+	}
+	var b strings.Builder
+	if err := WriteStatsCSV(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 7 || rows[1][0] != "total" || rows[1][9] != "0.5000" || rows[2][0] != "series" || rows[2][7] != "" {
+		t.Fatalf("rows: %q", rows)
+	}
+	for _, r := range rows[3:] {
+		if c := r[3][0]; c != '\'' {
+			t.Errorf("source value %q is not made inert", r[3])
 		}
 	}
 }
