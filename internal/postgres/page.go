@@ -143,8 +143,9 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 	return page, nil
 }
 
-// prune deletes the file's never-published revisions numbered upTo or less,
-// then the HTML that no revision refers to any more. The second statement
+// prune deletes the file's never-published revisions numbered upTo or less
+// that no running A/B test shows, then the HTML that no revision refers to
+// any more. The second statement
 // sees what the first deleted; one statement with the DELETE in a WITH
 // clause would not (its other parts read the snapshot from before it).
 func prune(ctx context.Context, tx pgx.Tx, id fileframe.FileID, upTo int) error {
@@ -154,6 +155,9 @@ func prune(ctx context.Context, tx pgx.Tx, id fileframe.FileID, upTo int) error 
 	rows, err := tx.Query(ctx, `
 		DELETE FROM page_revisions
 		WHERE file_id = $1 AND number <= $2 AND published_at IS NULL
+		  AND NOT EXISTS (SELECT 1 FROM page_tests t
+		                  WHERE t.file_id = page_revisions.file_id AND t.ended_at IS NULL
+		                    AND page_revisions.number = ANY (string_to_array(t.revisions, ',')::int[]))
 		RETURNING sha256`, id, upTo)
 	if err != nil {
 		return err

@@ -68,6 +68,8 @@ type Service struct {
 	// accountFetches bounds each account's fetches of page resources
 	// (page_assets.go, fetchFor).
 	accountFetches *accountSlots
+	// reports bounds the statistics reports read at once (stats.go).
+	reports *semaphore.Weighted
 }
 
 // New returns a Service of cfg.
@@ -92,6 +94,7 @@ func New(cfg Config) (*Service, error) {
 		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(), passwords: cfg.Passwords, fetcher: cfg.Fetcher,
 		webhooks:       cfg.Webhooks,
 		accountFetches: newAccountSlots(pageFetchParallel),
+		reports:        semaphore.NewWeighted(statsReportsAtOnce),
 	}, nil
 }
 

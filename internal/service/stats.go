@@ -84,17 +84,41 @@ func parseStatsTime(name, v string, end bool) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
 	}
-	if d, err := time.Parse(time.DateOnly, v); err == nil {
-		if end {
-			d = d.AddDate(0, 0, 1)
-		}
-		return d, nil
+	bad := fileframe.Errorf(fileframe.CodeInvalidField, "%s is a date (2026-11-01) or an RFC 3339 time between the years 2000 and 2999, not %q.", name, v)
+	t, err := time.Parse(time.DateOnly, v)
+	if err == nil && end {
+		t = t.AddDate(0, 0, 1)
+	} else if err != nil {
+		t, err = time.Parse(time.RFC3339, v)
 	}
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil || t.Year() < 2000 || t.Year() > 9999 {
-		return time.Time{}, fileframe.Errorf(fileframe.CodeInvalidField, "%s is a date (2026-11-01) or an RFC 3339 time, not %q.", name, v)
+	if err != nil || t.Year() < 2000 || t.Year() > 2999 {
+		return time.Time{}, bad
 	}
 	return t.UTC(), nil
+}
+
+// statsReportsAtOnce is how many statistics reports are read at once; a
+// report of a long range over many files reads many rows, and the store's
+// readers also serve the public pages. statsReportWait is how long a
+// report waits for its turn before it is refused as busy.
+const (
+	statsReportsAtOnce = 2
+	statsReportWait    = 10 * time.Second
+)
+
+// stats reads the report of q under the bound on reports at once.
+func (s *Service) stats(ctx context.Context, q fileframe.StatQuery) (fileframe.StatReport, error) {
+	wait, cancel := context.WithTimeout(ctx, statsReportWait)
+	defer cancel()
+	if err := s.reports.Acquire(wait, 1); err != nil {
+		if ctx.Err() != nil {
+			return fileframe.StatReport{}, ctx.Err()
+		}
+		return fileframe.StatReport{}, fileframe.Errorf(fileframe.CodeBusy,
+			"The server is reading as many statistics reports as it may at once; try again in a few seconds.")
+	}
+	defer s.reports.Release(1)
+	return s.store.Stats(ctx, q)
 }
 
 // FileStats returns the report of one of the account's files.
@@ -105,12 +129,12 @@ func (s *Service) FileStats(ctx context.Context, a fileframe.Account, id filefra
 	if _, err := s.OwnFile(ctx, a, id); err != nil {
 		return fileframe.StatReport{}, err
 	}
-	return s.store.Stats(ctx, fileframe.StatQuery{Account: a.ID, File: id, From: r.From, To: r.To, Hourly: r.Hourly})
+	return s.stats(ctx, fileframe.StatQuery{Account: a.ID, File: id, From: r.From, To: r.To, Hourly: r.Hourly})
 }
 
 // AccountStats returns the overview of all the account's files.
 func (s *Service) AccountStats(ctx context.Context, a fileframe.Account, r StatsRange) (fileframe.StatReport, error) {
-	return s.store.Stats(ctx, fileframe.StatQuery{Account: a.ID, From: r.From, To: r.To, Hourly: r.Hourly})
+	return s.stats(ctx, fileframe.StatQuery{Account: a.ID, From: r.From, To: r.To, Hourly: r.Hourly})
 }
 
 // WriteStatsCSV writes a report as CSV: one row per bucket of its series,
@@ -319,19 +343,33 @@ func (s *Service) EndPageTest(ctx context.Context, a fileframe.Account, id filef
 	if !rep.Test.Running() {
 		return TestReport{}, fileframe.Errorf(fileframe.CodeTestEnded, "The test ended at %s.", rep.Test.EndedAt.Format(time.RFC3339))
 	}
+	var f fileframe.File
 	if promote != 0 {
 		if !slices.Contains(rep.Test.Revisions, promote) {
 			return TestReport{}, fileframe.Errorf(fileframe.CodeInvalidField, "promote names one of the test's revisions (%s), not %d.",
 				fileframe.FormatRevisions(rep.Test.Revisions), promote)
 		}
-		f, err := s.OwnFile(ctx, a, id)
-		if err != nil {
+		if err := customPages(a); err != nil {
 			return TestReport{}, err
 		}
-		if _, err := s.PublishRevision(ctx, a, f, promote); err != nil {
+		if f, err = s.OwnFile(ctx, a, id); err != nil {
+			return TestReport{}, err
+		}
+		// What publishing checks, first: a revision that cannot be
+		// published ends nothing.
+		r, err := s.store.Revision(ctx, f.ID, promote)
+		if fileframe.IsNotFound(err) {
+			return TestReport{}, fileframe.Errorf(fileframe.CodeRevisionNotFound, "The page has no revision %d any more.", promote)
+		} else if err != nil {
+			return TestReport{}, err
+		}
+		if _, err := s.CheckPage(ctx, r.HTML); err != nil {
 			return TestReport{}, err
 		}
 	}
+	// Ending is the one atomic step: of requests racing to end the test,
+	// one ends it and only that one publishes its revision; the others
+	// are test_ended and change nothing.
 	t, err := s.store.EndPageTest(ctx, test, promote, s.now())
 	if fileframe.IsNotFound(err) {
 		return TestReport{}, fileframe.Errorf(fileframe.CodeTestEnded, "The test has ended already.")
@@ -339,6 +377,11 @@ func (s *Service) EndPageTest(ctx context.Context, a fileframe.Account, id filef
 		return TestReport{}, err
 	}
 	s.changed()
+	if promote != 0 {
+		if _, err := s.PublishRevision(ctx, a, f, promote); err != nil {
+			return TestReport{}, fmt.Errorf("the test ended, but publishing revision %d failed: %w", promote, err)
+		}
+	}
 	return s.testReport(ctx, a, t)
 }
 
@@ -350,7 +393,7 @@ func (s *Service) testReport(ctx context.Context, a fileframe.Account, t filefra
 	}
 	// Days are the unit of unique visitors: the report covers every day
 	// the test ran; only events counted under this test are in it.
-	stats, err := s.store.Stats(ctx, fileframe.StatQuery{
+	stats, err := s.stats(ctx, fileframe.StatQuery{
 		Account: a.ID, File: t.FileID, Test: t.ID,
 		From: t.StartedAt, To: time.Unix(fileframe.DayStart(to)+86400, 0),
 	})

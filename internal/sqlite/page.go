@@ -119,8 +119,9 @@ func (s *Store) SavePage(ctx context.Context, w fileframe.PageWrite) (fileframe.
 	return page, nil
 }
 
-// prune deletes the file's never-published revisions numbered upTo or less,
-// then the HTML that no revision refers to any more.
+// prune deletes the file's never-published revisions numbered upTo or less
+// that no running A/B test shows, then the HTML that no revision refers to
+// any more.
 func prune(ctx context.Context, tx querier, id fileframe.FileID, upTo int) error {
 	if upTo <= 0 {
 		return nil
@@ -128,6 +129,9 @@ func prune(ctx context.Context, tx querier, id fileframe.FileID, upTo int) error
 	rows, err := tx.QueryContext(ctx, `
 		DELETE FROM page_revisions
 		WHERE file_id = ? AND number <= ? AND published_at IS NULL
+		  AND NOT EXISTS (SELECT 1 FROM page_tests t
+		                  WHERE t.file_id = page_revisions.file_id AND t.ended_at IS NULL
+		                    AND instr(',' || t.revisions || ',', ',' || page_revisions.number || ',') > 0)
 		RETURNING sha256`, id, upTo)
 	if err != nil {
 		return err

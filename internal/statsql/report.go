@@ -182,7 +182,8 @@ func Report(ctx context.Context, run Query, q fileframe.StatQuery, rebind func(s
 				if err := scan(&dim, &value, &v.Views, &v.Clicks, &v.Downloads); err != nil {
 					return err
 				}
-				bydim[dim] = append(bydim[dim], fileframe.StatRow{Dim: dim, Value: value, StatCounts: v.StatCounts})
+				// Sources have no visitors of their own: only counts.
+				bydim[dim] = append(bydim[dim], fileframe.StatRow{Dim: dim, Value: value, StatCounts: v.StatCounts, Visitors: -1, Converted: -1})
 				return nil
 			})
 		if err != nil {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -165,6 +166,42 @@ func testStats(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		rep = stats(t, s, fileframe.StatQuery{Account: a.ID, From: statDay, To: statDay.AddDate(0, 0, 1)})
 		if len(rep.Files) != 1 || rep.Totals.Views != 1 {
 			t.Errorf("after deleting a file: %+v", rep.Files)
+		}
+	})
+
+	t.Run("a running test's revisions are not pruned; an ended test's are", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		f := newFile(t, s, a.ID)
+		save := func(i int) {
+			t.Helper()
+			if _, err := s.SavePage(t.Context(), fileframe.PageWrite{FileID: f.ID, HTML: []byte(fmt.Sprintf("<p>%d</p>", i)), At: statDay}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		save(1)
+		save(2)
+		test := fileframe.PageTest{ID: fileframe.NewTestID(), FileID: f.ID, Revisions: []int{1, 2}, Secret: []byte("k"), StartedAt: statDay}
+		if err := s.CreatePageTest(t.Context(), test); err != nil {
+			t.Fatal(err)
+		}
+		for i := 3; i <= fileframe.RevisionsKept+5; i++ {
+			save(i)
+		}
+		for _, n := range []int{1, 2} {
+			if _, err := s.Revision(t.Context(), f.ID, n); err != nil {
+				t.Errorf("revision %d of a running test: %v", n, err)
+			}
+		}
+		if _, err := s.Revision(t.Context(), f.ID, 3); !fileframe.IsNotFound(err) {
+			t.Errorf("revision 3, in no test: %v; want it pruned", err)
+		}
+		if _, err := s.EndPageTest(t.Context(), test.ID, 0, statDay); err != nil {
+			t.Fatal(err)
+		}
+		save(fileframe.RevisionsKept + 6)
+		if _, err := s.Revision(t.Context(), f.ID, 1); !fileframe.IsNotFound(err) {
+			t.Errorf("revision 1 after its test ended: %v; want it pruned", err)
 		}
 	})
 

@@ -63,8 +63,9 @@ type apiStats struct {
 	// Sources are the top values of each dimension (fileframe.StatDims),
 	// most viewed first.
 	Sources map[string][]apiStatRow `json:"sources"`
-	// Files is the account overview's per-file figures; absent for a file.
-	Files []apiStatRow `json:"files,omitempty"`
+	// Files is the account overview's per-file figures ([] without any);
+	// absent for a file.
+	Files *[]apiStatRow `json:"files,omitempty"`
 }
 
 func apiStatsOf(id fileframe.FileID, rg service.StatsRange, rep fileframe.StatReport) apiStats {
@@ -99,10 +100,11 @@ func apiStatsOf(id fileframe.FileID, rg service.StatsRange, rep fileframe.StatRe
 		out.Sources[r.Dim] = append(out.Sources[r.Dim], row)
 	}
 	if id == "" {
-		out.Files = []apiStatRow{}
+		files := []apiStatRow{}
 		for _, r := range rep.Files {
-			out.Files = append(out.Files, apiStatRowOf(r))
+			files = append(files, apiStatRowOf(r))
 		}
+		out.Files = &files
 	}
 	return out
 }

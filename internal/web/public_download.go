@@ -118,7 +118,10 @@ func (c *countingWriter) WriteHeader(code int) {
 			c.s.metrics.downloads.Inc()
 			c.s.stats.click(c.visit)
 		}
-		if c.visit != nil && (code == http.StatusOK || code == http.StatusPartialContent && rangeReachesEnd(rng)) {
+		// A range that starts later completes a download its visitor
+		// started before (a resumed one), not one of its own.
+		fromZero := code == http.StatusOK || strings.HasPrefix(rng, "bytes 0-")
+		if c.visit != nil && (code == http.StatusOK || code == http.StatusPartialContent && rangeReachesEnd(rng) && (fromZero || c.s.stats.resumes(c.visit))) {
 			if n, err := strconv.ParseInt(c.Header().Get("Content-Length"), 10, 64); err == nil {
 				c.left = n
 				c.wrote(0)

@@ -99,6 +99,11 @@ type statsRecorder struct {
 	capsMu    sync.Mutex
 	agentsDay int64
 	byAddress map[string][]uint64 // user agents' hashes seen per address
+	// clicked are the visitors who started a download of a file today
+	// (under capsMu): a range that ends at the file's last byte completes
+	// a download only for one of them (resumed), not for a request of the
+	// last byte alone.
+	clicked map[clickKey]struct{}
 
 	stop, done chan struct{}
 	closeOnce  sync.Once
@@ -172,8 +177,11 @@ func (r *statsRecorder) classify(ua string) agentClass {
 func prefetch(req *http.Request) bool {
 	h := req.Header
 	for _, name := range []string{"Sec-Purpose", "Purpose", "X-Purpose", "X-Moz"} {
-		if v := h.Get(name); v != "" && (strings.Contains(v, "prefetch") || strings.Contains(v, "preview") || strings.Contains(v, "prerender")) {
-			return true
+		for _, v := range h.Values(name) {
+			v = strings.ToLower(v)
+			if strings.Contains(v, "prefetch") || strings.Contains(v, "preview") || strings.Contains(v, "prerender") {
+				return true
+			}
 		}
 	}
 	return false
@@ -306,8 +314,40 @@ func (r *statsRecorder) view(req *http.Request, v statVisit) {
 
 // click counts a download started at byte 0; download one that reached
 // the file's end. Each also counts for the visitor's device.
-func (r *statsRecorder) click(v *statVisit)    { r.event(v, fileframe.StatClick) }
+func (r *statsRecorder) click(v *statVisit) {
+	r.event(v, fileframe.StatClick)
+	if r == nil || v == nil || !v.counted || !v.hasVisitor {
+		return
+	}
+	r.capsMu.Lock()
+	if r.clicked == nil || len(r.clicked) >= statsMaxVisitors || r.agentsDay != v.day {
+		r.clicked = make(map[clickKey]struct{})
+	}
+	r.clicked[clickKey{v.file, v.day, v.visitor}] = struct{}{}
+	r.capsMu.Unlock()
+}
+
 func (r *statsRecorder) download(v *statVisit) { r.event(v, fileframe.StatDownload) }
+
+// clickKey is a visitor's started download of a file on a day.
+type clickKey struct {
+	file    fileframe.FileID
+	day     int64
+	visitor uint64
+}
+
+// resumes reports whether v's visitor started a download of the file
+// today on this instance, so that a range ending at its last byte finishes
+// that download.
+func (r *statsRecorder) resumes(v *statVisit) bool {
+	if r == nil || v == nil || !v.hasVisitor {
+		return false
+	}
+	r.capsMu.Lock()
+	defer r.capsMu.Unlock()
+	_, ok := r.clicked[clickKey{v.file, v.day, v.visitor}]
+	return ok
+}
 
 func (r *statsRecorder) event(v *statVisit, e fileframe.StatEvent) {
 	if r == nil || v == nil || !v.counted {

@@ -165,7 +165,7 @@ func TestStatsCountExactlyUnderConcurrency(t *testing.T) {
 	}
 	// The overview needs a general key and has the file.
 	var all apiStats
-	if got := e.apiJSON(key, http.MethodGet, "/api/stats", "", &all); got != http.StatusOK || len(all.Files) != 1 || all.Files[0].FileID != f.ID || all.Totals.Views != 1000 {
+	if got := e.apiJSON(key, http.MethodGet, "/api/stats", "", &all); got != http.StatusOK || all.Files == nil || len(*all.Files) != 1 || (*all.Files)[0].FileID != f.ID || all.Totals.Views != 1000 {
 		t.Errorf("GET /api/stats: %d %+v", got, all.Files)
 	}
 }
@@ -224,6 +224,13 @@ func TestStatsDownloadCompletes(t *testing.T) {
 	e.visit(me, http.MethodGet, "/f/"+f.Slug+"/download", "Range", "bytes=5000-")
 	if st := e.fileStatsOnce(key, f, func(st apiStats) bool { return st.Totals.Downloads > 0 }); st.Totals.Clicks != 1 || st.Totals.Downloads != 1 {
 		t.Fatalf("resumed to the end: %+v", st.Totals)
+	}
+	// Another visitor asks for the last byte alone: no download of theirs
+	// was started, so none is completed.
+	e.visit(simVisitor{"127.0.0.1", uaPhone}, http.MethodGet, "/f/"+f.Slug+"/download", "Range", "bytes=9999-")
+	time.Sleep(100 * time.Millisecond)
+	if st := e.fileStats(key, f, ""); st.Totals.Clicks != 1 || st.Totals.Downloads != 1 {
+		t.Fatalf("the last byte alone: %+v", st.Totals)
 	}
 	// A visitor who leaves after the first bytes of a big file.
 	req, _ := http.NewRequest(http.MethodGet, e.app.URL+"/f/"+big.Slug+"/download", nil)
@@ -431,10 +438,16 @@ func TestStatsAPIRefusals(t *testing.T) {
 		"?from=2026-11-02&to=2026-11-01": "invalid_field",
 		"?from=2020-01-01&to=2026-01-01": "invalid_field",
 		"?format=xml":                    "invalid_field",
+		"?to=9999-12-31":                 "invalid_field",
+		"?from=0001-01-01":               "invalid_field",
 	} {
 		if got := e.apiJSON(general, http.MethodGet, "/api/files/"+string(f.ID)+"/stats"+q, "", &p); got != http.StatusBadRequest || p.Code != want {
 			t.Errorf("%s: %d %s", q, got, p.Code)
 		}
+	}
+	var none apiStats
+	if got := e.apiJSON(general, http.MethodGet, "/api/stats", "", &none); got != http.StatusOK || none.Files == nil || len(*none.Files) != 0 {
+		t.Errorf("the overview of an account without visits: %d, files %v; want []", got, none.Files)
 	}
 	if got := e.apiJSON(bound, http.MethodGet, "/api/stats", "", &p); got != http.StatusForbidden || p.Code != "key_scope" {
 		t.Errorf("overview with a page-bound key: %d %s", got, p.Code)
@@ -482,5 +495,54 @@ func TestStatsBoundWhatVisitorsMakeKept(t *testing.T) {
 	}
 	if got := source(st, fileframe.DimUTMCampaign, fileframe.ReferrerOther); got != 150-statsValuesPerDim {
 		t.Errorf("(other) campaigns: %d views, want %d", got, 150-statsValuesPerDim)
+	}
+}
+
+// TestABTestEndRace: requests racing to end a test with different
+// promotions: one ends it and publishes its revision, the rest are
+// test_ended and publish nothing.
+func TestABTestEndRace(t *testing.T) {
+	e := newTestEnv(t)
+	a, f := e.agencyFile("race.pdf", []byte("race"))
+	key, _ := e.key(a, "")
+	for i := range 4 {
+		e.savePage(f, customHTML(fmt.Sprintf("v%d", i+1)), false)
+	}
+	if _, err := e.store.SetLiveRevision(context.Background(), f.ID, 1, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		var started testAnswer
+		if got := e.apiJSON(key, http.MethodPost, "/api/files/"+string(f.ID)+"/tests", `{"revisions": [1, 2, 3, 4]}`, &started); got != http.StatusCreated {
+			t.Fatalf("round %d: start: %d", round, got)
+		}
+		codes := make([]int, 4)
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() {
+				var out testAnswer
+				codes[i] = e.apiJSON(key, http.MethodPost, "/api/files/"+string(f.ID)+"/tests/"+string(started.Test.ID)+"/end",
+					fmt.Sprintf(`{"promote": %d}`, i+1), &out)
+			})
+		}
+		wg.Wait()
+		winner := 0
+		for i, c := range codes {
+			switch c {
+			case http.StatusOK:
+				if winner != 0 {
+					t.Fatalf("round %d: two ends succeeded: %v", round, codes)
+				}
+				winner = i + 1
+			case http.StatusConflict:
+			default:
+				t.Fatalf("round %d: answers %v", round, codes)
+			}
+		}
+		var got testAnswer
+		e.apiJSON(key, http.MethodGet, "/api/files/"+string(f.ID)+"/tests/"+string(started.Test.ID), "", &got)
+		if live := e.page(f).LiveRevision; winner == 0 || live != winner || got.Test.Promoted == nil || *got.Test.Promoted != winner {
+			t.Fatalf("round %d: answers %v, live revision %d, test promoted %v", round, codes, live, got.Test.Promoted)
+		}
 	}
 }
