@@ -309,8 +309,9 @@ func New(cfg Config) (*Server, error) {
 		if cfg.StatsRetention <= 0 {
 			cfg.StatsRetention = DefaultStatsRetention
 		}
-		s.stats = newStatsRecorder(cfg.Store, cfg.Logger, cfg.Now, cfg.StatsRetention, strings.ToLower(cfg.BaseURL.Hostname()))
-		s.stats.start(cfg.CountFlushInterval)
+		s.stats = newStatsRecorder(cfg.Store, cfg.Logger, cfg.Now, cfg.StatsRetention,
+			strings.ToLower(cfg.BaseURL.Hostname()), strings.ToLower(cfg.ContentOrigin.Hostname()))
+		s.stats.start(statsFlushEvery * cfg.CountFlushInterval)
 	}
 	// Last: it starts the goroutine that Close stops.
 	s.counts = newDownloadCounter(cfg.Store, cfg.Logger, cfg.CountFlushInterval)

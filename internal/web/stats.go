@@ -24,7 +24,7 @@ import (
 // Statistics (issue 14; fileframe/stats.go says what is counted). The
 // public paths call statsRecorder.visit once per request to learn whether
 // it counts and as what, then add each event; events are gathered in
-// memory and written every flush interval, with the download counts, as
+// memory and written every statsFlushEvery download-count intervals, as
 // one batch per instance (AddStats), so that no visitor waits for the
 // store. A day's salt comes from the store once per instance and day; the
 // rollup, run by every instance once an hour (it is idempotent), deletes
@@ -75,7 +75,9 @@ type statsRecorder struct {
 	now       func() time.Time
 	keepHours time.Duration
 	keepDays  time.Duration
-	appHost   string
+	// ownHosts are the app's and the content origin's host names: a
+	// Referer from them is a visitor moving within the service.
+	ownHosts []string
 
 	parser *useragent.Parser
 
@@ -109,9 +111,9 @@ type statsRecorder struct {
 	closeOnce  sync.Once
 }
 
-func newStatsRecorder(store fileframe.StatsStore, log *slog.Logger, now func() time.Time, retention time.Duration, appHost string) *statsRecorder {
+func newStatsRecorder(store fileframe.StatsStore, log *slog.Logger, now func() time.Time, retention time.Duration, ownHosts ...string) *statsRecorder {
 	return &statsRecorder{
-		store: store, log: log, now: now, keepHours: min(retention, statsHourlyRetention), keepDays: retention, appHost: appHost,
+		store: store, log: log, now: now, keepHours: min(retention, statsHourlyRetention), keepDays: retention, ownHosts: ownHosts,
 		parser: useragent.NewParser(), agents: make(map[string]agentClass), batch: fileframe.NewStatBatch(),
 	}
 }
@@ -381,7 +383,7 @@ func (r *statsRecorder) add(v *statVisit, e fileframe.StatEvent, sources []filef
 }
 
 // referrer returns the host of req's Referer, "(none)" without one; the
-// service's own pages are "(none)" too (a visitor moving within it).
+// service's own origins are "(none)" too (a visitor moving within it).
 func (r *statsRecorder) referrer(req *http.Request) string {
 	ref := req.Referer()
 	if ref == "" {
@@ -392,7 +394,7 @@ func (r *statsRecorder) referrer(req *http.Request) string {
 		return fileframe.ReferrerOther
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if host == r.appHost {
+	if slices.Contains(r.ownHosts, host) {
 		return fileframe.ReferrerNone
 	}
 	return sourceValue(host)
@@ -457,6 +459,14 @@ func (r *statsRecorder) rollup(ctx context.Context) error {
 	}
 	return err
 }
+
+// statsFlushEvery is how many download-count intervals (a second by
+// default) pass between two writes of the statistics. On SQLite every
+// commit makes the public cache refill (public_cache.go), and a write
+// every second cost the outer page a tenth of its rate and half again of
+// its p99 (docs/performance.md); every five seconds it costs neither,
+// and a crash loses at most five seconds of counts.
+const statsFlushEvery = 5
 
 // statsRollupEvery is how often each instance runs the rollup.
 const statsRollupEvery = time.Hour
