@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
-	"github.com/medama-io/go-useragent"
+	"github.com/mileusna/useragent"
 	"github.com/x-way/crawlerdetect"
 )
 
@@ -79,8 +79,6 @@ type statsRecorder struct {
 	// Referer from them is a visitor moving within the service.
 	ownHosts []string
 
-	parser *useragent.Parser
-
 	agentsMu sync.RWMutex
 	agents   map[string]agentClass
 
@@ -114,7 +112,7 @@ type statsRecorder struct {
 func newStatsRecorder(store fileframe.StatsStore, log *slog.Logger, now func() time.Time, retention time.Duration, ownHosts ...string) *statsRecorder {
 	return &statsRecorder{
 		store: store, log: log, now: now, keepHours: min(retention, statsHourlyRetention), keepDays: retention, ownHosts: ownHosts,
-		parser: useragent.NewParser(), agents: make(map[string]agentClass), batch: fileframe.NewStatBatch(),
+		agents: make(map[string]agentClass), batch: fileframe.NewStatBatch(),
 	}
 }
 
@@ -153,15 +151,18 @@ func (r *statsRecorder) classify(ua string) agentClass {
 	if ua == "" || crawlerdetect.IsCrawler(ua) {
 		c.bot = true
 	} else {
-		a := r.parser.Parse(ua)
-		switch {
-		case a.IsBot():
+		// mileusna/useragent parses without a table in memory: a parser
+		// that keeps one (go-useragent's trie, 166,000 objects) made every
+		// garbage collection mark it, which cost every path's p99
+		// (docs/performance.md).
+		switch a := useragent.Parse(ua); {
+		case a.Bot:
 			c.bot = true
-		case a.IsMobile():
-			c.device = fileframe.DevicePhone
-		case a.IsTablet():
+		case a.Tablet:
 			c.device = fileframe.DeviceTablet
-		case a.IsDesktop():
+		case a.Mobile && !a.Desktop:
+			c.device = fileframe.DevicePhone
+		case a.Desktop && !a.Mobile:
 			c.device = fileframe.DeviceDesktop
 		}
 	}
