@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 )
 
@@ -104,10 +103,8 @@ func TestScaleStats(t *testing.T) {
 	wg.Wait()
 	// A SIGTERM writes what each instance holds (as a shutdown does);
 	// their batches are then in the store.
-	for _, p := range []*serveProc{a, b} {
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		p.cmd.Wait()
-	}
+	a.stop()
+	b.stop()
 	c := startServeEnv(t, env, t.TempDir(), args...)
 	var st struct {
 		Totals struct {
