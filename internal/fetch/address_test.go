@@ -60,6 +60,7 @@ func FuzzCheckURL(f *testing.F) {
 		"https://example.com//x", "https://example.com/a|b%2Fc?q={1}#f", "https://93.184.215.14/x", "https://[2001:db8::1]/",
 		"https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/", "https://ex%41mple.com/", "https://xn--bcher-kva.example/", "https://bücher.example/ä?ö",
 		"https://example.com:0443/", "https://example.com./", "javascript:alert(1)", "https://0/", "https://1.2.3.4.5/",
+		"https:ü//?", // CI's fuzzing: a "//" path with an empty query goes in the absolute form, "?" kept
 	} {
 		f.Add(s)
 	}
@@ -90,7 +91,10 @@ func FuzzCheckURL(f *testing.F) {
 			t.Fatalf("checkURL(%q): host %q, want %q", raw, target.Host, u.Host())
 		}
 		// The request target names what the browser would load.
-		if want := u.Pathname() + u.Search(); ruri != want && ruri != want+"?" && ruri != "https://"+u.Host()+want {
+		// An empty query ("?") is kept, in the origin form and in the
+		// absolute form a path starting with "//" needs.
+		want := u.Pathname() + u.Search()
+		if abs := "https://" + u.Host() + want; ruri != want && ruri != want+"?" && ruri != abs && ruri != abs+"?" {
 			t.Fatalf("checkURL(%q): request target %q, want %q", raw, ruri, want)
 		}
 		back, err := whatwgurl.ParseRef(u.Href(true), ruri)
