@@ -183,10 +183,16 @@ func (s *Service) CheckLinkPassword(ctx context.Context, f fileframe.File, pw st
 	return s.hasher().Verify(ctx, pw, f.Link.PasswordHash)
 }
 
+// endedLinkBatch is how many ended links CollectEndedLinks reads, and
+// notices, at a time.
+const endedLinkBatch = 500
+
 // CollectEndedLinks removes the files whose links have ended and whose
 // owners chose removal (fileframe.Link.RemoveWhenEnded), with their bytes
 // unless another file shares them, and keeps their slugs as gone (410).
-// It returns how many it removed.
+// It returns how many it removed. One pass removes the whole backlog, a
+// batch at a time, until a batch comes back short or removes nothing (a
+// file that cannot be removed does not keep the pass going), or ctx ends.
 func (s *Service) CollectEndedLinks(ctx context.Context) (int, error) {
 	if s.blobs == nil {
 		return 0, fmt.Errorf("service: collecting ended links needs Config.Blobs")
@@ -195,18 +201,32 @@ func (s *Service) CollectEndedLinks(ctx context.Context) (int, error) {
 	// Their link.expired events first (the webhook worker notices ends
 	// every 30 s; a file removed before would take its end unreported).
 	for {
-		n, err := s.store.NotifyEndedLinks(ctx, now, 500)
+		n, err := s.store.NotifyEndedLinks(ctx, now, s.endedBatch)
 		if err != nil {
 			return 0, fmt.Errorf("noticing ended links: %w", err)
 		}
-		if n < 500 {
+		if n < s.endedBatch {
 			break
 		}
 	}
-	files, err := s.store.EndedLinks(ctx, now, 500)
-	if err != nil {
-		return 0, err
+	total := 0
+	for ctx.Err() == nil {
+		files, err := s.store.EndedLinks(ctx, now, s.endedBatch)
+		if err != nil {
+			return total, err
+		}
+		n, err := s.removeEnded(ctx, files, now)
+		total += n
+		if err != nil || len(files) < s.endedBatch || n == 0 {
+			return total, err
+		}
 	}
+	return total, nil
+}
+
+// removeEnded removes files, ended links read by EndedLinks, and returns
+// how many it removed.
+func (s *Service) removeEnded(ctx context.Context, files []fileframe.File, now time.Time) (int, error) {
 	n := 0
 	for _, f := range files {
 		reason := f.LinkState(now)

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,51 @@ func TestCollectEndedLinks(t *testing.T) {
 	}
 	if f, err := store.FileByID(ctx, kept.ID); err != nil || f.LinkState(now) != fileframe.LinkExpired {
 		t.Errorf("the kept file: %v, %v", f.LinkState(now), err)
+	}
+}
+
+// TestCollectEndedLinksBacklog: one pass removes every ended link, however
+// many batches they take, and leaves the live ones.
+func TestCollectEndedLinksBacklog(t *testing.T) {
+	ctx := context.Background()
+	s, store, a := testService(t, fileframe.Quota{})
+	s.endedBatch = 3
+	now := time.Now()
+	s.now = func() time.Time { return now }
+	yes := true
+	soon, later := now.Add(time.Hour), now.Add(48*time.Hour)
+	var ended, live []fileframe.File
+	for i := range 11 {
+		at := soon
+		if i%4 == 3 {
+			at = later
+		}
+		f, err := s.AddFile(ctx, NewFile{Account: a, Name: fmt.Sprintf("%d.txt", i), Size: 1, Body: strings.NewReader("x"),
+			Link: LinkChange{ExpiresAt: &at, RemoveWhenEnded: &yes}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at == soon {
+			ended = append(ended, f)
+		} else {
+			live = append(live, f)
+		}
+	}
+	now = soon
+	if n, err := s.CollectEndedLinks(ctx); n != len(ended) || err != nil {
+		t.Fatalf("one pass over %d ended links in batches of 3: removed %d, %v", len(ended), n, err)
+	}
+	for _, f := range ended {
+		if _, err := store.FileByID(ctx, f.ID); !fileframe.IsNotFound(err) {
+			t.Errorf("ended %s: %v, want removed", f.Slug, err)
+		}
+	}
+	for _, f := range live {
+		if _, err := store.FileByID(ctx, f.ID); err != nil {
+			t.Errorf("live %s: %v, want kept", f.Slug, err)
+		}
+	}
+	if n, err := s.CollectEndedLinks(ctx); n != 0 || err != nil {
+		t.Errorf("a second pass: %d, %v; want nothing to do", n, err)
 	}
 }

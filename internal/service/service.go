@@ -70,6 +70,9 @@ type Service struct {
 	accountFetches *accountSlots
 	// reports bounds the statistics reports read at once (stats.go).
 	reports *semaphore.Weighted
+	// endedBatch is how many ended links CollectEndedLinks reads at a
+	// time (endedLinkBatch; smaller in tests).
+	endedBatch int
 }
 
 // New returns a Service of cfg.
@@ -95,6 +98,7 @@ func New(cfg Config) (*Service, error) {
 		webhooks:       cfg.Webhooks,
 		accountFetches: newAccountSlots(pageFetchParallel),
 		reports:        semaphore.NewWeighted(statsReportsAtOnce),
+		endedBatch:     endedLinkBatch,
 	}, nil
 }
 
