@@ -29,6 +29,10 @@
 // without remote URLs. BenchmarkRewrite1MiB rewrites those 2,084 URLs in
 // 1.5-2.2 ms.
 //
+// Issue 15's round (docs/performance.md, "The page checker's third
+// round") measured every benchmark against the tokenizer alone on the
+// same input (BenchmarkTokenize), the floor under Check's time.
+//
 // BenchmarkCheck1MiB is the realistic case: large pages are large because
 // of data: URI images, whose base64 shorten keeps away from the
 // tokenizer. BenchmarkCheck1MiBMarkup is the worst realistic case, 1 MiB
