@@ -29,6 +29,10 @@
 // without remote URLs. BenchmarkRewrite1MiB rewrites those 2,084 URLs in
 // 1.5-2.2 ms.
 //
+// Issue 15's round (docs/performance.md, "The page checker's third
+// round") measured every benchmark against the tokenizer alone on the
+// same input (BenchmarkTokenize), the floor under Check's time.
+//
 // BenchmarkCheck1MiB is the realistic case: large pages are large because
 // of data: URI images, whose base64 shorten keeps away from the
 // tokenizer. BenchmarkCheck1MiBMarkup is the worst realistic case, 1 MiB
@@ -38,6 +42,7 @@
 package htmlcheck
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
@@ -45,6 +50,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html"
 )
 
 // benchPage builds a realistic page of about size bytes: a landing page
@@ -214,6 +221,41 @@ func BenchmarkRefsCost(b *testing.B) {
 			b.ReportMetric(median(with)/1e6, "ms-with/op")
 			b.ReportMetric(median(without)/1e6, "ms-without/op")
 			b.ReportMetric(median(diff), "%")
+		})
+	}
+}
+
+// BenchmarkTokenize only tokenizes the inputs of BenchmarkCheck1MiB,
+// BenchmarkCheck1MiBMarkup and BenchmarkHostileInputs as Check does
+// (shorten first, then golang.org/x/net/html's tokenizer to the end,
+// asking for each token's raw bytes): the floor under Check's time,
+// which the checker cannot go below without another tokenizer.
+func BenchmarkTokenize(b *testing.B) {
+	inputs := []struct {
+		name string
+		doc  []byte
+	}{{"Check1MiB", benchPage(MaxSize)}, {"Check1MiBMarkup", benchPageImages(MaxSize, false)}}
+	for _, tt := range hostileInputs() {
+		inputs = append(inputs, struct {
+			name string
+			doc  []byte
+		}{"HostileInputs/" + tt.name, tt.doc})
+	}
+	for _, tt := range inputs {
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tt.doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				src, _ := shorten(tt.doc)
+				z := html.NewTokenizer(bytes.NewReader(src))
+				n := 0
+				for z.Next() != html.ErrorToken {
+					n += len(z.Raw())
+				}
+				if n != len(src) {
+					b.Fatalf("tokenized %d of %d bytes", n, len(src))
+				}
+			}
 		})
 	}
 }

@@ -139,6 +139,7 @@ type attr struct {
 type foreignElem struct {
 	name        string
 	integration bool // HTML parses the content (foreignObject, desc, …)
+	math        bool // the nearest <math> or <svg> it is in, itself included, is <math> (see inMath)
 }
 
 // frame is an open clickable element whose text is being collected.
@@ -192,6 +193,10 @@ type checker struct {
 	raw      rawKind // the raw text element whose content comes next
 	scriptJS bool    // the script element whose content comes next is JavaScript
 	foreign  []foreignElem
+	// foreignNames counts the elements of foreign by name once it is
+	// deeper than foreignScan, so that an end tag that closes none of
+	// them does not read the whole stack (see closeForeign).
+	foreignNames map[string]int
 
 	frames        []frame
 	label         []byte
@@ -773,23 +778,28 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	// <style>, <script> and <title> hold markup rather than raw text.
 	foreign := c.inForeign()
 	if foreign && c.breakout(a) {
-		for c.inForeign() {
-			c.foreign = c.foreign[:len(c.foreign)-1]
+		n := len(c.foreign)
+		for n > 0 && !c.foreign[n-1].integration {
+			n--
 		}
+		c.truncateForeign(n)
 		foreign = false
 	}
 	switch {
 	case foreign:
 		c.z.NextIsNotRawText()
 		if !selfClosing && len(c.foreign) < maxForeign {
-			c.foreign = append(c.foreign, foreignElem{
-				name:        c.intern(a, name),
-				integration: c.integrationPoint(string(name), c.inMath()),
+			math := c.inMath()
+			n := c.intern(a, name)
+			c.pushForeign(foreignElem{
+				name:        n,
+				integration: c.integrationPoint(n, math),
+				math:        n == "math" || n != "svg" && math,
 			})
 		}
 	case a == atom.Svg || a == atom.Math:
 		if !selfClosing && len(c.foreign) < maxForeign {
-			c.foreign = append(c.foreign, foreignElem{name: a.String()})
+			c.pushForeign(foreignElem{name: a.String(), math: a == atom.Math})
 		}
 	case a == atom.Script:
 		c.raw = rawScript
@@ -861,16 +871,52 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	}
 }
 
+// inMath reports whether the nearest open <math> or <svg> element is
+// <math>: whether a foreign element starting now is MathML.
 func (c *checker) inMath() bool {
-	for i := len(c.foreign) - 1; i >= 0; i-- {
-		switch c.foreign[i].name {
-		case "math":
-			return true
-		case "svg":
-			return false
+	return len(c.foreign) > 0 && c.foreign[len(c.foreign)-1].math
+}
+
+// foreignScan is how deep the stack of foreign elements is searched
+// without counting its names.
+const foreignScan = 16
+
+// pushForeign opens the foreign element e.
+func (c *checker) pushForeign(e foreignElem) {
+	c.foreign = append(c.foreign, e)
+	switch {
+	case c.foreignNames != nil:
+		c.foreignNames[e.name]++
+	case len(c.foreign) > foreignScan:
+		c.foreignNames = make(map[string]int)
+		for _, f := range c.foreign {
+			c.foreignNames[f.name]++
 		}
 	}
-	return false
+}
+
+// truncateForeign closes the foreign elements from the nth on.
+func (c *checker) truncateForeign(n int) {
+	if c.foreignNames != nil {
+		for _, f := range c.foreign[n:] {
+			c.foreignNames[f.name]--
+		}
+	}
+	c.foreign = c.foreign[:n]
+}
+
+// closeForeign closes the innermost open foreign element named name and
+// those inside it, if there is one.
+func (c *checker) closeForeign(name []byte) {
+	if c.foreignNames != nil && c.foreignNames[string(name)] == 0 {
+		return
+	}
+	for i := len(c.foreign) - 1; i >= 0; i-- {
+		if c.foreign[i].name == string(name) {
+			c.truncateForeign(i)
+			return
+		}
+	}
 }
 
 // intern returns the tag name as a string, without allocating for known
@@ -931,12 +977,7 @@ func (c *checker) structure(a atom.Atom, start, end int) {
 func (c *checker) endTag(start, end int) {
 	name := c.tagName(c.src[start:end])
 	a := atom.Lookup(name)
-	for i := len(c.foreign) - 1; i >= 0; i-- {
-		if c.foreign[i].name == string(name) {
-			c.foreign = c.foreign[:i]
-			break
-		}
-	}
+	c.closeForeign(name)
 	if a == atom.Html && c.htmls > 0 {
 		c.afterHTML = true
 	}

@@ -48,7 +48,7 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 	switch a {
 	case atom.A, atom.Area:
 		clickable = true
-		if _, ok := c.attr("download"); ok {
+		if _, ok := c.attr("download"); ok && c.want(ruleDownloadButton) {
 			c.addAttr(ruleDownloadButton, start, end, "download", false, fmt.Sprintf(
 				"<%s download> makes the browser download the link target: it is a download button.", name))
 		}
@@ -130,7 +130,9 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 		}
 		c.checkTarget(start, end, name)
 	case atom.Iframe, atom.Frame, atom.Frameset, atom.Object, atom.Embed:
-		c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
+		if c.want(ruleSandboxFrame) {
+			c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
+		}
 		if _, ok := c.attr("srcdoc"); ok && a == atom.Iframe {
 			c.addTag(ruleSandboxSrcdoc, start, end, "<iframe srcdoc> makes a document of its own, which Firefox loads despite the sandbox.")
 		}
@@ -157,10 +159,12 @@ func (c *checker) elementRules(a atom.Atom, name []byte, foreign bool, start, en
 			c.checkSVGImage(start, end, name, foreign)
 			c.imageText(start, "href", "xlink:href")
 		case "portal", "fencedframe":
-			c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
+			if c.want(ruleSandboxFrame) {
+				c.addTag(ruleSandboxFrame, start, end, fmt.Sprintf("<%s> does not load in the sandbox.", name))
+			}
 		}
 	}
-	if len(c.attrRefs) > 0 {
+	if len(c.attrRefs) > 0 && c.want(ruleDownloadButton) {
 		c.checkAttrRefs(start, end, name)
 	}
 	c.byScript = false
@@ -424,11 +428,14 @@ func (c *checker) checkLink(start, end int, key string, v, name []byte) {
 	u := browserURL(v)
 	switch {
 	case hasPrefixFold(u, "data:"), hasPrefixFold(u, "blob:"):
+		if !c.want(ruleDownloadButton) {
+			return
+		}
 		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
 			"<%s %s=%s> links to a %s URL, which serves a file: it is a download link.", name, key, q(u), bytes.ToLower(u[:4])))
 	case hasPrefixFold(u, "javascript:"):
 		c.scanJS(c.attrPlace(start, end, c.findAttr(key)), v)
-	default:
+	case c.want(ruleDownloadButton):
 		if msg := downloadTarget(u, c.opts.ServiceHosts); msg != "" {
 			c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf("<%s %s=%s> %s: it is a download link.", name, key, q(u), msg))
 		}
@@ -455,6 +462,9 @@ func downloadTarget(u []byte, hosts []string) string {
 
 // checkFormAction checks where a form or submit button sends its data.
 func (c *checker) checkFormAction(start, end int, key string, v []byte) {
+	if !c.want(ruleDownloadButton) {
+		return
+	}
 	u := browserURL(v)
 	if hasPrefixFold(u, "data:") || hasPrefixFold(u, "blob:") || downloadTarget(u, c.opts.ServiceHosts) != "" {
 		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
@@ -471,9 +481,15 @@ func (c *checker) checkTarget(start, end int, name []byte) {
 	v = bytes.TrimSpace(v)
 	switch {
 	case asciiEqualFold(v, "_top"), asciiEqualFold(v, "_parent"):
+		if !c.want(ruleSandboxTopNavigation) {
+			return
+		}
 		c.addAttr(ruleSandboxTopNavigation, start, end, "target", true, fmt.Sprintf(
 			"<%s target=%s> would navigate the download page itself, which the sandbox forbids.", name, q(v)))
 	case asciiEqualFold(v, "_blank") || (len(v) > 0 && v[0] != '_'):
+		if !c.want(ruleSandboxWindowOpen) {
+			return
+		}
 		c.addAttr(ruleSandboxWindowOpen, start, end, "target", true, fmt.Sprintf(
 			"<%s target=%s> opens a new window, which the sandbox blocks.", name, q(v)))
 	}
@@ -499,6 +515,9 @@ func resourceHint(rel []byte) []byte {
 // checkMetaLink applies sandbox.resource_hint to <meta http-equiv=Link>,
 // which spells a Link header: <https://host>; rel=preconnect.
 func (c *checker) checkMetaLink(start, end int) {
+	if !c.want(ruleSandboxResourceHint) {
+		return
+	}
 	content, _ := c.attr("content")
 	for _, part := range bytes.Split(content, []byte(",")) {
 		if k := bytes.IndexByte(part, '>'); k >= 0 {
@@ -527,7 +546,7 @@ func (c *checker) checkLinkElement(start, end int, foreign bool) {
 	rel, _ := c.attr("rel")
 	as, _ := c.attr("as")
 	href, hasHref := c.attr("href")
-	if h := resourceHint(rel); h != nil {
+	if h := resourceHint(rel); h != nil && c.want(ruleSandboxResourceHint) {
 		if u := browserURL(href); len(u) > 0 && u[0] != '#' || c.findAttr("imagesrcset") != nil {
 			c.addAttr(ruleSandboxResourceHint, start, end, "rel", true, fmt.Sprintf(
 				"<link rel=%s> makes the browser connect to or fetch %s before any script runs.", q(rel), q(u)))
@@ -565,8 +584,14 @@ func (c *checker) scanJS(p place, js []byte) {
 	scanJS(js, func(k jsKind, s, e int, detail []byte) {
 		switch k {
 		case jsImport:
+			if !c.want(ruleInlineScript) {
+				return
+			}
 			p.add(ruleInlineScript, s, e, fmt.Sprintf("The script imports the module %s, which the sandbox cannot load.", q(detail)))
 		case jsDynamicImport:
+			if !c.want(ruleInlineScript) {
+				return
+			}
 			p.add(ruleInlineScript, s, e, fmt.Sprintf("The script calls import(%s), which the sandbox cannot load.", q(detail)))
 		case jsImportScripts:
 			p.add(ruleInlineScript, s, e, "The script calls importScripts, which loads external scripts the sandbox blocks.")
@@ -583,6 +608,9 @@ func (c *checker) scanJS(p place, js []byte) {
 		case jsWindowOpen:
 			p.add(ruleSandboxWindowOpen, s, e, "window.open opens a popup, which the sandbox blocks.")
 		case jsTopNavigation:
+			if !c.want(ruleSandboxTopNavigation) {
+				return
+			}
 			p.add(ruleSandboxTopNavigation, s, e, fmt.Sprintf("%s would navigate the download page itself, which the sandbox forbids.", q(js[s:e])))
 		}
 	})
@@ -602,16 +630,19 @@ func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
 	scanCSS(css, decls, func(k cssKind, s, e int, v []byte) {
 		switch k {
 		case cssImport:
+			if !c.want(ruleInlineStyle) {
+				return
+			}
 			p.add(ruleInlineStyle, s, e, fmt.Sprintf("The %s has an @import rule, which loads an external stylesheet the sandbox blocks.", where))
 		case cssImage:
 			c.checkCSSImageText(p, s, e, v, where)
-			if !cssURLOK(v) {
+			if !cssURLOK(v) && c.want(ruleImageSource) {
 				u := trimURL(v)
 				p.add(ruleImageSource, s, e, fmt.Sprintf("The %s refers to the image %s, which is %s; images must be data: URIs or absolute https: URLs.", where, q(u), urlKind(u)))
 			}
 			c.cssRef(p, css, k, s, e, v)
 		case cssFont:
-			if !cssURLOK(v) {
+			if !cssURLOK(v) && c.want(ruleSandboxExternalMedia) {
 				u := trimURL(v)
 				p.add(ruleSandboxExternalMedia, s, e, fmt.Sprintf("The %s loads the font %s, which is %s and does not load in the sandbox.", where, q(u), urlKind(u)))
 			}

@@ -40,6 +40,7 @@ func hostileInputs() []struct {
 		{"nested clickables", fill(page("<p>x</p>"), `<span onclick="f()">`, "Download")},
 		{"nested svg", fill(page("<p>x</p>"), `<svg>`, "")},
 		{"nested foreign end tags", fill(page("<p>x</p>")+strings.Repeat("<svg>", 300), `</g>`, "")},
+		{"nested math then many tags", fill(page("<p>x</p>")+"<math>"+strings.Repeat("<mrow>", 250), `<x></x>`, "")},
 		{"import braces", fill(page("<p>x</p>")+"<script>", "\nimport {", "</script>")},
 		{"import stars", fill(page("<p>x</p>")+"<script>", "\nimport * as ", "</script>")},
 		{"paste", fill(page("<p>x</p>")+clip+"<p>", "paste ", "</p>")},

@@ -91,20 +91,25 @@ func appendExcerpt(dst, doc []byte, start, end int) []byte {
 	return appendCleanExcerpt(dst, doc, start, end)
 }
 
-// appendCleanExcerpt is appendExcerpt for any source.
+// appendCleanExcerpt is appendExcerpt for any source. It writes runes
+// to dst as it reads them, ASCII ones without decoding, and keeps where
+// the last one starts, to take it back for the "…" when the excerpt is
+// cut at maxExcerpt runes.
 func appendCleanExcerpt(dst, doc []byte, start, end int) []byte {
 	start = min(max(start, 0), len(doc))
 	limit := min(len(doc), start+4*maxExcerpt, end)
-	var runes [maxExcerpt]rune
-	b := runes[:0]
+	n, last := 0, len(dst) // runes written, and where the last one starts
 	space := false
 	cut := false
 	for i := start; i < limit; {
-		r, n := utf8.DecodeRune(doc[i:])
-		i += n
+		r, w := rune(doc[i]), 1
+		if r >= utf8.RuneSelf {
+			r, w = utf8.DecodeRune(doc[i:])
+		}
+		i += w
 		switch {
 		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v':
-			if len(b) > 0 {
+			if n > 0 {
 				space = true
 			}
 			continue
@@ -115,27 +120,27 @@ func appendCleanExcerpt(dst, doc []byte, start, end int) []byte {
 		if space {
 			need = 2
 		}
-		if len(b)+need > maxExcerpt {
+		if n+need > maxExcerpt {
 			cut = true
 			break
 		}
 		if space {
-			b = append(b, ' ')
+			dst = append(dst, ' ')
+			n++
 			space = false
 		}
-		b = append(b, r)
+		last = len(dst)
+		dst = utf8.AppendRune(dst, r)
+		n++
 	}
 	if !cut && limit < end && limit < len(doc) {
 		cut = true
 	}
-	if cut && len(b) > 0 {
-		if len(b) >= maxExcerpt {
-			b = b[:maxExcerpt-1]
+	if cut && n > 0 {
+		if n >= maxExcerpt {
+			dst = dst[:last]
 		}
-		b = append(b, '…')
-	}
-	for _, r := range b {
-		dst = utf8.AppendRune(dst, r)
+		dst = append(dst, "…"...)
 	}
 	return dst
 }

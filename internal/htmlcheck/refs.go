@@ -277,6 +277,9 @@ func (c *checker) resolveRefs() []Ref {
 	text.Grow(size)
 	lc := newLineCounter(c.doc)
 	var buf [maxExcerptBytes]byte
+	// The Refs of a value that is not spelt as it reads share its
+	// excerpt: it is written once for a run of them.
+	from, to, at, atEnd := -1, -1, int32(0), int32(0)
 	for _, chunk := range chunks {
 		for i := range chunk {
 			p := &chunk[i]
@@ -289,8 +292,12 @@ func (c *checker) resolveRefs() []Ref {
 				text.Write(c.doc[p.url0:p.url1])
 			}
 			p.url0, p.url1 = k, int32(text.Len())
-			text.Write(appendExcerpt(buf[:0], c.doc, min(max(int(p.ex0), 0), start), int(p.ex1)))
-			p.ex0, p.ex1 = p.url1, int32(text.Len())
+			if ex0, ex1 := min(max(int(p.ex0), 0), start), int(p.ex1); ex0 != from || ex1 != to {
+				from, to, at = ex0, ex1, int32(text.Len())
+				text.Write(appendExcerpt(buf[:0], c.doc, ex0, ex1))
+				atEnd = int32(text.Len())
+			}
+			p.ex0, p.ex1 = at, atEnd
 		}
 	}
 	s := text.String()

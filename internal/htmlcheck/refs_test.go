@@ -242,3 +242,25 @@ func checkRef(doc []byte, ref Ref) error {
 	}
 	return nil
 }
+
+// TestRefExcerptsShared checks the excerpts of Refs in a row that share
+// one (those of a value not spelt as it reads) and of the Refs between
+// and after them, which resolveRefs writes once for a run.
+func TestRefExcerptsShared(t *testing.T) {
+	div := `<div style="background:url(&quot;https://img.example.com/1.png&quot;), url(&quot;https://img.example.com/2.png&quot;)">x</div>`
+	img := `<img src="https://img.example.com/3.png">`
+	div2 := strings.Replace(div, "1.png", "4.png", 1)
+	r := Check([]byte(page(div+img+div2+img)), testOptions)
+	// The tags are too long to quote whole: the excerpt is the attribute.
+	ex1 := `style="background:url(&quot;https://img.example.com/1.png&quot;), url(&quot;htt…`
+	ex2 := strings.Replace(ex1, "1.png", "4.png", 1)
+	want := []string{ex1, ex1, img, ex2, ex2, img}
+	if len(r.Refs) != len(want) {
+		t.Fatalf("got %d Refs %q, want %d", len(r.Refs), refStrings(r.Refs), len(want))
+	}
+	for i, ref := range r.Refs {
+		if ref.Excerpt != want[i] {
+			t.Errorf("Ref %d (%s): got excerpt %q, want %q", i, ref.URL, ref.Excerpt, want[i])
+		}
+	}
+}
