@@ -51,7 +51,7 @@ type queryer interface {
 // fitImages returns CodeQuotaExceeded when a's images are larger than
 // those of owner's row in table and the account's storage, with a's
 // images instead, does not fit in limit (≤ 0: unlimited). It locks the
-// account's row first (lockUsage), as every check of its storage does, so
+// account's usage row first (lockUsage), as every check of its storage does, so
 // that nothing changes between the check and the caller's write.
 func fitImages(ctx context.Context, tx pgx.Tx, table, column, parent, owner string, account fileframe.AccountID, a fileframe.Appearance, limit int64, at time.Time) error {
 	if limit <= 0 {
@@ -131,7 +131,9 @@ func (s *Store) SetFileAppearance(ctx context.Context, id fileframe.FileID, a fi
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if limit > 0 {
 			var account fileframe.AccountID
-			err := tx.QueryRow(ctx, `SELECT account_id FROM files WHERE id = $1`, id).Scan(&account)
+			// The file's row before the account's usage row, in the order
+			// deleteFile takes them, so that the two never wait on each other.
+			err := tx.QueryRow(ctx, `SELECT account_id FROM files WHERE id = $1 FOR KEY SHARE`, id).Scan(&account)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return notFound("File")
 			} else if err != nil {
