@@ -134,8 +134,8 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 func (s *Store) ListAccounts(ctx context.Context) ([]fileframe.AccountUsage, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT a.id, a.email, a.password_hash, a.plan, a.admin, a.disabled, a.created_at,
-		       u.file_count, u.file_bytes + u.appearance_bytes + u.asset_bytes
-		FROM accounts a JOIN account_usage u ON u.account_id = a.id ORDER BY a.created_at, a.seq`)
+		       coalesce(u.file_count, 0), coalesce(u.file_bytes + u.appearance_bytes + u.asset_bytes, 0)
+		FROM accounts a LEFT JOIN account_usage u ON u.account_id = a.id ORDER BY a.created_at, a.seq`)
 	if err != nil {
 		return nil, wrap("list accounts", err)
 	}
