@@ -134,15 +134,8 @@ func (s *Store) CountAccounts(ctx context.Context) (int, error) {
 func (s *Store) ListAccounts(ctx context.Context) ([]fileframe.AccountUsage, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT a.id, a.email, a.password_hash, a.plan, a.admin, a.disabled, a.created_at,
-		       (SELECT count(*) FROM files f WHERE f.account_id = a.id AND f.kind = 'file'),
-		       (SELECT coalesce(sum(f.size), 0) FROM files f WHERE f.account_id = a.id AND f.kind = 'file')::bigint
-		     + (SELECT coalesce(sum(greatest(x.logo_bytes, 0) + greatest(x.background_bytes, 0)), 0)
-		        FROM account_appearances x WHERE x.account_id = a.id)::bigint
-		     + (SELECT coalesce(sum(greatest(x.logo_bytes, 0) + greatest(x.background_bytes, 0)), 0)
-		        FROM file_appearances x JOIN files f ON f.id = x.file_id WHERE f.account_id = a.id)::bigint
-		     + (SELECT coalesce(sum(d.size), 0) FROM (SELECT DISTINCT p.sha256, p.size
-		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = a.id AND p.sha256 <> '') d)::bigint
-		FROM accounts a ORDER BY a.created_at, a.seq`)
+		       coalesce(u.file_count, 0), coalesce(u.file_bytes + u.appearance_bytes + u.asset_bytes, 0)
+		FROM accounts a LEFT JOIN account_usage u ON u.account_id = a.id ORDER BY a.created_at, a.seq`)
 	if err != nil {
 		return nil, wrap("list accounts", err)
 	}

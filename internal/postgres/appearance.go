@@ -51,14 +51,14 @@ type queryer interface {
 // fitImages returns CodeQuotaExceeded when a's images are larger than
 // those of owner's row in table and the account's storage, with a's
 // images instead, does not fit in limit (≤ 0: unlimited). It locks the
-// account's row first (lockUsage), as every check of its storage does, so
-// that nothing changes between the check and the caller's write.
+// account's usage row first (lockUsage), as every check of its storage
+// does, so that nothing changes between the check and the caller's write;
+// and does so under any limit, so that the write, whose trigger updates
+// that row after it locks the appearance's, never takes the two in the
+// other order than a concurrent write of the same appearance.
 func fitImages(ctx context.Context, tx pgx.Tx, table, column, parent, owner string, account fileframe.AccountID, a fileframe.Appearance, limit int64, at time.Time) error {
-	if limit <= 0 {
-		return nil
-	}
 	used, err := lockUsage(ctx, tx, account, "", at)
-	if err != nil {
+	if err != nil || limit <= 0 {
 		return err
 	}
 	old, err := appearance(ctx, tx, table, column, parent, owner)
@@ -129,17 +129,17 @@ func (s *Store) SetFileAppearance(ctx context.Context, id fileframe.FileID, a fi
 		return notFound("File")
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if limit > 0 {
-			var account fileframe.AccountID
-			err := tx.QueryRow(ctx, `SELECT account_id FROM files WHERE id = $1`, id).Scan(&account)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return notFound("File")
-			} else if err != nil {
-				return err
-			}
-			if err := fitImages(ctx, tx, "file_appearances", "file_id", "files", string(id), account, a, limit, at); err != nil {
-				return err
-			}
+		var account fileframe.AccountID
+		// The file's row before the account's usage row, in the order
+		// deleteFile takes them, so that the two never wait on each other.
+		err := tx.QueryRow(ctx, `SELECT account_id FROM files WHERE id = $1 FOR KEY SHARE`, id).Scan(&account)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("File")
+		} else if err != nil {
+			return err
+		}
+		if err := fitImages(ctx, tx, "file_appearances", "file_id", "files", string(id), account, a, limit, at); err != nil {
+			return err
 		}
 		return setAppearance(ctx, tx, "file_appearances", "file_id", "files", string(id), a)
 	})

@@ -317,6 +317,13 @@ func deleteFile(ctx context.Context, tx pgx.Tx, id fileframe.FileID) (fileframe.
 		return f, err
 	}
 	colls = append(colls, more...)
+	// Deleting the row changes the account's usage row (migration 017's
+	// triggers) and then deletes the file's page. The page's row is locked
+	// before, in the order SavePage takes the two (the page, then the usage
+	// in withinStorage), so that the two never wait on each other.
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM pages WHERE file_id = $1 FOR UPDATE`, id); err != nil {
+		return f, err
+	}
 	if _, err := tx.Exec(ctx, `DELETE FROM api_keys WHERE file_id = $1`, id); err != nil {
 		return f, err
 	}
@@ -369,7 +376,7 @@ func (s *Store) BlobInUse(ctx context.Context, key string) (bool, error) {
 }
 
 // CreateFileReserved stores f in place of the reservation, within limit,
-// with the account's row locked as Reserve does.
+// with the account's usage row locked as Reserve does.
 func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {
 	f = newFile(f)
 	if !storable(string(f.AccountID)) {
@@ -380,7 +387,7 @@ func (s *Store) CreateFileReserved(ctx context.Context, f fileframe.File, reserv
 
 // createReserved is CreateFileReserved and, with rf, CreateRequestFile:
 // in one transaction, the upload not recorded yet, the reservation
-// replaced, the account's row locked and then the request's (rf), in the
+// replaced, the account's usage row locked and then the request's (rf), in the
 // order Reserve takes them, the request's room and the quota checked, the
 // file, its request_files row, the upload's record and its event stored.
 func (s *Store) createReserved(ctx context.Context, f fileframe.File, rf *fileframe.RequestFile, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {

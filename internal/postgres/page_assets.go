@@ -83,12 +83,10 @@ func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, numb
 
 // withinStorage runs write, which changes what file id's page keeps, and
 // refuses it (CodeQuotaExceeded) when it brings the account's usage up
-// and over limit (0: no limit). The account's row is locked first
+// and over limit (0: no limit). The account's usage row is locked first
 // (lockUsage), as uploads lock it, so concurrent writes of one account
 // are checked one after another. A write that keeps none of assets cannot
-// bring the usage up and runs unchecked, without the lock: reading the
-// usage costs in proportion to the account's files (twice), and a page
-// POST without remote resources, the usual one, would pay it.
+// bring the usage up and runs unchecked.
 func withinStorage(ctx context.Context, tx pgx.Tx, id fileframe.FileID, limit int64, assets []fileframe.PageAsset, write func() error) error {
 	if limit <= 0 || !fileframe.AnyKept(assets) {
 		return write()

@@ -178,7 +178,7 @@ func (s *Store) ReceivedFiles(ctx context.Context, id fileframe.RequestID, visit
 
 // CreateRequestFile stores a file received through a request in place of
 // its reservation, within the account's quota and the request's limits:
-// the account's row and then the request's are locked (FOR UPDATE, in the
+// the account's usage row and then the request's are locked (FOR UPDATE, in the
 // order Reserve takes them), so the checks of one request run one at a
 // time on every instance.
 func (s *Store) CreateRequestFile(ctx context.Context, f fileframe.File, rf fileframe.RequestFile, reservation, upload string, q fileframe.Quota, at time.Time) (fileframe.File, error) {

@@ -73,7 +73,7 @@ func (s *Store) DeleteUploadRecords(ctx context.Context, t time.Time) (int, erro
 	return int(tag.RowsAffected()), nil
 }
 
-// Reserve stores r if it fits in q. The account's row is locked first
+// Reserve stores r if it fits in q. The account's usage row is locked first
 // (FOR UPDATE), so the checks of one account run one at a time on every
 // instance: no other check can pass between this one's sum and its write.
 func (s *Store) Reserve(ctx context.Context, r fileframe.Reservation, q fileframe.Quota, at time.Time) (int64, error) {
@@ -135,31 +135,27 @@ func (s *Store) DeleteExpiredReservations(ctx context.Context, t time.Time) (int
 	return int(tag.RowsAffected()), nil
 }
 
-// lockUsage locks the account's row for the rest of the transaction and
-// returns what the account holds, counting its reservations unexpired at t
-// but the one named except. A missing account is ENOTFOUND.
+// lockUsage locks the account's usage row for the rest of the transaction
+// and returns what the account holds, counting its reservations unexpired
+// at t but the one named except: its totals, which triggers keep
+// (migration 017) and which every write that changes them locks too, and
+// its reservations, summed. A missing account is ENOTFOUND.
 func lockUsage(ctx context.Context, tx pgx.Tx, id fileframe.AccountID, except string, t time.Time) (fileframe.Usage, error) {
-	var one int
-	err := tx.QueryRow(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE`, id).Scan(&one)
+	var u fileframe.Usage
+	err := tx.QueryRow(ctx, `
+		SELECT file_bytes + appearance_bytes + asset_bytes, file_count
+		FROM account_usage WHERE account_id = $1 FOR UPDATE`, id).Scan(&u.Bytes, &u.Files)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fileframe.Usage{}, notFound("Account")
 	} else if err != nil {
 		return fileframe.Usage{}, err
 	}
-	var u fileframe.Usage
+	var bytes, files int64
 	err = tx.QueryRow(ctx, `
-		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = $1 AND kind = 'file')::bigint
-		     + (SELECT COALESCE(SUM(bytes), 0) FROM upload_reservations
-		        WHERE account_id = $1 AND expires_at > $2 AND id <> $3)::bigint
-		     + (SELECT COALESCE(SUM(GREATEST(logo_bytes, 0) + GREATEST(background_bytes, 0)), 0)
-		        FROM account_appearances WHERE account_id = $1)::bigint
-		     + (SELECT COALESCE(SUM(GREATEST(a.logo_bytes, 0) + GREATEST(a.background_bytes, 0)), 0)
-		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = $1)::bigint
-		     + (SELECT COALESCE(SUM(size), 0) FROM (SELECT DISTINCT p.sha256, p.size
-		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = $1 AND p.sha256 <> '') d)::bigint,
-		       (SELECT COUNT(*) FROM files WHERE account_id = $1 AND kind = 'file')
-		     + (SELECT COUNT(*) FROM upload_reservations
-		        WHERE account_id = $1 AND expires_at > $2 AND id <> $3)`,
-		id, ts(t), except).Scan(&u.Bytes, &u.Files)
+		SELECT coalesce(sum(bytes), 0)::bigint, count(*) FROM upload_reservations
+		WHERE account_id = $1 AND expires_at > $2 AND id <> $3`,
+		id, ts(t), except).Scan(&bytes, &files)
+	u.Bytes += bytes
+	u.Files += files
 	return u, err
 }

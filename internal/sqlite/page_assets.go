@@ -77,9 +77,7 @@ func (s *Store) SetRevisionAssets(ctx context.Context, id fileframe.FileID, numb
 // refuses it (CodeQuotaExceeded) when it brings the account's usage up
 // and over limit (0: no limit). Writes are serialised, so the usage read
 // before is the one write changes. A write that keeps none of assets
-// cannot bring the usage up and runs unchecked: reading the usage costs in
-// proportion to the account's files (twice), and a page POST without
-// remote resources, the usual one, would pay it in the writer.
+// cannot bring the usage up and runs unchecked.
 func withinStorage(ctx context.Context, tx querier, id fileframe.FileID, limit int64, assets []fileframe.PageAsset, write func() error) error {
 	if limit <= 0 || !fileframe.AnyKept(assets) {
 		return write()

@@ -116,21 +116,17 @@ func (s *Store) DeleteExpiredReservations(ctx context.Context, t time.Time) (int
 }
 
 // accountUsage returns what the account holds, counting its reservations
-// unexpired at t but the one named except.
+// unexpired at t but the one named except: its totals, which triggers keep
+// (migration 014), and its reservations, summed. A missing account holds
+// nothing.
 func accountUsage(ctx context.Context, tx querier, id fileframe.AccountID, except string, t time.Time) (fileframe.Usage, error) {
 	var u fileframe.Usage
 	err := tx.QueryRowContext(ctx, `
-		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = ?1 AND kind = 'file')
-		     + (SELECT COALESCE(SUM(bytes), 0) FROM upload_reservations
-		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3)
-		     + (SELECT COALESCE(SUM(MAX(logo_bytes, 0) + MAX(background_bytes, 0)), 0)
-		        FROM account_appearances WHERE account_id = ?1)
-		     + (SELECT COALESCE(SUM(MAX(a.logo_bytes, 0) + MAX(a.background_bytes, 0)), 0)
-		        FROM file_appearances a JOIN files f ON f.id = a.file_id WHERE f.account_id = ?1)
-		     + (SELECT COALESCE(SUM(size), 0) FROM (SELECT DISTINCT p.sha256, p.size
-		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = ?1 AND p.sha256 <> '')),
-		       (SELECT COUNT(*) FROM files WHERE account_id = ?1 AND kind = 'file')
-		     + (SELECT COUNT(*) FROM upload_reservations
+		SELECT coalesce((SELECT file_bytes + appearance_bytes + asset_bytes FROM account_usage WHERE account_id = ?1), 0)
+		     + (SELECT coalesce(sum(bytes), 0) FROM upload_reservations
+		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3),
+		       coalesce((SELECT file_count FROM account_usage WHERE account_id = ?1), 0)
+		     + (SELECT count(*) FROM upload_reservations
 		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3)`,
 		id, t.UnixMilli(), except).Scan(&u.Bytes, &u.Files)
 	return u, err

@@ -283,24 +283,78 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		}
 		// Files created without reservations, at once, are checked the same.
 		b := newAccount(t, s)
-		created = 0
+		created = createdAtOnce(t, n, fileframe.CodeQuotaExceeded, func(i int) error {
+			_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), Size: size, BlobKey: "k"}, "", "", fileframe.Quota{Storage: limit}, now)
+			return err
+		})
+		if created != 1 {
+			t.Errorf("%d concurrent files of %d bytes against %d: got %d stored, want 1", n, size, limit, created)
+		}
+	})
+
+	// The same beside an account's existing files, appearance and page
+	// assets, which the stores count from totals they keep: exactly the
+	// files that fit are stored.
+	t.Run("concurrent uploads fill what is left of a quota exactly", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		const n, size, room = 40, 100, 5
 		for i := range n {
+			if _, err := s.CreateFile(t.Context(), fileframe.File{AccountID: a.ID, Name: fmt.Sprint(i), Size: size, BlobKey: "k"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.SetAccountAppearance(t.Context(), a.ID, fileframe.Appearance{Template: "plain", LogoKey: "logo", LogoBytes: 50}, 0, now); err != nil {
+			t.Fatal(err)
+		}
+		f := newFile(t, s, a.ID) // 1234 bytes
+		if _, err := s.SavePage(t.Context(), fileframe.PageWrite{FileID: f.ID, HTML: pageHTML(1, 100), At: now,
+			Assets: []fileframe.PageAsset{{URL: "https://cdn.example/a.png", Kind: fileframe.AssetImage, SHA256: assetSum, Size: 70, FetchedAt: now}}}); err != nil {
+			t.Fatal(err)
+		}
+		held := int64(n*size + 50 + 1234 + 70)
+		q := fileframe.Quota{Storage: held + room*size + size - 1}
+		var wg sync.WaitGroup
+		var reserved, created atomic.Int32
+		for i := range 30 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), Size: size, BlobKey: "k"}, "", "", fileframe.Quota{Storage: limit}, now)
-				if err == nil {
-					mu.Lock()
-					created++
-					mu.Unlock()
-				} else if fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
-					t.Errorf("CreateFileReserved: %v", err)
+				id := fmt.Sprintf("r%d", i)
+				_, err := s.Reserve(t.Context(), fileframe.Reservation{ID: id, AccountID: a.ID, Bytes: size, ExpiresAt: later}, q, now)
+				if fileframe.ErrorCode(err) == fileframe.CodeQuotaExceeded {
+					return
+				} else if err != nil {
+					t.Errorf("Reserve %s: %v", id, err)
+					return
 				}
+				reserved.Add(1)
+				if _, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: id, Size: size, BlobKey: "k"}, id, "", q, now); err != nil {
+					t.Errorf("CreateFileReserved %s: %v", id, err)
+					return
+				}
+				created.Add(1)
 			}()
 		}
 		wg.Wait()
-		if created != 1 {
-			t.Errorf("%d concurrent files of %d bytes against %d: got %d stored, want 1", n, size, limit, created)
+		if reserved.Load() != room || created.Load() != room {
+			t.Errorf("30 uploads of %d bytes with room for %d: got %d reserved, %d stored", size, room, reserved.Load(), created.Load())
+		}
+		// And the number of files, with files created without reservations.
+		files := int64(n + 1 + room)
+		q = fileframe.Quota{Files: files + 3}
+		if got := createdAtOnce(t, 30, fileframe.CodeFileCountExceeded, func(i int) error {
+			_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: a.ID, Name: fmt.Sprint(i), Size: size, BlobKey: "k"}, "", "", q, now)
+			return err
+		}); got != 3 {
+			t.Errorf("30 files at once with room for 3: got %d stored", got)
+		}
+		list, err := s.ListAccounts(t.Context())
+		if err != nil || len(list) != 1 {
+			t.Fatalf("ListAccounts: %v, %v", list, err)
+		}
+		if got, want := list[0].Bytes, held+(room+3)*size; list[0].Files != files+3 || got != want {
+			t.Errorf("ListAccounts: got %d files, %d bytes; want %d, %d", list[0].Files, got, files+3, want)
 		}
 	})
 
@@ -329,23 +383,32 @@ func testReservations(t *testing.T, newStore func(t *testing.T) fileframe.Store)
 		wantCode(t, "a third file", err, fileframe.CodeFileCountExceeded)
 		// Empty files count like any other; concurrent ones too.
 		b := newAccount(t, s)
-		var wg sync.WaitGroup
-		var created atomic.Int32
-		for i := range 20 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), BlobKey: "k"}, "", "", fileframe.Quota{Files: 3}, now)
-				if err == nil {
-					created.Add(1)
-				} else if fileframe.ErrorCode(err) != fileframe.CodeFileCountExceeded {
-					t.Errorf("CreateFileReserved: %v", err)
-				}
-			}()
-		}
-		wg.Wait()
-		if created.Load() != 3 {
-			t.Errorf("20 empty files at once against a limit of 3: got %d stored", created.Load())
+		if got := createdAtOnce(t, 20, fileframe.CodeFileCountExceeded, func(i int) error {
+			_, err := s.CreateFileReserved(t.Context(), fileframe.File{AccountID: b.ID, Name: fmt.Sprint(i), BlobKey: "k"}, "", "", fileframe.Quota{Files: 3}, now)
+			return err
+		}); got != 3 {
+			t.Errorf("20 empty files at once against a limit of 3: got %d stored", got)
 		}
 	})
+}
+
+// createdAtOnce calls create(0) … create(n-1) at once and returns how many
+// succeeded; an error without code (the refusal expected) fails the test.
+func createdAtOnce(t *testing.T, n int, code string, create func(i int) error) int {
+	t.Helper()
+	var wg sync.WaitGroup
+	var created atomic.Int32
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := create(i); err == nil {
+				created.Add(1)
+			} else if fileframe.ErrorCode(err) != code {
+				t.Errorf("at once: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	return int(created.Load())
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/fileframe/fileframe/internal/migration"
 	"github.com/fileframe/fileframe/internal/service"
 )
 
@@ -272,44 +273,59 @@ func measureMigrate(ctx context.Context, cfg Config, b *backend) error {
 
 // Statements of a migration that undoNewestMigration knows how to undo.
 var (
-	createTable = regexp.MustCompile(`(?is)^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)`)
-	createIndex = regexp.MustCompile(`(?is)^CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)`)
-	addColumn   = regexp.MustCompile(`(?is)^ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)`)
-	comment     = regexp.MustCompile(`--[^\n]*`)
+	createTable    = regexp.MustCompile(`(?is)^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)`)
+	createIndex    = regexp.MustCompile(`(?is)^CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)`)
+	addColumn      = regexp.MustCompile(`(?is)^ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)`)
+	createTrigger  = regexp.MustCompile(`(?is)^CREATE\s+TRIGGER\s+(\w+)\s.*?\sON\s+(\w+)`)
+	createFunction = regexp.MustCompile(`(?is)^CREATE\s+FUNCTION\s+(\w+)`)
+	insertInto     = regexp.MustCompile(`(?is)^INSERT\s+INTO\s+(\w+)`)
+	comment        = regexp.MustCompile(`--[^\n]*`)
+	// A SQLite trigger's body is statements between BEGIN and END.
+	triggerBody = regexp.MustCompile(`(?is)^CREATE\s+TRIGGER\s.*\sBEGIN\s`)
+	triggerEnd  = regexp.MustCompile(`(?is)\sEND\s*;$`)
 )
+
+// statements splits a migration, without its comments, at each ";" that
+// ends a statement: not those in a PostgreSQL function's body ($$ … $$)
+// or in a SQLite trigger's (BEGIN … END).
+func statements(sql string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, piece := range strings.SplitAfter(comment.ReplaceAllString(sql, ""), ";") {
+		cur.WriteString(piece)
+		stmt := strings.TrimSpace(cur.String())
+		if strings.Count(stmt, "$$")%2 == 1 || triggerBody.MatchString(stmt) && !triggerEnd.MatchString(stmt) {
+			continue
+		}
+		if stmt = strings.TrimSpace(strings.TrimSuffix(stmt, ";")); stmt != "" {
+			out = append(out, stmt)
+		}
+		cur.Reset()
+	}
+	if rest := strings.TrimSpace(cur.String()); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
 
 // undoNewestMigration takes the database back to the schema before its
 // newest migration, so that the next Open applies it to the filled data:
-// it drops what the migration created (tables, indexes, added columns), in
-// the reverse order, and forgets that it was applied. It refuses a
-// migration with any other statement (data changes, triggers, functions):
-// that one's time is then not measured, rather than measured wrong.
-// The undo is the tool's, not the store's: the stores have no down
-// migrations.
+// it drops what the migration created (tables, indexes, added columns,
+// triggers, functions), in the reverse order, and forgets that it was
+// applied; rows it inserted into tables it created go with them. It
+// refuses a migration with any other statement (changes of existing data):
+// that one's time is then not measured, rather than measured wrong. The
+// undo is the tool's, not the store's: the stores have no down migrations.
 func (b *backend) undoNewestMigration(ctx context.Context) (string, error) {
 	ms, err := b.migrations()
 	if err != nil {
 		return "", err
 	}
 	m := ms[len(ms)-1]
-	var undo []string
-	for _, stmt := range strings.Split(comment.ReplaceAllString(m.SQL, ""), ";") {
-		stmt = strings.TrimSpace(stmt)
-		switch {
-		case stmt == "":
-		case createTable.MatchString(stmt):
-			undo = append(undo, "DROP TABLE "+createTable.FindStringSubmatch(stmt)[1])
-		case createIndex.MatchString(stmt):
-			undo = append(undo, "DROP INDEX "+createIndex.FindStringSubmatch(stmt)[1])
-		case addColumn.MatchString(stmt):
-			s := addColumn.FindStringSubmatch(stmt)
-			undo = append(undo, "ALTER TABLE "+s[1]+" DROP COLUMN "+s[2])
-		default:
-			return "", fmt.Errorf("%s: cannot undo %.60q to time it again", m.Name, stmt)
-		}
+	undo, err := undoStatements(b.cfg.DB, m)
+	if err != nil {
+		return "", err
 	}
-	slices.Reverse(undo)
-	undo = append(undo, fmt.Sprintf("DELETE FROM schema_migrations WHERE version = %d", m.Version))
 	tx, err := b.raw.BeginTx(ctx, nil)
 	if err != nil {
 		return "", err
@@ -321,6 +337,40 @@ func (b *backend) undoNewestMigration(ctx context.Context) (string, error) {
 		}
 	}
 	return m.Name, tx.Commit()
+}
+
+// undoStatements returns the statements that undo migration m of db
+// (sqlite or postgres), as undoNewestMigration runs them.
+func undoStatements(db string, m migration.Migration) ([]string, error) {
+	var undo []string
+	created := map[string]bool{}
+	for _, stmt := range statements(m.SQL) {
+		switch {
+		case createTable.MatchString(stmt):
+			table := createTable.FindStringSubmatch(stmt)[1]
+			created[strings.ToLower(table)] = true
+			undo = append(undo, "DROP TABLE "+table)
+		case createIndex.MatchString(stmt):
+			undo = append(undo, "DROP INDEX "+createIndex.FindStringSubmatch(stmt)[1])
+		case addColumn.MatchString(stmt):
+			s := addColumn.FindStringSubmatch(stmt)
+			undo = append(undo, "ALTER TABLE "+s[1]+" DROP COLUMN "+s[2])
+		case createTrigger.MatchString(stmt):
+			s := createTrigger.FindStringSubmatch(stmt)
+			if db == "sqlite" {
+				undo = append(undo, "DROP TRIGGER "+s[1])
+			} else {
+				undo = append(undo, "DROP TRIGGER "+s[1]+" ON "+s[2])
+			}
+		case createFunction.MatchString(stmt):
+			undo = append(undo, "DROP FUNCTION "+createFunction.FindStringSubmatch(stmt)[1])
+		case insertInto.MatchString(stmt) && created[strings.ToLower(insertInto.FindStringSubmatch(stmt)[1])]:
+		default:
+			return nil, fmt.Errorf("%s: cannot undo %.60q to time it again", m.Name, stmt)
+		}
+	}
+	slices.Reverse(undo)
+	return append(undo, fmt.Sprintf("DELETE FROM schema_migrations WHERE version = %d", m.Version)), nil
 }
 
 // measureCollect prints the time of one pass of serve's periodic clean-up

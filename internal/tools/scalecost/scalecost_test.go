@@ -2,12 +2,18 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fileframe/fileframe/internal/migration"
+	"github.com/fileframe/fileframe/internal/postgres"
+	"github.com/fileframe/fileframe/internal/sqlite"
 )
 
 // TestRunSQLite fills a small SQLite store and runs every measurement
@@ -75,5 +81,63 @@ func TestReuse(t *testing.T) {
 	}
 	if s := out.String(); strings.Contains(s, "fill ") || strings.Contains(s, "migrate ") || !strings.Contains(s, "lookup ") || !strings.Contains(s, "upload ") {
 		t.Errorf("a reuse prints lookups, posts and uploads only, got\n%s", s)
+	}
+}
+
+// TestUndoStatements undoes each store's newest migration statement by
+// statement: function bodies and trigger bodies are one statement each,
+// and triggers on tables the migration did not create are dropped.
+func TestUndoStatements(t *testing.T) {
+	for db, migrations := range map[string]func() ([]migration.Migration, error){
+		"sqlite": sqlite.Migrations, "postgres": postgres.Migrations,
+	} {
+		t.Run(db, func(t *testing.T) {
+			ms, err := migrations()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := ms[len(ms)-1]
+			undo, err := undoStatements(db, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := undo[len(undo)-1], fmt.Sprintf("DELETE FROM schema_migrations WHERE version = %d", m.Version); got != want {
+				t.Errorf("last statement: got %q, want %q", got, want)
+			}
+			for _, stmt := range undo {
+				if strings.Contains(stmt, ";") || strings.Contains(stmt, "\n") {
+					t.Errorf("%s: undo statement %q is not one statement", m.Name, stmt)
+				}
+			}
+		})
+	}
+	// Bodies that hold semicolons stay whole.
+	m := migration.Migration{Name: "x", Version: 9, SQL: `
+CREATE TABLE t (a INTEGER); -- a comment; with a semicolon
+CREATE TRIGGER t_ins AFTER INSERT ON files BEGIN
+    UPDATE t SET a = a + 1;
+    UPDATE t SET a = a - 1;
+END;
+CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE t SET a = 1;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER t_pg AFTER INSERT OR UPDATE OF a, b ON accounts FOR EACH ROW EXECUTE FUNCTION f();
+INSERT INTO t (a) SELECT 1;
+`}
+	for db, want := range map[string][]string{
+		"sqlite":   {"DROP TRIGGER t_pg", "DROP FUNCTION f", "DROP TRIGGER t_ins", "DROP TABLE t", "DELETE FROM schema_migrations WHERE version = 9"},
+		"postgres": {"DROP TRIGGER t_pg ON accounts", "DROP FUNCTION f", "DROP TRIGGER t_ins ON files", "DROP TABLE t", "DELETE FROM schema_migrations WHERE version = 9"},
+	} {
+		got, err := undoStatements(db, m)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: got %q, %v; want %q", db, got, err, want)
+		}
+	}
+	m.SQL = "CREATE TABLE t (a INTEGER); UPDATE files SET size = 0;"
+	if _, err := undoStatements("sqlite", m); err == nil {
+		t.Errorf("undoing a change of existing rows: got nil error, want one")
 	}
 }
