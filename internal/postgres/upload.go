@@ -139,7 +139,9 @@ func (s *Store) DeleteExpiredReservations(ctx context.Context, t time.Time) (int
 // and returns what the account holds, counting its reservations unexpired
 // at t but the one named except: its totals, which triggers keep
 // (migration 017) and which every write that changes them locks too, and
-// its reservations, summed. A missing account is ENOTFOUND.
+// its reservations, summed. A reservation of an upload through a file
+// request counts only while the request takes files (as SQLite's
+// reservationLive). A missing account is ENOTFOUND.
 func lockUsage(ctx context.Context, tx pgx.Tx, id fileframe.AccountID, except string, t time.Time) (fileframe.Usage, error) {
 	var u fileframe.Usage
 	err := tx.QueryRow(ctx, `
@@ -153,7 +155,10 @@ func lockUsage(ctx context.Context, tx pgx.Tx, id fileframe.AccountID, except st
 	var bytes, files int64
 	err = tx.QueryRow(ctx, `
 		SELECT coalesce(sum(bytes), 0)::bigint, count(*) FROM upload_reservations
-		WHERE account_id = $1 AND expires_at > $2 AND id <> $3`,
+		WHERE account_id = $1 AND expires_at > $2 AND id <> $3
+		  AND (request_id = '' OR EXISTS (SELECT 1 FROM requests q
+		       WHERE q.id = upload_reservations.request_id AND q.closed_at IS NULL
+		         AND (q.expires_at IS NULL OR q.expires_at > $2)))`,
 		id, ts(t), except).Scan(&bytes, &files)
 	u.Bytes += bytes
 	u.Files += files

@@ -17,7 +17,9 @@ func summedUsage(t *testing.T, s fileframe.Store, id fileframe.AccountID, at tim
 	err := s.(*Store).pool.QueryRow(t.Context(), `
 		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = $1 AND kind = 'file')::bigint
 		     + (SELECT COALESCE(SUM(bytes), 0) FROM upload_reservations
-		        WHERE account_id = $1 AND expires_at > $2)::bigint
+		        WHERE account_id = $1 AND expires_at > $2
+		          AND (request_id = '' OR EXISTS (SELECT 1 FROM requests q WHERE q.id = upload_reservations.request_id
+		               AND q.closed_at IS NULL AND (q.expires_at IS NULL OR q.expires_at > $2))))::bigint
 		     + (SELECT COALESCE(SUM(GREATEST(logo_bytes, 0) + GREATEST(background_bytes, 0)), 0)
 		        FROM account_appearances WHERE account_id = $1)::bigint
 		     + (SELECT COALESCE(SUM(GREATEST(a.logo_bytes, 0) + GREATEST(a.background_bytes, 0)), 0)
@@ -26,7 +28,9 @@ func summedUsage(t *testing.T, s fileframe.Store, id fileframe.AccountID, at tim
 		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = $1 AND p.sha256 <> '') d)::bigint,
 		       (SELECT COUNT(*) FROM files WHERE account_id = $1 AND kind = 'file')
 		     + (SELECT COUNT(*) FROM upload_reservations
-		        WHERE account_id = $1 AND expires_at > $2)`,
+		        WHERE account_id = $1 AND expires_at > $2
+		          AND (request_id = '' OR EXISTS (SELECT 1 FROM requests q WHERE q.id = upload_reservations.request_id
+		               AND q.closed_at IS NULL AND (q.expires_at IS NULL OR q.expires_at > $2))))`,
 		id, ts(at)).Scan(&u.Bytes, &u.Files)
 	if err != nil {
 		t.Fatalf("summed usage: %v", err)

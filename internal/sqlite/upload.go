@@ -115,19 +115,28 @@ func (s *Store) DeleteExpiredReservations(ctx context.Context, t time.Time) (int
 	return int(n), nil
 }
 
+// reservationLive is the condition under which an unexpired reservation
+// (of upload_reservations, at time ?2) holds room: an upload through a
+// file request can finish only while its request takes files, so once the
+// request is closed, deleted or past its end, its uploads' room is the
+// owner's again (not a day later, when the reservation expires).
+const reservationLive = `(request_id = '' OR EXISTS (SELECT 1 FROM requests q
+		WHERE q.id = upload_reservations.request_id AND q.closed_at IS NULL
+		  AND (q.expires_at IS NULL OR q.expires_at > ?2)))`
+
 // accountUsage returns what the account holds, counting its reservations
-// unexpired at t but the one named except: its totals, which triggers keep
-// (migration 014), and its reservations, summed. A missing account holds
-// nothing.
+// unexpired at t (and live: reservationLive) but the one named except: its
+// totals, which triggers keep (migration 014), and its reservations,
+// summed. A missing account holds nothing.
 func accountUsage(ctx context.Context, tx querier, id fileframe.AccountID, except string, t time.Time) (fileframe.Usage, error) {
 	var u fileframe.Usage
 	err := tx.QueryRowContext(ctx, `
 		SELECT coalesce((SELECT file_bytes + appearance_bytes + asset_bytes FROM account_usage WHERE account_id = ?1), 0)
 		     + (SELECT coalesce(sum(bytes), 0) FROM upload_reservations
-		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3),
+		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3 AND `+reservationLive+`),
 		       coalesce((SELECT file_count FROM account_usage WHERE account_id = ?1), 0)
 		     + (SELECT count(*) FROM upload_reservations
-		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3)`,
+		        WHERE account_id = ?1 AND expires_at > ?2 AND id <> ?3 AND `+reservationLive+`)`,
 		id, t.UnixMilli(), except).Scan(&u.Bytes, &u.Files)
 	return u, err
 }

@@ -18,7 +18,7 @@ func summedUsage(t *testing.T, s fileframe.Store, id fileframe.AccountID, at tim
 	err := s.(*Store).read.QueryRowContext(t.Context(), `
 		SELECT (SELECT COALESCE(SUM(size), 0) FROM files WHERE account_id = ?1 AND kind = 'file')
 		     + (SELECT COALESCE(SUM(bytes), 0) FROM upload_reservations
-		        WHERE account_id = ?1 AND expires_at > ?2)
+		        WHERE account_id = ?1 AND expires_at > ?2 AND `+reservationLive+`)
 		     + (SELECT COALESCE(SUM(MAX(logo_bytes, 0) + MAX(background_bytes, 0)), 0)
 		        FROM account_appearances WHERE account_id = ?1)
 		     + (SELECT COALESCE(SUM(MAX(a.logo_bytes, 0) + MAX(a.background_bytes, 0)), 0)
@@ -27,7 +27,7 @@ func summedUsage(t *testing.T, s fileframe.Store, id fileframe.AccountID, at tim
 		        FROM page_assets p JOIN files f ON f.id = p.file_id WHERE f.account_id = ?1 AND p.sha256 <> '')),
 		       (SELECT COUNT(*) FROM files WHERE account_id = ?1 AND kind = 'file')
 		     + (SELECT COUNT(*) FROM upload_reservations
-		        WHERE account_id = ?1 AND expires_at > ?2)`,
+		        WHERE account_id = ?1 AND expires_at > ?2 AND `+reservationLive+`)`,
 		id, at.UnixMilli()).Scan(&u.Bytes, &u.Files)
 	if err != nil {
 		t.Fatalf("summed usage: %v", err)

@@ -155,6 +155,48 @@ func testRequests(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		mustFile(t, s, ids[1])
 	})
 
+	t.Run("a closed, deleted or expired request's reservations give their room back", func(t *testing.T) {
+		s := newStore(t)
+		a := newAccount(t, s)
+		q := fileframe.Quota{Storage: 100}
+		end := now.Add(30 * time.Minute)
+		for i, stop := range []func(r fileframe.Request) error{
+			func(r fileframe.Request) error { return s.CloseRequest(t.Context(), r.ID, now) },
+			func(r fileframe.Request) error { return s.DeleteRequest(t.Context(), r.ID) },
+			nil, // the request's end passes
+		} {
+			r, err := s.CreateRequest(t.Context(), fileframe.Request{AccountID: a.ID, Title: "x", MaxFiles: 5, MaxBytes: 100, ExpiresAt: end})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// An outsider's upload under way holds 80 of the 100 bytes...
+			held := fileframe.Reservation{ID: fmt.Sprintf("held.%d", i), AccountID: a.ID, Bytes: 80, ExpiresAt: later, RequestID: r.ID}
+			if _, err := s.Reserve(t.Context(), held, q, now); err != nil {
+				t.Fatalf("%d: Reserve: %v", i, err)
+			}
+			own := fileframe.Reservation{ID: fmt.Sprintf("own.%d", i), AccountID: a.ID, Bytes: 30, ExpiresAt: later}
+			if _, err := s.Reserve(t.Context(), own, q, now); fileframe.ErrorCode(err) != fileframe.CodeQuotaExceeded {
+				t.Fatalf("%d: the owner's 30 bytes beside it: %v, want %s", i, err, fileframe.CodeQuotaExceeded)
+			}
+			// ... until the request stops taking files: that upload can
+			// never finish, so its room is the owner's again.
+			at := now
+			if stop != nil {
+				if err := stop(r); err != nil {
+					t.Fatalf("%d: %v", i, err)
+				}
+			} else {
+				at = end.Add(time.Second)
+			}
+			if _, err := s.Reserve(t.Context(), own, q, at); err != nil {
+				t.Fatalf("%d: the owner's 30 bytes once the request took no more: %v", i, err)
+			}
+			if err := s.ReleaseReservation(t.Context(), own.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+
 	t.Run("limits: count, bytes, closed, expired, quota, another account", func(t *testing.T) {
 		s := newStore(t)
 		a := newAccount(t, s)
