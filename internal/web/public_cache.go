@@ -172,13 +172,33 @@ func (s *Server) generation(ctx context.Context) (uint64, bool) {
 // publicRecord returns what the public paths know about slug, from the
 // cache or read afresh. A slug without a file, or whose owner is missing,
 // is ENOTFOUND; a disabled owner is left to the caller.
+//
+// Requests that miss the same slug in the same generation at once (the
+// whole cache is dropped by every change, so under load that is every
+// request then) share one read: without it, 1,000 connections after a
+// change each ran the reads below and rendered the page, queueing on the
+// store's pool for seconds. The shared read goes on without the first
+// caller's cancellation, so that one client leaving fails no other.
 func (s *Server) publicRecord(ctx context.Context, slug string) (*publicEntry, error) {
 	gen, cacheable := s.generation(ctx)
-	if cacheable {
-		if e := s.cache.get(slug, gen); e != nil {
-			return e, nil
-		}
+	if !cacheable {
+		return s.readPublicRecord(ctx, slug, gen, false)
 	}
+	if e := s.cache.get(slug, gen); e != nil {
+		return e, nil
+	}
+	v, err, _ := s.fills.Do(strconv.FormatUint(gen, 10)+"/"+slug, func() (any, error) {
+		return s.readPublicRecord(context.WithoutCancel(ctx), slug, gen, true)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*publicEntry), nil
+}
+
+// readPublicRecord reads what the public paths know about slug from the
+// store, tagged with gen, and caches it when cacheable.
+func (s *Server) readPublicRecord(ctx context.Context, slug string, gen uint64, cacheable bool) (*publicEntry, error) {
 	f, err := s.store.FileBySlug(ctx, slug)
 	if err != nil {
 		return nil, err

@@ -191,7 +191,10 @@ type Server struct {
 	changes   fileframe.ChangeWatcher
 	ownWrites atomic.Uint64
 	cache     *publicCache
-	hdr       headerValues
+	// fills reads each missing public entry once for all the requests
+	// that miss it at the same time (publicRecord).
+	fills singleflight.Group
+	hdr   headerValues
 	// tus is the resumable upload endpoint; nil without a TusStore or
 	// UploadDir.
 	tus *tusUploads
