@@ -77,7 +77,7 @@ func (s *Server) apiCreateWebhook(w http.ResponseWriter, r *http.Request, c *api
 	if err != nil {
 		return 0, nil, err
 	}
-	w.Header().Set("Location", "/api/webhooks/"+string(out.ID)+"/deliveries")
+	w.Header().Set("Location", "/api/webhooks/"+string(out.ID))
 	return http.StatusCreated, out, nil
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"html"
 	"net/http"
 	"net/url"
@@ -274,12 +275,19 @@ func TestAppWebhooks(t *testing.T) {
 func TestAPIWebhookPause(t *testing.T) {
 	w := newWebhookEnv(t)
 	e, rcv, owner, key, otherKey := w.testEnv, w.rcv, w.owner, w.key, w.otherKey
+	req, _ := http.NewRequest(http.MethodPost, e.app.URL+"/api/webhooks", strings.NewReader(`{"url": "`+rcv.At("/p")+`", "events": ["file.created"], "description": "ops"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, raw := e.do(req)
 	var created webhookCreated
-	if got := e.apiJSON(key, http.MethodPost, "/api/webhooks", `{"url": "`+rcv.At("/p")+`", "events": ["file.created"], "description": "ops"}`, &created); got != http.StatusCreated {
-		t.Fatalf("POST /api/webhooks: %d", got)
+	if err := json.Unmarshal(raw, &created); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /api/webhooks: %d %s", resp.StatusCode, raw)
 	}
 	rcv.SetSecret("/p", created.Secret)
 	path := "/api/webhooks/" + string(created.ID)
+	if got := resp.Header.Get("Location"); got != path {
+		t.Errorf("Location: %q, want %q", got, path)
+	}
 
 	var one map[string]any
 	if got := e.apiJSON(key, http.MethodGet, path, "", &one); got != http.StatusOK {
@@ -392,7 +400,7 @@ func TestAPIWebhookPause(t *testing.T) {
 		})
 	}
 
-	req, _ := http.NewRequest(http.MethodPut, e.app.URL+path, strings.NewReader(`{"paused": true}`))
+	req, _ = http.NewRequest(http.MethodPut, e.app.URL+path, strings.NewReader(`{"paused": true}`))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	if resp, _ := e.do(req); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, PATCH, DELETE, HEAD" {
