@@ -40,6 +40,8 @@ var designEndpoints = []string{
 	"POST /api/files/{id}/share",
 	"GET /api/webhooks",
 	"POST /api/webhooks",
+	"GET /api/webhooks/{id}",
+	"PATCH /api/webhooks/{id}",
 	"DELETE /api/webhooks/{id}",
 	"GET /api/webhooks/{id}/deliveries",
 	"POST /api/webhooks/{id}/deliveries/{deliveryId}/retry",

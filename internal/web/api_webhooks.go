@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -11,7 +12,13 @@ import (
 // Webhooks in the REST API (docs/api.md, "Webhooks"; docs/webhooks.md):
 // the endpoints of the key's account and their delivery logs, for a
 // general key of an Agency account. Each operation is its service use
-// case, as the web app's (app_webhooks.go).
+// case, as the web app's (app_webhooks.go) and MCP's (mcp_webhooks.go):
+// the REST handlers parse the request and call the same *Op function as
+// the tools.
+
+// webhooksScope is what a page-bound key is told it cannot reach, on
+// every webhook route and tool.
+const webhooksScope = "Webhooks"
 
 // apiWebhook is an endpoint as the API describes it. The secret is in
 // the answer of its creation only; later answers show its prefix.
@@ -59,29 +66,50 @@ func (s *Server) apiCreateWebhook(w http.ResponseWriter, r *http.Request, c *api
 	o.only("url", "events", "fileId", "description")
 	var nw service.NewWebhook
 	nw.URL, _ = o.string("url")
-	for _, t := range o.strings("events", 20) {
-		nw.Events = append(nw.Events, fileframe.EventType(t))
-	}
+	nw.Events = eventTypes(o.strings("events", 20))
 	file, _ := o.string("fileId")
 	nw.FileID = fileframe.FileID(file)
 	nw.Description, _ = o.string("description")
 	if err := o.err(); err != nil {
 		return 0, nil, err
 	}
-	if raw, ok := o.fields["events"]; ok && !isNull(raw) && len(nw.Events) == 0 {
-		return 0, nil, fileframe.Errorf(fileframe.CodeInvalidField, "events is empty; leave it out for every event type, or name some.")
-	}
-	if nw.FileID != "" {
-		if _, err := s.reachFile(r.Context(), c.caller, nw.FileID); err != nil {
-			return 0, nil, err
-		}
-	}
-	hook, err := s.svc.CreateWebhook(r.Context(), c.caller.account, nw)
+	out, err := s.createWebhookOp(r.Context(), c.caller, nw)
 	if err != nil {
 		return 0, nil, err
 	}
-	w.Header().Set("Location", "/api/webhooks/"+string(hook.ID)+"/deliveries")
-	return http.StatusCreated, webhookCreated{OK: true, apiWebhook: apiWebhookOf(hook), Secret: hook.Secret}, nil
+	w.Header().Set("Location", "/api/webhooks/"+string(out.ID))
+	return http.StatusCreated, out, nil
+}
+
+// eventTypes are the event types of a request; nil when it names none
+// (every type), empty when it gives an empty list, which
+// createWebhookOp refuses.
+func eventTypes(names []string) []fileframe.EventType {
+	if names == nil {
+		return nil
+	}
+	out := make([]fileframe.EventType, len(names))
+	for i, n := range names {
+		out[i] = fileframe.EventType(n)
+	}
+	return out
+}
+
+// createWebhookOp is POST /api/webhooks and create_webhook.
+func (s *Server) createWebhookOp(ctx context.Context, c apiCaller, nw service.NewWebhook) (webhookCreated, error) {
+	if nw.Events != nil && len(nw.Events) == 0 {
+		return webhookCreated{}, fileframe.Errorf(fileframe.CodeInvalidField, "events is empty; leave it out for every event type, or name some.")
+	}
+	if nw.FileID != "" {
+		if _, err := s.reachFile(ctx, c, nw.FileID); err != nil {
+			return webhookCreated{}, err
+		}
+	}
+	hook, err := s.svc.CreateWebhook(ctx, c.account, nw)
+	if err != nil {
+		return webhookCreated{}, err
+	}
+	return webhookCreated{OK: true, apiWebhook: apiWebhookOf(hook), Secret: hook.Secret}, nil
 }
 
 // webhookList is the answer of GET /api/webhooks.
@@ -92,15 +120,65 @@ type webhookList struct {
 
 // apiListWebhooks is GET /api/webhooks: every endpoint, newest first.
 func (s *Server) apiListWebhooks(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
-	list, err := s.svc.Webhooks(r.Context(), c.caller.account)
+	out, err := s.webhooksOp(r.Context(), c.caller)
+	return http.StatusOK, out, err
+}
+
+// webhooksOp is GET /api/webhooks and list_webhooks.
+func (s *Server) webhooksOp(ctx context.Context, c apiCaller) (webhookList, error) {
+	list, err := s.svc.Webhooks(ctx, c.account)
 	if err != nil {
-		return 0, nil, err
+		return webhookList{}, err
 	}
 	out := webhookList{OK: true, Webhooks: []apiWebhook{}}
 	for _, h := range list {
 		out.Webhooks = append(out.Webhooks, apiWebhookOf(h))
 	}
-	return http.StatusOK, out, nil
+	return out, nil
+}
+
+// webhookAnswer is the answer of GET and PATCH /api/webhooks/{id}: the
+// endpoint as the list shows it.
+type webhookAnswer struct {
+	OK bool `json:"ok"`
+	apiWebhook
+}
+
+// apiGetWebhook is GET /api/webhooks/{id}.
+func (s *Server) apiGetWebhook(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
+	hook, err := s.svc.OwnWebhook(r.Context(), c.caller.account, fileframe.WebhookID(r.PathValue("id")))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, webhookAnswer{OK: true, apiWebhook: apiWebhookOf(hook)}, nil
+}
+
+// apiPauseWebhook is PATCH /api/webhooks/{id} with {"paused": true}
+// (pause) or {"paused": false} (resume), and nothing else.
+func (s *Server) apiPauseWebhook(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
+	o, err := parseJSONObject(c.body, false)
+	if err != nil {
+		return 0, nil, err
+	}
+	o.only("paused")
+	if raw, ok := o.fields["paused"]; !ok || isNull(raw) {
+		o.problems = append(o.problems, "paused is required: true pauses the endpoint, false resumes it")
+	}
+	paused := o.bool("paused")
+	if err := o.err(); err != nil {
+		return 0, nil, err
+	}
+	out, err := s.pauseWebhookOp(r.Context(), c.caller, fileframe.WebhookID(r.PathValue("id")), paused)
+	return http.StatusOK, out, err
+}
+
+// pauseWebhookOp is PATCH /api/webhooks/{id} and pause_webhook.
+func (s *Server) pauseWebhookOp(ctx context.Context, c apiCaller, id fileframe.WebhookID, paused bool) (webhookAnswer, error) {
+	hook, err := s.svc.PauseWebhook(ctx, c.account, id, paused)
+	if err != nil {
+		return webhookAnswer{}, err
+	}
+	return webhookAnswer{OK: true, apiWebhook: apiWebhookOf(hook)}, nil
 }
 
 // deletedWebhook is the answer of DELETE /api/webhooks/{id}.
@@ -112,11 +190,16 @@ type deletedWebhook struct {
 
 // apiDeleteWebhook is DELETE /api/webhooks/{id}.
 func (s *Server) apiDeleteWebhook(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
-	id := fileframe.WebhookID(r.PathValue("id"))
-	if err := s.svc.DeleteWebhook(r.Context(), c.caller.account, id); err != nil {
-		return 0, nil, err
+	out, err := s.deleteWebhookOp(r.Context(), c.caller, fileframe.WebhookID(r.PathValue("id")))
+	return http.StatusOK, out, err
+}
+
+// deleteWebhookOp is DELETE /api/webhooks/{id} and delete_webhook.
+func (s *Server) deleteWebhookOp(ctx context.Context, c apiCaller, id fileframe.WebhookID) (deletedWebhook, error) {
+	if err := s.svc.DeleteWebhook(ctx, c.account, id); err != nil {
+		return deletedWebhook{}, err
 	}
-	return http.StatusOK, deletedWebhook{OK: true, ID: id, Deleted: true}, nil
+	return deletedWebhook{OK: true, ID: id, Deleted: true}, nil
 }
 
 // apiDelivery is one delivery of an endpoint's log.
@@ -174,15 +257,21 @@ type deliveryList struct {
 // apiListDeliveries is GET /api/webhooks/{id}/deliveries: the newest
 // deliveries (service.DeliveriesShown), newest first.
 func (s *Server) apiListDeliveries(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
-	hook, list, err := s.svc.WebhookDeliveries(r.Context(), c.caller.account, fileframe.WebhookID(r.PathValue("id")))
+	out, err := s.deliveriesOp(r.Context(), c.caller, fileframe.WebhookID(r.PathValue("id")))
+	return http.StatusOK, out, err
+}
+
+// deliveriesOp is GET /api/webhooks/{id}/deliveries and list_deliveries.
+func (s *Server) deliveriesOp(ctx context.Context, c apiCaller, id fileframe.WebhookID) (deliveryList, error) {
+	hook, list, err := s.svc.WebhookDeliveries(ctx, c.account, id)
 	if err != nil {
-		return 0, nil, err
+		return deliveryList{}, err
 	}
 	out := deliveryList{OK: true, ID: hook.ID, Deliveries: []apiDelivery{}}
 	for _, d := range list {
 		out.Deliveries = append(out.Deliveries, s.apiDeliveryOf(d))
 	}
-	return http.StatusOK, out, nil
+	return out, nil
 }
 
 // retriedDelivery is the answer of POST …/deliveries/{deliveryId}/retry.
@@ -194,10 +283,17 @@ type retriedDelivery struct {
 // apiRetryDelivery is POST /api/webhooks/{id}/deliveries/{deliveryId}/retry:
 // "send again".
 func (s *Server) apiRetryDelivery(w http.ResponseWriter, r *http.Request, c *apiCall) (int, any, error) {
-	d, err := s.svc.RetryDelivery(r.Context(), c.caller.account, fileframe.WebhookID(r.PathValue("id")),
+	out, err := s.retryDeliveryOp(r.Context(), c.caller, fileframe.WebhookID(r.PathValue("id")),
 		fileframe.DeliveryID(r.PathValue("deliveryId")))
+	return http.StatusOK, out, err
+}
+
+// retryDeliveryOp is POST …/deliveries/{deliveryId}/retry and
+// retry_delivery.
+func (s *Server) retryDeliveryOp(ctx context.Context, c apiCaller, id fileframe.WebhookID, delivery fileframe.DeliveryID) (retriedDelivery, error) {
+	d, err := s.svc.RetryDelivery(ctx, c.account, id, delivery)
 	if err != nil {
-		return 0, nil, err
+		return retriedDelivery{}, err
 	}
-	return http.StatusOK, retriedDelivery{OK: true, Delivery: s.apiDeliveryOf(d)}, nil
+	return retriedDelivery{OK: true, Delivery: s.apiDeliveryOf(d)}, nil
 }

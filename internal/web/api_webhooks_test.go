@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"html"
 	"net/http"
 	"net/url"
@@ -35,12 +36,27 @@ func (e *testEnv) deliver() int {
 	return n
 }
 
-func TestAPIWebhooks(t *testing.T) {
+// webhookEnv is a test server that may deliver to loopback, a receiver,
+// and two Agency accounts with a general key each.
+type webhookEnv struct {
+	*testEnv
+	rcv           *webhooktest.Receiver
+	owner, other  fileframe.Account
+	key, otherKey string
+}
+
+func newWebhookEnv(t *testing.T) webhookEnv {
+	t.Helper()
 	e := newTestEnv(t, withPrivateWebhooks)
-	rcv := webhooktest.NewReceiver(t)
-	owner, other := e.account(fileframe.PlanAgency), e.account(fileframe.PlanAgency)
-	key, _ := e.key(owner, "")
-	otherKey, _ := e.key(other, "")
+	w := webhookEnv{testEnv: e, rcv: webhooktest.NewReceiver(t), owner: e.account(fileframe.PlanAgency), other: e.account(fileframe.PlanAgency)}
+	w.key, _ = e.key(w.owner, "")
+	w.otherKey, _ = e.key(w.other, "")
+	return w
+}
+
+func TestAPIWebhooks(t *testing.T) {
+	w := newWebhookEnv(t)
+	e, rcv, owner, other, key, otherKey := w.testEnv, w.rcv, w.owner, w.other, w.key, w.otherKey
 	otherFile := e.file(other, "theirs.pdf", []byte("theirs"))
 
 	var created webhookCreated
@@ -249,5 +265,145 @@ func TestAppWebhooks(t *testing.T) {
 	free.login("free@example.com", testPassword)
 	if _, body := free.get("/webhooks"); !strings.Contains(body, "Webhooks come with the Agency plan") {
 		t.Errorf("the Free account's page does not explain the plan")
+	}
+}
+
+// TestAPIWebhookPause reads one endpoint (GET /api/webhooks/{id}) and
+// pauses and resumes it (PATCH): a paused endpoint gets no new events and
+// its pending deliveries wait; resumed, the waiting ones are sent. Every
+// refusal leaves the endpoint as it was.
+func TestAPIWebhookPause(t *testing.T) {
+	w := newWebhookEnv(t)
+	e, rcv, owner, key, otherKey := w.testEnv, w.rcv, w.owner, w.key, w.otherKey
+	req, _ := http.NewRequest(http.MethodPost, e.app.URL+"/api/webhooks", strings.NewReader(`{"url": "`+rcv.At("/p")+`", "events": ["file.created"], "description": "ops"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, raw := e.do(req)
+	var created webhookCreated
+	if err := json.Unmarshal(raw, &created); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /api/webhooks: %d %s", resp.StatusCode, raw)
+	}
+	rcv.SetSecret("/p", created.Secret)
+	path := "/api/webhooks/" + string(created.ID)
+	if got := resp.Header.Get("Location"); got != path {
+		t.Errorf("Location: %q, want %q", got, path)
+	}
+
+	var one map[string]any
+	if got := e.apiJSON(key, http.MethodGet, path, "", &one); got != http.StatusOK {
+		t.Fatalf("GET %s: %d", path, got)
+	}
+	if one["ok"] != true || one["webhookId"] != string(created.ID) || one["paused"] != false || one["description"] != "ops" ||
+		one["secretPrefix"] != created.SecretPrefix || one["secret"] != nil {
+		t.Errorf("GET %s: %v", path, one)
+	}
+
+	// An event before the pause waits; one during it is not written.
+	before := e.file(owner, "before.pdf", []byte("before"))
+	var paused webhookAnswer
+	if got := e.apiJSON(key, http.MethodPatch, path, `{"paused": true}`, &paused); got != http.StatusOK || !paused.OK || !paused.Paused || paused.ID != created.ID {
+		t.Fatalf("PATCH paused true: %d %+v", got, paused)
+	}
+	e.file(owner, "during.pdf", []byte("during"))
+	if n := e.deliver(); n != 0 || len(rcv.Deliveries()) != 0 {
+		t.Errorf("a paused endpoint got %d deliveries (receiver: %d)", n, len(rcv.Deliveries()))
+	}
+	var list webhookList
+	if e.apiJSON(key, http.MethodGet, "/api/webhooks", "", &list); len(list.Webhooks) != 1 || !list.Webhooks[0].Paused {
+		t.Errorf("the list after pausing: %+v", list.Webhooks)
+	}
+	// Pausing twice leaves it paused.
+	if got := e.apiJSON(key, http.MethodPatch, path, `{"paused": true}`, &paused); got != http.StatusOK || !paused.Paused {
+		t.Errorf("PATCH paused true again: %d %+v", got, paused)
+	}
+
+	isPaused := func(what string, want bool) {
+		t.Helper()
+		if h, err := e.store.WebhookByID(t.Context(), created.ID); err != nil || h.DisabledAt.IsZero() == want {
+			t.Errorf("after %s: paused %v (%v), want %v", what, !h.DisabledAt.IsZero(), err, want)
+		}
+	}
+	var p struct{ Code, Detail string }
+	for _, body := range []string{
+		`{}`, `{"paused": null}`, `{"paused": "false"}`, `{"paused": 0}`, `{"paused": [false]}`, `{"paused": {}}`,
+		`{"Paused": false}`, `{"paused": false, "url": "` + rcv.At("/q") + `"}`, `{"paused": false, "events": []}`,
+	} {
+		if got := e.apiJSON(key, http.MethodPatch, path, body, &p); got != http.StatusBadRequest || p.Code != "invalid_field" {
+			t.Errorf("PATCH %s: %d %s, want 400 invalid_field", body, got, p.Code)
+		}
+		isPaused("PATCH "+body, true)
+	}
+	for _, body := range []string{`false`, `[{"paused": false}]`, `{"paused": false`, `null`} {
+		if got := e.apiJSON(key, http.MethodPatch, path, body, &p); got != http.StatusBadRequest || p.Code != "invalid_json" {
+			t.Errorf("PATCH %s: %d %s, want 400 invalid_json", body, got, p.Code)
+		}
+	}
+	patch := func(contentType, body string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPatch, e.app.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Content-Type", contentType)
+		return e.do(req)
+	}
+	if resp, body := patch("text/plain", `{"paused": false}`); resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("PATCH as text/plain: %d %s", resp.StatusCode, body)
+	}
+	isPaused("the refused bodies", true)
+
+	// Resumed (here as a merge patch), the waiting delivery goes out; the
+	// event of the pause never was.
+	if resp, body := patch("application/merge-patch+json", `{"paused": false}`); resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"paused":false`) {
+		t.Fatalf("PATCH paused false (merge patch): %d %s", resp.StatusCode, body)
+	}
+	if n := e.deliver(); n != 1 {
+		t.Errorf("after resuming: %d deliveries, want the one that waited", n)
+	}
+	if got := rcv.Deliveries(); len(got) != 1 || got[0].Payload.Data["fileId"] != string(before.ID) {
+		t.Errorf("receiver got %+v, want file.created of %s only", got, before.ID)
+	}
+	if pr := rcv.Problems(); len(pr) > 0 {
+		t.Errorf("signatures that did not verify: %q", pr)
+	}
+
+	// Refusals: another account's endpoint, malformed IDs, other keys.
+	freeKey, _ := e.key(e.account(fileframe.PlanFree), "")
+	proKey, _ := e.key(e.account(fileframe.PlanPro), "")
+	pageKey, _ := e.key(owner, before.ID)
+	for _, tc := range []struct{ name, key, id, code string }{
+		{"another account's key", otherKey, string(created.ID), "webhook_not_found"},
+		{"unknown", key, "wh_AAAAAAAAAAAAAAAA", "webhook_not_found"},
+		{"upper case", key, strings.ToUpper(string(created.ID)), "webhook_not_found"},
+		{"upper-case prefix", key, "WH" + string(created.ID)[2:], "webhook_not_found"},
+		{"encoded slash", key, string(created.ID) + "%2Fdeliveries", "webhook_not_found"},
+		{"dot segments", key, string(created.ID) + "%2F..%2F" + string(created.ID), "webhook_not_found"},
+		{"encoded dots", key, "%2E%2E", "webhook_not_found"},
+		{"trailing dot", key, string(created.ID) + ".", "webhook_not_found"},
+		{"a file's ID", key, string(before.ID), "webhook_not_found"},
+		{"non-ASCII", key, "wh_ǅ" + string(created.ID)[4:], "webhook_not_found"},
+		{"long", key, "wh_" + strings.Repeat("a", 200), "webhook_not_found"},
+		{"Free plan", freeKey, string(created.ID), "plan_required"},
+		{"Pro plan", proKey, string(created.ID), "plan_required"},
+		{"page-bound key", pageKey, string(created.ID), "key_scope"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := http.StatusNotFound
+			if tc.code != "webhook_not_found" {
+				want = http.StatusForbidden
+			}
+			for _, method := range []string{http.MethodGet, http.MethodPatch} {
+				p.Code = ""
+				if got := e.apiJSON(tc.key, method, "/api/webhooks/"+tc.id, `{"paused": true}`, &p); got != want || p.Code != tc.code {
+					t.Errorf("%s /api/webhooks/%s: %d %s, want %d %s", method, tc.id, got, p.Code, want, tc.code)
+				}
+			}
+			isPaused(tc.name, false)
+		})
+	}
+
+	req, _ = http.NewRequest(http.MethodPut, e.app.URL+path, strings.NewReader(`{"paused": true}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	if resp, _ := e.do(req); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, PATCH, DELETE, HEAD" {
+		t.Errorf("PUT %s: %d, Allow %q", path, resp.StatusCode, resp.Header.Get("Allow"))
 	}
 }

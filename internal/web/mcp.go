@@ -151,7 +151,7 @@ func (readerCloser) Close() error { return nil }
 const mcpInstructions = `Fileframe shares files: every file has a public link (publicUrl, /f/<slug>) where visitors download it. A file can have a custom page: one complete HTML document that visitors see at that link, with Fileframe's own download control on top of it.
 
 The flow: upload_file (or list_files to find a file) -> check_html until it has no errors -> save_draft (stores a revision without changing what visitors see; open previewUrl to look at it) -> publish_page (makes it live) -> give the person the publicUrl.
-get_page, list_revisions and get_revision read what is stored; unpublish_page takes the page offline; restore_revision brings back an earlier one. set_link changes when the link expires, how many downloads it allows and its password. create_collection puts several files under one link (each downloadable, or all as one ZIP); add_to_collection, remove_from_collection and get_collection manage it. file_stats and account_stats say what visitors did (views, unique visitors, downloads, conversion, sources); start_page_test shows visitors 2 to 4 revisions of a published page, page_tests reports how each converts and whether the data names a winner, end_page_test ends the test and can publish one revision.
+get_page, list_revisions and get_revision read what is stored; unpublish_page takes the page offline; restore_revision brings back an earlier one. set_link changes when the link expires, how many downloads it allows and its password. create_collection puts several files under one link (each downloadable, or all as one ZIP); add_to_collection, remove_from_collection and get_collection manage it. file_stats and account_stats say what visitors did (views, unique visitors, downloads, conversion, sources); start_page_test shows visitors 2 to 4 revisions of a published page, page_tests reports how each converts and whether the data names a winner, end_page_test ends the test and can publish one revision. list_webhooks, create_webhook, pause_webhook, delete_webhook, list_deliveries and retry_delivery manage webhooks: signed POSTs that Fileframe sends to the account's own https endpoint when its files change.
 
 Page rules: one complete HTML document (<!doctype html>, <html>, <head> with <title> and a viewport meta, <body>), at most 1 MiB; CSS and JavaScript inline only (no <script src>, no stylesheet links); images as data: URIs or https: URLs; no download button or link of its own (no <a download>, no link to the file, no "Download" button): the service's control sits at the bottom right on a desktop and as a bar along the bottom on phones, over the page, so keep the bottom of the page free of anything essential. The page runs in a sandbox: no forms, fetch, popups or navigation of the top page.
 
@@ -675,6 +675,37 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 					return s.endTestOp(ctx, c, in)
 				})
 		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "list_webhooks", Annotations: titled(read, "List webhooks"),
+				Description: "Lists the account's webhook endpoints, newest first: each with webhookId, url, events, fileId (null: every file), description, paused, secretPrefix (the secret itself is shown only by create_webhook) and createdAt. A webhook is a signed POST (Standard Webhooks) that Fileframe sends to an https endpoint when the account's files change. Needs a general key (ffk_)."},
+				generalOnly(webhooksScope, s.listWebhooksTool))
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "create_webhook", Annotations: write("Add a webhook endpoint", false),
+				Description: "Adds a webhook endpoint: for each event it wants, Fileframe POSTs a signed JSON document to url (headers webhook-id, webhook-timestamp, webhook-signature), retrying for about a day until it answers 2xx within 10 s. url must be public https: loopback, private and link-local addresses are refused (webhook_url_refused). The answer has secret (whsec_…), the signing key, shown this once: hand it to whoever runs the receiver. At most 20 endpoints. Needs a general key (ffk_)."},
+				generalOnly(webhooksScope, s.createWebhookTool))
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "delete_webhook",
+				Annotations: &mcp.ToolAnnotations{Title: "Delete a webhook endpoint", DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
+				Description: "Deletes a webhook endpoint for good, with its delivery log; deliveries not yet sent are dropped. This cannot be undone: pause_webhook stops an endpoint for a while instead. Needs a general key (ffk_)."},
+				generalOnly(webhooksScope, s.deleteWebhookTool))
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "pause_webhook", Annotations: write("Pause or resume a webhook", true),
+				Description: "Pauses a webhook endpoint (paused true): it gets no new events, and its pending deliveries wait. Or resumes it (paused false): the waiting deliveries are sent. Returns the endpoint as list_webhooks shows it. Needs a general key (ffk_)."},
+				generalOnly(webhooksScope, s.pauseWebhookTool))
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "list_deliveries", Annotations: titled(read, "Read a webhook's delivery log"),
+				Description: "Reads a webhook endpoint's delivery log, newest first (the last 100): each delivery's deliveryId, eventId, type, fileId, state (pending, sending, delivered, failed), attempts, lastStatus (null without an answer), lastError, nextAttemptAt and finishedAt. Needs a general key (ffk_)."},
+				generalOnly(webhooksScope, s.listDeliveriesTool))
+		},
+		func() error {
+			return addTool(s, srv, &mcp.Tool{Name: "retry_delivery", Annotations: write("Send a delivery again", false),
+				Description: "Sends one delivery of a webhook endpoint again (the app's Send again): due at once with a fresh retry schedule, whatever its state, under the same webhook-id, so a receiver that saw it can drop it. One being sent at that moment is delivery_busy. Needs a general key (ffk_)."},
+				generalOnly(webhooksScope, s.retryDeliveryTool))
+		},
 	}
 	for _, add := range tools {
 		if err := add(); err != nil {
@@ -713,6 +744,19 @@ func addTool[In, Out any](s *Server, srv *mcp.Server, t *mcp.Tool, run func(cont
 		return nil, v, nil
 	})
 	return nil
+}
+
+// generalOnly is run behind the key check that apiEndpoint{general:
+// true, scope: scope} gives a REST route: a page-bound key gets
+// key_scope, naming scope.
+func generalOnly[In, Out any](scope string, run func(context.Context, apiCaller, In) (Out, error)) func(context.Context, apiCaller, In) (Out, error) {
+	return func(ctx context.Context, c apiCaller, in In) (Out, error) {
+		if err := needGeneralKey(c, scope); err != nil {
+			var zero Out
+			return zero, err
+		}
+		return run(ctx, c, in)
+	}
 }
 
 // mcpError is the tool result of err: isError, and as its text the JSON of

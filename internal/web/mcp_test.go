@@ -133,10 +133,15 @@ func resultText(res *mcp.CallToolResult) string {
 
 // mcpToolNames are the tools /mcp offers.
 var mcpToolNames = []string{
-	"account_stats", "add_to_collection", "check_html", "create_collection", "create_request", "delete_file", "end_page_test", "file_stats", "get_collection", "get_file", "get_page",
-	"get_request", "get_revision", "list_files", "list_requests", "list_revisions", "page_tests", "publish_page", "refetch_assets", "remove_from_collection", "rename_file",
-	"restore_revision", "save_draft", "set_link", "share_file", "start_page_test", "unpublish_page", "upload_file",
+	"account_stats", "add_to_collection", "check_html", "create_collection", "create_request", "create_webhook", "delete_file", "delete_webhook", "end_page_test",
+	"file_stats", "get_collection", "get_file", "get_page", "get_request", "get_revision", "list_deliveries", "list_files", "list_requests", "list_revisions",
+	"list_webhooks", "page_tests", "pause_webhook", "publish_page", "refetch_assets", "remove_from_collection", "rename_file", "restore_revision", "retry_delivery",
+	"save_draft", "set_link", "share_file", "start_page_test", "unpublish_page", "upload_file",
 }
+
+// mcpDestructiveTools are the tools that destroy what cannot be brought
+// back.
+var mcpDestructiveTools = []string{"delete_file", "delete_webhook"}
 
 // mcpReadTools are the tools that only read whose names do not say so
 // (get_…, list_…).
@@ -182,7 +187,8 @@ func TestMCPTools(t *testing.T) {
 				t.Errorf("%s: input %s has no type or no description: %s", tool.Name, name, in)
 			}
 		}
-		if _, ok := schema.Properties["fileId"]; ok && !slices.Contains(schema.Required, "fileId") {
+		// create_webhook's fileId is a filter: left out, every file.
+		if _, ok := schema.Properties["fileId"]; ok && !slices.Contains(schema.Required, "fileId") && tool.Name != "create_webhook" {
 			t.Errorf("%s: fileId is not required: %s", tool.Name, in)
 		}
 		out, _ := json.Marshal(tool.OutputSchema)
@@ -199,7 +205,7 @@ func TestMCPTools(t *testing.T) {
 			t.Errorf("%s: readOnlyHint %v, want %v", tool.Name, a.ReadOnlyHint, readOnly)
 		}
 		destructive := a.DestructiveHint != nil && *a.DestructiveHint
-		if !readOnly && destructive != (tool.Name == "delete_file") {
+		if !readOnly && destructive != slices.Contains(mcpDestructiveTools, tool.Name) {
 			t.Errorf("%s: destructiveHint %v", tool.Name, destructive)
 		}
 	}
