@@ -24,16 +24,32 @@ func (s *Store) SetAccountAppearance(ctx context.Context, id fileframe.AccountID
 // AccountAppearance returns the account's default appearance, zero when none
 // is set.
 func (s *Store) AccountAppearance(ctx context.Context, id fileframe.AccountID) (fileframe.Appearance, error) {
-	var a fileframe.Appearance
-	err := s.readTx(ctx, func(tx *sql.Tx) error {
-		if err := accountExists(ctx, tx, id); err != nil {
-			return err
-		}
-		var err error
-		a, err = appearance(ctx, tx, "account_appearances", "account_id", string(id))
-		return err
-	})
+	a, err := scanOwnedAppearance(s.accountAppearance.QueryRowContext(ctx, id), "Account")
 	return a, wrap("account appearance", err)
+}
+
+// ownedAppearance is the query of the appearance of an owner (a row of
+// parent) in table, keyed by column: one row when the owner exists, its
+// appearance's columns NULL when it has none.
+func ownedAppearance(parent, table, column string) string {
+	return `SELECT x.template, x.headline, x.message, x.accent, x.logo_key, x.background, x.logo_bytes, x.background_bytes
+		FROM ` + parent + ` p LEFT JOIN ` + table + ` x ON x.` + column + ` = p.id WHERE p.id = ?`
+}
+
+// scanOwnedAppearance reads ownedAppearance's row: not found (as what)
+// without one, the zero value when the owner has no appearance.
+func scanOwnedAppearance(row *sql.Row, what string) (fileframe.Appearance, error) {
+	var template, headline, message, accent, logo, background sql.NullString
+	var logoBytes, backgroundBytes sql.NullInt64
+	err := row.Scan(&template, &headline, &message, &accent, &logo, &background, &logoBytes, &backgroundBytes)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fileframe.Appearance{}, notFound(what)
+	} else if err != nil {
+		return fileframe.Appearance{}, err
+	}
+	return fileframe.Appearance{Template: template.String, Headline: headline.String, Message: message.String,
+		Accent: accent.String, LogoKey: logo.String, Background: background.String,
+		LogoBytes: logoBytes.Int64, BackgroundBytes: backgroundBytes.Int64}, nil
 }
 
 // setAppearance replaces the row of owner in table (account_appearances or
@@ -106,15 +122,7 @@ func (s *Store) SetFileAppearance(ctx context.Context, id fileframe.FileID, a fi
 
 // FileAppearance returns the file's own appearance, zero when none is set.
 func (s *Store) FileAppearance(ctx context.Context, id fileframe.FileID) (fileframe.Appearance, error) {
-	var a fileframe.Appearance
-	err := s.readTx(ctx, func(tx *sql.Tx) error {
-		if err := fileExists(ctx, tx, id); err != nil {
-			return err
-		}
-		var err error
-		a, err = appearance(ctx, tx, "file_appearances", "file_id", string(id))
-		return err
-	})
+	a, err := scanOwnedAppearance(s.fileAppearance.QueryRowContext(ctx, id), "File")
 	return a, wrap("file appearance", err)
 }
 
