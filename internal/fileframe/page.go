@@ -139,6 +139,11 @@ type PageStore interface {
 	PageByFile(ctx context.Context, id FileID) (Page, error)
 	// Revision returns one revision of a file's page with its HTML.
 	Revision(ctx context.Context, id FileID, number int) (Revision, error)
+	// RevisionHead returns a revision's SHA-256 and at most max bytes of
+	// the start of its HTML as posted (not as served): what a reader of
+	// the page's head needs, without the rest of a page of up to a MiB
+	// and its served copy. ENOTFOUND as Revision.
+	RevisionHead(ctx context.Context, id FileID, number int, max int) (sha256 string, head []byte, err error)
 	// Revisions lists a page's kept revisions, newest first, without HTML.
 	Revisions(ctx context.Context, id FileID) ([]Revision, error)
 	// SetLiveRevision publishes an existing revision of the file's page

@@ -44,3 +44,5 @@ func BenchmarkSavePage(b *testing.B) { storetest.BenchSavePage(b, newBenchStore)
 
 // BenchmarkFileBySlug: see storetest.BenchFileBySlug.
 func BenchmarkFileBySlug(b *testing.B) { storetest.BenchFileBySlug(b, newBenchStore) }
+
+func BenchmarkPageTitle(b *testing.B) { storetest.BenchPageTitle(b, newBenchStore) }

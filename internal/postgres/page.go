@@ -217,6 +217,27 @@ func (s *Store) Revision(ctx context.Context, id fileframe.FileID, number int) (
 	return r, nil
 }
 
+// RevisionHead returns a revision's hash and at most limit bytes of the
+// start of its HTML (substring detoasts only the slice it needs).
+func (s *Store) RevisionHead(ctx context.Context, id fileframe.FileID, number int, limit int) (string, []byte, error) {
+	if !storable(string(id)) || number <= 0 || number > math.MaxInt32 {
+		return "", nil, notFound("Revision")
+	}
+	limit = min(max(limit, 0), math.MaxInt32)
+	var sum string
+	var head []byte
+	err := s.pool.QueryRow(ctx, `
+		SELECT r.sha256, substring(h.html FROM 1 FOR $3)
+		FROM page_revisions r JOIN page_html h ON h.sha256 = r.sha256
+		WHERE r.file_id = $1 AND r.number = $2`, id, number, limit).Scan(&sum, &head)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil, notFound("Revision")
+	} else if err != nil {
+		return "", nil, wrap("revision head", err)
+	}
+	return sum, head, nil
+}
+
 // Revisions lists a page's kept revisions, newest first, without HTML. It is
 // ENOTFOUND when the file has no page.
 func (s *Store) Revisions(ctx context.Context, id fileframe.FileID) ([]fileframe.Revision, error) {

@@ -194,6 +194,21 @@ func (s *Store) Revision(ctx context.Context, id fileframe.FileID, number int) (
 	return r, nil
 }
 
+// RevisionHead returns a revision's hash and at most limit bytes of the
+// start of its HTML.
+func (s *Store) RevisionHead(ctx context.Context, id fileframe.FileID, number int, limit int) (string, []byte, error) {
+	limit = max(limit, 0)
+	var sum string
+	var head []byte
+	err := s.revisionHead.QueryRowContext(ctx, id, number, limit).Scan(&sum, &head)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, notFound("Revision")
+	} else if err != nil {
+		return "", nil, wrap("revision head", err)
+	}
+	return sum, head, nil
+}
+
 // Revisions lists a page's kept revisions, newest first, without HTML. It is
 // ENOTFOUND when the file has no page.
 func (s *Store) Revisions(ctx context.Context, id fileframe.FileID) ([]fileframe.Revision, error) {

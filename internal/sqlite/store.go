@@ -69,6 +69,9 @@ type Store struct {
 	// of a read transaction of an existence check and a read whose four
 	// statements were each parsed anew (a fifth of a miss's time).
 	accountAppearance, fileAppearance *sql.Stmt
+	// revisionHead is a live revision's hash and the start of its HTML,
+	// read by a public page's cache miss for the page's title.
+	revisionHead *sql.Stmt
 }
 
 var _ fileframe.Store = (*Store)(nil)
@@ -197,6 +200,9 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.sessionByHash, `SELECT hash, account_id, created_at, last_seen_at, expires_at FROM sessions WHERE hash = ?`},
 		{&s.accountAppearance, ownedAppearance("accounts", "account_appearances", "account_id")},
 		{&s.fileAppearance, ownedAppearance("files", "file_appearances", "file_id")},
+		{&s.revisionHead, `SELECT r.sha256, substr(h.html, 1, ?3)
+			FROM page_revisions r JOIN page_html h ON h.sha256 = r.sha256
+			WHERE r.file_id = ?1 AND r.number = ?2`},
 	} {
 		stmt, err := s.read.PrepareContext(ctx, p.query)
 		if err != nil {
@@ -231,7 +237,7 @@ func (s *Store) Close() error {
 		close(s.quit)
 		<-s.writerDone
 		var errs []error
-		for _, stmt := range []*sql.Stmt{s.accountByID, s.fileByID, s.fileBySlug, s.keyByHash, s.pageByFile, s.revision, s.sessionByHash, s.accountAppearance, s.fileAppearance} {
+		for _, stmt := range []*sql.Stmt{s.accountByID, s.fileByID, s.fileBySlug, s.keyByHash, s.pageByFile, s.revision, s.sessionByHash, s.accountAppearance, s.fileAppearance, s.revisionHead} {
 			if stmt != nil {
 				errs = append(errs, stmt.Close())
 			}

@@ -100,3 +100,51 @@ func BenchFileBySlug(b *testing.B, newStore func(b *testing.B) fileframe.Store) 
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
+
+// BenchPageTitle reads what a public page's cache miss needs for its
+// title and description from the live revisions of 200 pages of 256 KiB,
+// at random: "Revision" the whole revision (its HTML and the HTML it is
+// served as), "RevisionHead" the hash and up to 256 KiB of the HTML,
+// "RevisionHead16KiB" the first 16 KiB (the web layer's first read,
+// pageHeadFirst). A backend's BenchmarkPageTitle calls it.
+func BenchPageTitle(b *testing.B, newStore func(b *testing.B) fileframe.Store) {
+	s := newStore(b)
+	a, err := s.CreateAccount(b.Context(), fileframe.Account{Email: "bench@example.com", Plan: fileframe.PlanAgency})
+	if err != nil {
+		b.Fatalf("CreateAccount: %v", err)
+	}
+	ids := make([]fileframe.FileID, 200)
+	for i := range ids {
+		f, err := s.CreateFile(b.Context(), fileframe.File{AccountID: a.ID, Name: "report.pdf", Size: 1 << 20, ContentType: "application/pdf", BlobKey: "k"})
+		if err != nil {
+			b.Fatalf("CreateFile: %v", err)
+		}
+		if _, err := s.SavePage(b.Context(), fileframe.PageWrite{FileID: f.ID, HTML: pageHTML(i, 256<<10), Publish: true, At: time.Now()}); err != nil {
+			b.Fatalf("SavePage: %v", err)
+		}
+		ids[i] = f.ID
+	}
+	read := map[string]func(id fileframe.FileID) (int, error){
+		"Revision": func(id fileframe.FileID) (int, error) {
+			r, err := s.Revision(b.Context(), id, 1)
+			return len(r.HTML), err
+		},
+		"RevisionHead": func(id fileframe.FileID) (int, error) {
+			_, head, err := s.RevisionHead(b.Context(), id, 1, 256<<10)
+			return len(head), err
+		},
+		"RevisionHead16KiB": func(id fileframe.FileID) (int, error) {
+			_, head, err := s.RevisionHead(b.Context(), id, 1, 16<<10)
+			return len(head), err
+		},
+	}
+	for _, name := range []string{"Revision", "RevisionHead", "RevisionHead16KiB"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if n, err := read[name](ids[rand.IntN(len(ids))]); err != nil || n == 0 {
+					b.Fatalf("%s: %d bytes, %v", name, n, err)
+				}
+			}
+		})
+	}
+}

@@ -217,6 +217,36 @@ func testPages(t *testing.T, newStore func(t *testing.T) fileframe.Store) {
 		}
 	})
 
+	t.Run("RevisionHead returns the hash and the first bytes of the HTML as posted", func(t *testing.T) {
+		s := newStore(t)
+		f := newFile(t, s, newAccount(t, s).ID)
+		// Multi-byte characters straddle the cut: it counts bytes.
+		html := append([]byte("<!doctype html><title>Ünïcødé</title>"), pageHTML(2, 300_000)...)
+		savePage(t, s, f.ID, html, true)
+		rev, err := s.Revision(t.Context(), f.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, limit := range []int{0, 1, 24, 25, 4096, len(html) - 1, len(html), len(html) + 10, -1} {
+			sum, head, err := s.RevisionHead(t.Context(), f.ID, 1, limit)
+			if err != nil {
+				t.Fatalf("RevisionHead(%d): %v", limit, err)
+			}
+			want := html[:min(max(limit, 0), len(html))]
+			if sum != rev.SHA256 || !bytes.Equal(head, want) {
+				t.Errorf("RevisionHead(%d): got %s and %d bytes (%q…), want %s and %d bytes", limit, sum, len(head), head[:min(len(head), 40)], rev.SHA256, len(want))
+			}
+		}
+		other := newFile(t, s, newAccount(t, s).ID)
+		for _, c := range []struct {
+			id fileframe.FileID
+			n  int
+		}{{f.ID, 0}, {f.ID, 2}, {f.ID, -1}, {other.ID, 1}, {"f_missing", 1}, {f.ID, 1 << 40}} {
+			_, _, err := s.RevisionHead(t.Context(), c.id, c.n, 100)
+			wantCode(t, fmt.Sprintf("RevisionHead(%s, %d)", c.id, c.n), err, fileframe.ENOTFOUND)
+		}
+	})
+
 	t.Run("identical HTML is stored once and refers to one hash", func(t *testing.T) {
 		s := newStore(t)
 		a := newAccount(t, s)

@@ -183,6 +183,30 @@ func TestLinkPreviewCustomPageTags(t *testing.T) {
 	})
 }
 
+// TestLinkPreviewLongHead checks that tags after a large inline style
+// are still read: the head is read in a first slice (pageHeadFirst) and
+// again, longer, only when it goes on past it; tags past pageHeadMax
+// are not read.
+func TestLinkPreviewLongHead(t *testing.T) {
+	e := newTestEnv(t)
+	style := "<style>" + strings.Repeat(".a{color:red}\n", pageHeadFirst/14+100) + "</style>"
+	for _, c := range []struct {
+		name, head, want string
+	}{
+		{"a short head", `<title>Short</title>`, "Short"},
+		{"tags after a style longer than the first read", style + `<meta property="og:title" content="After the style">`, "After the style"},
+		{"a title cut by the first read", strings.Repeat(" ", pageHeadFirst-10) + `<title>Straddling</title>`, "Straddling"},
+		{"tags past the bound", "<style>" + strings.Repeat("x", pageHeadMax) + `</style><meta property="og:title" content="Too far">`, ""},
+	} {
+		_, f := e.agencyFile("assets.zip", []byte("zip"))
+		e.savePage(f, `<!doctype html><html><head>`+c.head+`</head><body><p>Hi</p></body></html>`, true)
+		got := metaTags(t, e.crawlGet(f))["og:title"]
+		if c.want != "" && got != c.want || c.want == "" && got == "Too far" {
+			t.Errorf("%s: og:title %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
 // crawlGet is f's public page as Slack's crawler fetches it.
 func (e *testEnv) crawlGet(f fileframe.File) []byte {
 	e.t.Helper()
@@ -217,7 +241,7 @@ func TestReadPageMeta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := readPageMeta([]byte(tt.doc)); got != tt.want {
+			if got, _ := readPageMeta([]byte(tt.doc)); got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
