@@ -139,10 +139,9 @@ func CheckFileName(name string) error {
 	visible := false
 	for _, r := range name {
 		switch {
-		case unicode.IsControl(r), unicode.In(r, unicode.Zl, unicode.Zp):
+		case IsBreakOrControl(r):
 			return Errorf(EINVALID, "A file name cannot contain control characters such as line breaks or tabs.")
-		case unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d',
-			unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r):
+		case IsInvisibleFormat(r):
 			return Errorf(EINVALID, "A file name cannot contain invisible characters such as U+%04X (text direction overrides, zero-width characters, fillers), which could make it read as another name.", r)
 		case !blank(r):
 			visible = true
@@ -155,6 +154,23 @@ func CheckFileName(name string) error {
 		return Errorf(EINVALID, "A file name cannot be . or .., which name folders.")
 	}
 	return nil
+}
+
+// IsBreakOrControl reports whether r is a control character (U+0085,
+// the next line, included) or a line or paragraph separator: what a text
+// of one line cannot hold.
+func IsBreakOrControl(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp)
+}
+
+// IsInvisibleFormat reports whether r is an invisible formatting
+// character (Unicode's Cf, and the other default-ignorable code points)
+// other than the zero-width joiner and non-joiner, which scripts such as
+// Persian and emoji sequences need: text direction overrides and
+// zero-width characters make a text read as another.
+func IsInvisibleFormat(r rune) bool {
+	return unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d' ||
+		unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
 }
 
 // blank reports whether r draws nothing a reader can see on its own:

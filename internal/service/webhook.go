@@ -19,6 +19,10 @@ import (
 // MaxWebhookDescription is the longest description, in characters.
 const MaxWebhookDescription = 200
 
+// MaxWebhookEventNames bounds the event type names a new endpoint's
+// events may list (repeats included), whichever surface it comes from.
+const MaxWebhookEventNames = 20
+
 // DeliveriesShown is how many deliveries of an endpoint the log shows.
 const DeliveriesShown = 100
 
@@ -46,9 +50,14 @@ func (s *Service) CreateWebhook(ctx context.Context, a fileframe.Account, nw New
 		return fileframe.Webhook{}, err
 	}
 	desc := strings.TrimSpace(nw.Description)
-	if utf8.RuneCountInString(desc) > MaxWebhookDescription || strings.ContainsFunc(desc, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+	if !utf8.ValidString(desc) || utf8.RuneCountInString(desc) > MaxWebhookDescription || strings.ContainsFunc(desc, fileframe.IsBreakOrControl) {
 		return fileframe.Webhook{}, fileframe.Errorf(fileframe.CodeInvalidField,
 			"description is at most %d characters on one line.", MaxWebhookDescription)
+	}
+	if i := strings.IndexFunc(desc, fileframe.IsInvisibleFormat); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(desc[i:])
+		return fileframe.Webhook{}, fileframe.Errorf(fileframe.CodeInvalidField,
+			"description cannot contain invisible characters such as U+%04X (text direction overrides, zero-width characters), which could make it read as another.", r)
 	}
 	if nw.FileID != "" {
 		if !fileframe.LooksLikeFileID(string(nw.FileID)) {
@@ -81,6 +90,9 @@ func (s *Service) CreateWebhook(ctx context.Context, a fileframe.Account, nw New
 func checkEventTypes(types []fileframe.EventType) ([]fileframe.EventType, error) {
 	if len(types) == 0 {
 		return fileframe.EventTypes, nil
+	}
+	if len(types) > MaxWebhookEventNames {
+		return nil, fileframe.Errorf(fileframe.CodeInvalidField, "events holds at most %d names, got %d.", MaxWebhookEventNames, len(types))
 	}
 	var out []fileframe.EventType
 	for _, t := range types {

@@ -31,10 +31,10 @@ func parseJSONObject(body []byte, emptyOK bool) (*jsonObject, error) {
 		if emptyOK {
 			return &jsonObject{fields: map[string]json.RawMessage{}}, nil
 		}
-		return nil, invalidJSON("The request body is empty. Send a JSON object such as {\"html\": \"<!doctype html>...\", \"publish\": true}.")
+		return nil, invalidJSON("The request body is empty. Send a JSON object with the fields docs/api.md gives for this endpoint.")
 	}
 	if !utf8.Valid(body) {
-		return nil, invalidJSON("The request body is not valid UTF-8. Encode the JSON, and the HTML in it, as UTF-8.")
+		return nil, invalidJSON("The request body is not valid UTF-8. Encode the JSON as UTF-8.")
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
@@ -44,16 +44,16 @@ func parseJSONObject(body []byte, emptyOK bool) (*jsonObject, error) {
 		case errors.As(err, &syntax):
 			line, col := position(body, syntax.Offset)
 			return nil, invalidJSON(
-				"The request body is not valid JSON: %s, at line %d, column %d (byte %d). Send exactly one JSON object, with the HTML as a JSON string (quotes, backslashes and control characters escaped).",
+				"The request body is not valid JSON: %s, at line %d, column %d (byte %d). Send exactly one JSON object, its strings' quotes, backslashes and control characters escaped.",
 				syntax.Error(), line, col, syntax.Offset)
 		case errors.As(err, &typ):
-			return nil, invalidJSON("The request body is a JSON %s; it must be a JSON object such as {\"html\": \"...\"}.", typ.Value)
+			return nil, invalidJSON("The request body is a JSON %s; it must be a JSON object ({...}) with the fields docs/api.md gives for this endpoint.", typ.Value)
 		default:
-			return nil, invalidJSON("The request body is not a JSON object. Send a JSON object such as {\"html\": \"...\"}.")
+			return nil, invalidJSON("The request body is not a JSON object. Send a JSON object ({...}) with the fields docs/api.md gives for this endpoint.")
 		}
 	}
 	if fields == nil {
-		return nil, invalidJSON("The request body is JSON null; it must be a JSON object such as {\"html\": \"...\"}.")
+		return nil, invalidJSON("The request body is JSON null; it must be a JSON object ({...}) with the fields docs/api.md gives for this endpoint.")
 	}
 	return &jsonObject{fields: fields}, nil
 }

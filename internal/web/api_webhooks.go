@@ -66,7 +66,7 @@ func (s *Server) apiCreateWebhook(w http.ResponseWriter, r *http.Request, c *api
 	o.only("url", "events", "fileId", "description")
 	var nw service.NewWebhook
 	nw.URL, _ = o.string("url")
-	nw.Events = eventTypes(o.strings("events", 20))
+	nw.Events = eventTypes(o.strings("events", service.MaxWebhookEventNames))
 	file, _ := o.string("fileId")
 	nw.FileID = fileframe.FileID(file)
 	nw.Description, _ = o.string("description")

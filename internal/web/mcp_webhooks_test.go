@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +36,14 @@ func TestMCPWebhooks(t *testing.T) {
 		"unknown event":            {"url": rcv.At("/x"), "events": []string{"file.eaten"}},
 		"not a URL":                {"url": "not a url"},
 		"a description of 2 lines": {"url": rcv.At("/x"), "description": "one\ntwo"},
+		// As in POST /api/webhooks: at most 20 names, and a description
+		// of one line without invisible characters (the outside attack
+		// of 26 November: these were taken here).
+		"21 event names":           {"url": rcv.At("/x"), "events": slices.Repeat([]string{"file.created"}, 21)},
+		"a line separator":         {"url": rcv.At("/x"), "description": "one\u2028two"},
+		"a next line (U+0085)":     {"url": rcv.At("/x"), "description": "one\u0085two"},
+		"a right-to-left override": {"url": rcv.At("/x"), "description": "\u202eMRC"},
+		"a zero-width space":       {"url": rcv.At("/x"), "description": "C\u200bRM"},
 	} {
 		toolProblem(t, "create_webhook "+name, callTool(t, cs, "create_webhook", args), http.StatusBadRequest, fileframe.CodeInvalidField)
 	}
