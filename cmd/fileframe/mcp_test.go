@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -146,7 +147,7 @@ func TestMCPStdio(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("fileframe mcp exited %d after stdin closed, want 0; stderr:\n%s", code, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "serving 28 tools of "+p.app+"/mcp") {
+	if !strings.Contains(stderr.String(), fmt.Sprintf("serving %d tools of %s/mcp", len(remote.Tools), p.app)) {
 		t.Errorf("stderr %q does not say what it serves", stderr.String())
 	}
 }
