@@ -72,6 +72,8 @@ type Store struct {
 	// revisionHead is a live revision's hash and the start of its HTML,
 	// read by a public page's cache miss for the page's title.
 	revisionHead *sql.Stmt
+	// prepared is every statement above that prepare made, for Close.
+	prepared []*sql.Stmt
 }
 
 var _ fileframe.Store = (*Store)(nil)
@@ -209,6 +211,7 @@ func (s *Store) prepare(ctx context.Context) error {
 			return fmt.Errorf("sqlite: prepare %q: %w", p.query, err)
 		}
 		*p.stmt = stmt
+		s.prepared = append(s.prepared, stmt)
 	}
 	return nil
 }
@@ -237,10 +240,8 @@ func (s *Store) Close() error {
 		close(s.quit)
 		<-s.writerDone
 		var errs []error
-		for _, stmt := range []*sql.Stmt{s.accountByID, s.fileByID, s.fileBySlug, s.keyByHash, s.pageByFile, s.revision, s.sessionByHash, s.accountAppearance, s.fileAppearance, s.revisionHead} {
-			if stmt != nil {
-				errs = append(errs, stmt.Close())
-			}
+		for _, stmt := range s.prepared {
+			errs = append(errs, stmt.Close())
 		}
 		errs = append(errs, s.read.Close(), s.write.Close())
 		s.closeErr = errors.Join(errs...)
