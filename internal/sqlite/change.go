@@ -34,8 +34,13 @@ import (
 // the pager's counter as of the connection's last read transaction, so it
 // misses other processes' commits until a statement runs.
 //
-// Both see every commit, download counts included, so a cache is emptied at
-// most once per count flush (about a second) on a busy server.
+// Both see every commit. Most commits cannot change what visitors see:
+// download counts, statistics, sessions, webhook deliveries. So when either
+// sees one, the watcher reads the counter that migration 015's triggers bump
+// on every write that can (the same tables and columns as PostgreSQL's
+// notifications), on its own connection, and moves the generation only when
+// that counter has moved. The read costs about as much as data_version, once
+// per commit rather than per call.
 type ChangeWatcher struct {
 	db   *sql.DB
 	conn *sql.Conn
@@ -55,11 +60,15 @@ type ChangeWatcher struct {
 	// used only inside conn.Raw: database/sql's own statement machinery
 	// (pool bookkeeping, Rows, Scan) cost as much as the statement.
 	stmt driver.Stmt
-	dest []driver.Value
+	// counter is publicCounterQuery prepared on conn's driver connection,
+	// used as stmt is.
+	counter driver.Stmt
+	dest    []driver.Value
 
-	mu      sync.Mutex // serialises the statement on conn, and changes of seen
+	mu      sync.Mutex // serialises the statements on conn, and changes of seen
 	version int64      // the last data_version read
-	gen     uint64     // how many times version has changed
+	changes int64      // the counter last read; unknownChanges after a failed read
+	gen     uint64     // how many times changes has moved
 	// started counts the checks begun; lastStart is the number of the last
 	// one completed. A caller that arrives while a check runs may use the
 	// result of any check begun after it arrived, instead of running one
@@ -71,11 +80,20 @@ type ChangeWatcher struct {
 	closeErr  error
 }
 
-// seenHeader is a wal-index header and the generation given to it.
+// seenHeader is a wal-index header, the counter of public changes read
+// after it, and the generation given to them.
 type seenHeader struct {
-	header walHeader
-	gen    uint64
+	header  walHeader
+	changes int64
+	gen     uint64
 }
+
+// publicCounterQuery reads the counter of migration 015.
+const publicCounterQuery = `SELECT n FROM public_changes WHERE id = 1`
+
+// unknownChanges stands for a counter that could not be read: it never
+// equals one read, so the next read moves the generation.
+const unknownChanges = -1
 
 var _ fileframe.ChangeWatcher = (*ChangeWatcher)(nil)
 
@@ -115,12 +133,18 @@ func (s *Store) watchChanges(ctx context.Context, dataVersionOnly bool) (*Change
 		if !ok {
 			return fmt.Errorf("driver connection %T cannot prepare", dc)
 		}
-		w.stmt, err = c.PrepareContext(ctx, `PRAGMA data_version`)
+		if w.stmt, err = c.PrepareContext(ctx, `PRAGMA data_version`); err != nil {
+			return err
+		}
+		w.counter, err = c.PrepareContext(ctx, publicCounterQuery)
 		return err
 	})
 	if err == nil {
 		w.dest = make([]driver.Value, 1)
-		w.version, err = w.dataVersion(ctx)
+		w.version, err = w.queryInt(ctx, w.stmt)
+	}
+	if err == nil {
+		w.changes, err = w.queryInt(ctx, w.counter)
 	}
 	if err != nil {
 		w.Close()
@@ -136,17 +160,25 @@ func (s *Store) watchChanges(ctx context.Context, dataVersionOnly bool) (*Change
 			return nil, err
 		}
 		if w.index != nil {
-			w.seen.Store(&seenHeader{header: w.index.header()})
+			// The header first: a commit after it is read moves it again.
+			h := w.index.header()
+			changes, err := w.queryInt(ctx, w.counter)
+			if err != nil {
+				w.Close()
+				return nil, err
+			}
+			w.seen.Store(&seenHeader{header: h, changes: changes})
 		}
 	}
 	return w, nil
 }
 
-// dataVersion runs PRAGMA data_version; the caller holds mu (or is alone).
-func (w *ChangeWatcher) dataVersion(ctx context.Context) (int64, error) {
+// queryInt runs stmt (PRAGMA data_version or publicCounterQuery) and
+// returns its one integer; the caller holds mu (or is alone).
+func (w *ChangeWatcher) queryInt(ctx context.Context, stmt driver.Stmt) (int64, error) {
 	var v int64
 	err := w.conn.Raw(func(any) error {
-		q, ok := w.stmt.(driver.StmtQueryContext)
+		q, ok := stmt.(driver.StmtQueryContext)
 		if !ok {
 			return fmt.Errorf("driver statement %T cannot query", w.stmt)
 		}
@@ -160,7 +192,7 @@ func (w *ChangeWatcher) dataVersion(ctx context.Context) (int64, error) {
 		}
 		n, ok := w.dest[0].(int64)
 		if !ok {
-			return fmt.Errorf("data_version is a %T", w.dest[0])
+			return fmt.Errorf("the answer is a %T", w.dest[0])
 		}
 		v = n
 		return nil
@@ -168,8 +200,9 @@ func (w *ChangeWatcher) dataVersion(ctx context.Context) (int64, error) {
 	return v, err
 }
 
-// Generation returns a number that changes when any connection but the
-// watcher's own has committed to the database since the previous call.
+// Generation returns a number that changes when any connection has
+// committed a change that can affect visitors (see migration 015) since
+// the previous call.
 func (w *ChangeWatcher) Generation(ctx context.Context) (uint64, error) {
 	if w.index != nil {
 		w.closeMu.RLock()
@@ -177,7 +210,7 @@ func (w *ChangeWatcher) Generation(ctx context.Context) (uint64, error) {
 		if w.closed {
 			return 0, errors.New("sqlite: the change watcher is closed")
 		}
-		return w.indexGeneration(), nil
+		return w.indexGeneration(ctx), nil
 	}
 	arrived := w.started.Load()
 	w.mu.Lock()
@@ -187,24 +220,42 @@ func (w *ChangeWatcher) Generation(ctx context.Context) (uint64, error) {
 		return w.gen, nil
 	}
 	n := w.started.Add(1)
-	v, err := w.dataVersion(ctx)
+	v, err := w.queryInt(ctx, w.stmt)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: data_version: %w", err)
 	}
 	if v != w.version {
+		changes, err := w.queryInt(ctx, w.counter)
+		if err != nil {
+			// version is not recorded, so the next call reads again.
+			return 0, fmt.Errorf("sqlite: public changes: %w", err)
+		}
 		w.version = v
-		w.gen++
+		if changes != w.changes {
+			w.changes = changes
+			w.gen++
+		}
 	}
 	w.lastStart = n
 	return w.gen, nil
 }
 
 // indexGeneration is Generation through the mapped wal-index: the
-// generation of the header last seen, one more when the header differs.
-// A header read while a commit writes it may mix old and new words; it then
-// differs from both and costs one spurious change, never a missed one: the
-// commits that returned before the call have finished writing.
-func (w *ChangeWatcher) indexGeneration() uint64 {
+// generation of the header last seen; when the header differs, the counter
+// of public changes is read, and the generation moves if it has.
+//
+// The header is read before the counter, in a read transaction begun after
+// it: the counter then includes every commit the header shows, and a commit
+// after the header was read moves the header again, so the next call reads
+// the counter again. A header read while a commit writes it may mix old and
+// new words; it then differs from the final one too, and costs one more
+// read of the counter, never a missed change: the commits that returned
+// before the call have finished writing.
+//
+// A failed read of the counter moves the generation (an emptied cache is
+// the safe mistake) and is recorded as unknownChanges, so that the next
+// read moves it again.
+func (w *ChangeWatcher) indexGeneration(ctx context.Context) uint64 {
 	seen := w.seen.Load()
 	if w.index.header() == seen.header {
 		return seen.gen
@@ -218,8 +269,17 @@ func (w *ChangeWatcher) indexGeneration() uint64 {
 	if h == seen.header {
 		return seen.gen
 	}
-	w.seen.Store(&seenHeader{header: h, gen: seen.gen + 1})
-	return seen.gen + 1
+	// The read is not the caller's to cancel: other callers wait on it.
+	changes, err := w.queryInt(context.WithoutCancel(ctx), w.counter)
+	if err != nil {
+		changes = unknownChanges
+	}
+	next := &seenHeader{header: h, changes: changes, gen: seen.gen}
+	if changes != seen.changes || changes == unknownChanges {
+		next.gen++
+	}
+	w.seen.Store(next)
+	return next.gen
 }
 
 // Close releases the watcher's connection and its mapping. Generation
@@ -233,8 +293,10 @@ func (w *ChangeWatcher) Close() error {
 			errs = append(errs, w.index.unmap())
 			w.closeMu.Unlock()
 		}
-		if w.stmt != nil {
-			errs = append(errs, w.conn.Raw(func(any) error { return w.stmt.Close() }))
+		for _, stmt := range []driver.Stmt{w.stmt, w.counter} {
+			if stmt != nil {
+				errs = append(errs, w.conn.Raw(func(any) error { return stmt.Close() }))
+			}
 		}
 		if w.conn != nil {
 			errs = append(errs, w.conn.Close())

@@ -7,6 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -288,4 +291,173 @@ func TestChangeWatcherCloseWhileInUse(t *testing.T) {
 	if _, err := w.Generation(context.Background()); err == nil {
 		t.Errorf("Generation after Close: got no error")
 	}
+}
+
+// TestChangeWatcherSkipsCounters: writes that show nowhere the public cache
+// reaches (download counts, statistics, sessions, key last-used times,
+// download claims) leave the generation as it was, with either mechanism;
+// a download that uses up a limited link moves it.
+func TestChangeWatcherSkipsCounters(t *testing.T) {
+	for _, m := range watchMechanisms {
+		t.Run(m.name, func(t *testing.T) {
+			ctx := t.Context()
+			path := filepath.Join(t.TempDir(), "test.db")
+			s := open(t, path)
+			w := watchWith(t, s, m.dataVersionOnly)
+			a, err := s.CreateAccount(ctx, fileframe.Account{Email: "owner@example.com", Plan: fileframe.PlanAgency})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := s.CreateFile(ctx, fileframe.File{AccountID: a.ID, Name: "a.txt"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key, err := s.CreateKey(ctx, fileframe.Key{AccountID: a.ID, Kind: fileframe.KeyGeneral, Name: "k", Hash: "h", Prefix: "ffk_"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.SetLink(ctx, f.ID, fileframe.Link{MaxDownloads: 1}); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Now()
+			g := generation(t, w)
+			quiet := []struct {
+				name  string
+				write func() error
+			}{
+				{"AddDownloads", func() error { return s.AddDownloads(ctx, map[fileframe.FileID]int64{f.ID: 3}) }},
+				{"TouchKey", func() error { return s.TouchKey(ctx, key.ID, now) }},
+				{"CreateSession", func() error {
+					return s.CreateSession(ctx, fileframe.Session{Hash: "ab", AccountID: a.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(time.Hour)})
+				}},
+				{"AddStats", func() error {
+					b := fileframe.NewStatBatch()
+					b.Hours[fileframe.StatKey{File: f.ID, Hour: now.Unix() / 3600 * 3600, Variant: fileframe.VariantDefault}] = fileframe.StatCounts{Views: 5}
+					return s.AddStats(ctx, b)
+				}},
+				{"ClaimDownload", func() error { return s.ClaimDownload(ctx, f.ID, "c1", now, time.Minute) }},
+				{"an unfinished download", func() error { return s.FinishDownload(ctx, f.ID, "c1", false) }},
+			}
+			for _, q := range quiet {
+				if err := q.write(); err != nil {
+					t.Fatalf("%s: %v", q.name, err)
+				}
+				if got := generation(t, w); got != g {
+					t.Errorf("after %s: generation moved from %d to %d", q.name, g, got)
+					g = got
+				}
+			}
+			if err := s.ClaimDownload(ctx, f.ID, "c2", now, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.FinishDownload(ctx, f.ID, "c2", true); err != nil {
+				t.Fatal(err)
+			}
+			if got := generation(t, w); got == g {
+				t.Errorf("after the download that used up the link: generation still %d", got)
+			}
+		})
+	}
+}
+
+// TestPublicChangesMatchPostgres: the triggers of migration 015 watch the
+// tables and columns PostgreSQL's change notifications watch, no more and
+// no fewer, so that the public cache is as exact on one store as on the
+// other. It reads PostgreSQL's migrations, keeping each notifying trigger's
+// last definition.
+func TestPublicChangesMatchPostgres(t *testing.T) {
+	paths, err := filepath.Glob("../postgres/migrations/*.sql")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("PostgreSQL's migrations: %v (%d files)", err, len(paths))
+	}
+	// watched maps "table event" to its columns ("" for any), e.g.
+	// "files UPDATE" to "account_id,blob_key,...".
+	pg := map[string]string{}
+	byTrigger := map[string][]string{}
+	create := regexp.MustCompile(`(?s)CREATE TRIGGER (\w+)\s+AFTER (.+?) ON (\w+)\s+FOR EACH STATEMENT EXECUTE FUNCTION fileframe_notify_change\(\)`)
+	drop := regexp.MustCompile(`DROP TRIGGER (\w+) ON`)
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range drop.FindAllStringSubmatch(string(b), -1) {
+			delete(byTrigger, m[1])
+		}
+		for _, m := range create.FindAllStringSubmatch(string(b), -1) {
+			var keys []string
+			for ev := range strings.SplitSeq(m[2], " OR ") {
+				ev = strings.Join(strings.Fields(ev), " ")
+				if ev == "TRUNCATE" {
+					continue // SQLite has none
+				}
+				cols := ""
+				if rest, ok := strings.CutPrefix(ev, "UPDATE OF "); ok {
+					ev, cols = "UPDATE", normColumns(rest)
+				}
+				keys = append(keys, m[3]+" "+ev+"="+cols)
+			}
+			byTrigger[m[1]] = keys
+		}
+	}
+	for _, keys := range byTrigger {
+		for _, k := range keys {
+			table, cols, _ := strings.Cut(k, "=")
+			pg[table] = cols
+		}
+	}
+
+	s := open(t, filepath.Join(t.TempDir(), "test.db"))
+	rows, err := s.read.QueryContext(t.Context(), `SELECT tbl_name, sql FROM sqlite_schema WHERE type = 'trigger' AND sql LIKE '%public_changes%'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	lite := map[string]string{}
+	event := regexp.MustCompile(`(?s)AFTER (INSERT|DELETE|UPDATE OF (.+?)|UPDATE) ON`)
+	for rows.Next() {
+		var table, sql string
+		if err := rows.Scan(&table, &sql); err != nil {
+			t.Fatal(err)
+		}
+		m := event.FindStringSubmatch(sql)
+		if m == nil {
+			t.Fatalf("trigger on %s: no event in %q", table, sql)
+		}
+		ev, cols := m[1], ""
+		if m[2] != "" {
+			ev, cols = "UPDATE", normColumns(m[2])
+		}
+		lite[table+" "+ev] = cols
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for k, cols := range pg {
+		got, ok := lite[k]
+		switch {
+		case !ok:
+			t.Errorf("PostgreSQL notifies on %s; SQLite counts no such change", k)
+		case got != cols:
+			t.Errorf("%s: PostgreSQL watches columns %q, SQLite %q", k, cols, got)
+		}
+	}
+	for k := range lite {
+		if _, ok := pg[k]; !ok {
+			t.Errorf("SQLite counts %s; PostgreSQL notifies no such change", k)
+		}
+	}
+	if len(pg) < 25 {
+		t.Errorf("read %d notified changes from PostgreSQL's migrations; the pattern no longer matches them", len(pg))
+	}
+}
+
+// normColumns sorts a comma-separated column list.
+func normColumns(s string) string {
+	var cols []string
+	for c := range strings.SplitSeq(s, ",") {
+		cols = append(cols, strings.TrimSpace(c))
+	}
+	slices.Sort(cols)
+	return strings.Join(cols, ",")
 }

@@ -17,8 +17,8 @@ import (
 const (
 	defaultSessionTTL = 30 * 24 * time.Hour
 	// sessionTouchEvery is how often a session's activity is written at
-	// most: every commit empties the public-page caches (public_cache.go),
-	// so a write per request would cost every visitor.
+	// most: a write per request would queue on the store's one writer
+	// with every upload and page save.
 	sessionTouchEvery = time.Minute
 	// maxFormBody caps the body of the application's forms.
 	maxFormBody = 64 << 10
