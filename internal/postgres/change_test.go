@@ -84,6 +84,14 @@ func TestChangeWatcherTwoInstances(t *testing.T) {
 			_, err := b.pool.Exec(ctx, `UPDATE accounts SET disabled = true WHERE id = $1`, acct.ID)
 			return err
 		}},
+		{"revision changed in place by SQL", func() error {
+			_, err := b.pool.Exec(ctx, `UPDATE page_revisions SET size = size WHERE file_id = $1 AND number = 1`, f.ID)
+			return err
+		}},
+		{"revision deleted by SQL", func() error {
+			_, err := b.pool.Exec(ctx, `DELETE FROM page_revisions WHERE file_id = $1 AND number = 1`, f.ID)
+			return err
+		}},
 		{"revoke key", func() error { return b.RevokeKey(ctx, acct.ID, key.ID, time.Now()) }},
 		{"new file", func() error {
 			_, err := b.CreateFile(ctx, fileframe.File{AccountID: acct.ID, Name: "b.txt"})

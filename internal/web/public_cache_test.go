@@ -191,6 +191,14 @@ func TestPublicCacheNeverStale(t *testing.T) {
 			t.Fatalf("UPDATE accounts: %v", err)
 		}
 	}
+	// revisionSQL changes the live revision in place, as only an
+	// operator's SQL does.
+	revisionSQL := func(query string) {
+		t.Helper()
+		if _, err := raw.ExecContext(ctx, query, f.ID, rev); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
 	post := func(publish bool) {
 		t.Helper()
 		res := fx.post(t, fx.general, map[string]any{"fileId": string(f.ID), "html": customHTML(fmt.Sprint(rev + 1)), "publish": publish})
@@ -219,6 +227,12 @@ func TestPublicCacheNeverStale(t *testing.T) {
 		{"plan agency through the store", func() { setPlan(e.store, fileframe.PlanAgency) }, outerView},
 		{"account disabled by SQL", func() { setDisabled(true) }, func(int) cacheView { return goneView }},
 		{"account enabled by SQL", func() { setDisabled(false) }, outerView},
+		{"live revision given revision 1's HTML by SQL", func() {
+			revisionSQL(`UPDATE page_revisions SET sha256 = (SELECT sha256 FROM page_revisions WHERE file_id = ?1 AND number = 1) WHERE file_id = ?1 AND number = ?2`)
+		}, outerView},
+		{"live revision deleted by SQL", func() {
+			revisionSQL(`DELETE FROM page_revisions WHERE file_id = ?1 AND number = ?2`)
+		}, func(rev int) cacheView { return cacheView{page: 200, download: 200, live: 404, frame: frame(rev)} }},
 		{"unpublish through a second Store", func() { save(cli, false) }, defaultView},
 	}
 	last := 0

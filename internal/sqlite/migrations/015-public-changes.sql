@@ -6,12 +6,13 @@
 -- link as often as they were written.
 --
 -- The triggers cover the same tables and columns as PostgreSQL's change
--- notifications (its migrations 003, 004, 010, 011, 013, 014 and 016), which
--- the cache has relied on since the scale-out mode: accounts; files but for
--- their download counts and link_ended_at; pages; api_keys but for their
--- last-used times; both appearances; page assets and served copies;
--- collections' files; page tests. A table or column that starts to show on
--- a public path must join both lists.
+-- notifications (its migrations 003, 004, 010, 011, 013, 014, 016 and 018),
+-- which the cache has relied on since the scale-out mode: accounts; files
+-- but for their download counts and link_ended_at; pages; revisions
+-- changed or deleted in place; api_keys but for their last-used times;
+-- both appearances; page assets and served copies; collections' files;
+-- page tests. A table or column that starts to show on a public path must
+-- join both lists (TestPublicChangesMatchPostgres compares them).
 --
 -- They are in the database, not in the Go code, so that every writer fires
 -- them: this process, the admin CLI, another version of the binary, or an
@@ -64,6 +65,14 @@ BEGIN UPDATE public_changes SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER file_appearances_public_update AFTER UPDATE ON file_appearances
 BEGIN UPDATE public_changes SET n = n + 1 WHERE id = 1; END;
 CREATE TRIGGER file_appearances_public_delete AFTER DELETE ON file_appearances
+BEGIN UPDATE public_changes SET n = n + 1 WHERE id = 1; END;
+
+-- A revision changed or deleted in place (by an operator's SQL: the
+-- service only prunes revisions that show nowhere); a new one shows only
+-- once pages names it.
+CREATE TRIGGER page_revisions_public_update AFTER UPDATE ON page_revisions
+BEGIN UPDATE public_changes SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER page_revisions_public_delete AFTER DELETE ON page_revisions
 BEGIN UPDATE public_changes SET n = n + 1 WHERE id = 1; END;
 
 CREATE TRIGGER page_assets_public_insert AFTER INSERT ON page_assets
