@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 	"github.com/fileframe/fileframe/internal/htmlcheck"
 	"github.com/fileframe/fileframe/internal/service"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // customHTMLPath is the seed's endpoint, which stores a custom page.
@@ -173,6 +175,12 @@ type customHTMLRequest struct {
 // boolean; null counts as absent for all three). Field names match exactly,
 // unknown fields are ignored, and when a name appears twice the last value
 // counts (as everywhere in encoding/json).
+//
+// It reads the body as tokens with jsontext (the token layer of what is to
+// be encoding/json/v2), which scans and unquotes the page, most of the body,
+// once: encoding/json, unmarshalling into a map of raw values and then the
+// html value, scanned it five times and took a quarter of a page POST's CPU
+// (docs/performance.md, "Page POSTs: where the time goes").
 func parseCustomHTMLRequest(body []byte) (customHTMLRequest, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return customHTMLRequest{}, invalidJSON("The request body is empty. Send a JSON object such as {\"html\": \"<!doctype html>...\", \"publish\": true}.")
@@ -180,61 +188,140 @@ func parseCustomHTMLRequest(body []byte) (customHTMLRequest, error) {
 	if !utf8.Valid(body) {
 		return customHTMLRequest{}, invalidJSON("The request body is not valid UTF-8. Encode the JSON, and the HTML in it, as UTF-8.")
 	}
-	// A map rather than a struct, so that names match exactly: encoding/json
-	// matches struct fields case-insensitively, which would take "FILEID" for
-	// fileId.
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		var syntax *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syntax):
-			line, col := position(body, syntax.Offset)
-			return customHTMLRequest{}, invalidJSON(
-				"The request body is not valid JSON: %s, at line %d, column %d (byte %d). Send exactly one JSON object, with the HTML as a JSON string (quotes, backslashes and control characters escaped).",
-				syntax.Error(), line, col, syntax.Offset)
-		case errors.As(err, &typ):
-			return customHTMLRequest{}, invalidJSON("The request body is a JSON %s; it must be a JSON object such as {\"html\": \"...\"}.", typ.Value)
-		default:
-			return customHTMLRequest{}, invalidJSON("The request body is not a JSON object. Send a JSON object such as {\"html\": \"...\"}.")
+	// As encoding/json: a name given twice is allowed (the last counts), and
+	// an escaped lone surrogate (\ud800) becomes U+FFFD. The raw bytes are
+	// valid UTF-8, checked above.
+	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return customHTMLRequest{}, jsonSyntax(body, err)
+	}
+	switch k := tok.Kind(); k {
+	case '{':
+	case 'n':
+		return customHTMLRequest{}, invalidJSON("The request body is JSON null; it must be a JSON object such as {\"html\": \"...\"}.")
+	default:
+		return customHTMLRequest{}, invalidJSON("The request body is a JSON %s; it must be a JSON object such as {\"html\": \"...\"}.", jsonKindName(k))
+	}
+	// field is the last value of a field: its kind (0 when absent) and,
+	// for a string or a boolean, its value.
+	type field struct {
+		kind jsontext.Kind
+		str  string
+		b    bool
+	}
+	var html, publish, fileID field
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return customHTMLRequest{}, jsonSyntax(body, err)
+		}
+		var f *field
+		switch tok.String() {
+		case "html":
+			f = &html
+		case "publish":
+			f = &publish
+		case "fileId":
+			f = &fileID
+		}
+		if f == nil || dec.PeekKind() == '{' || dec.PeekKind() == '[' {
+			// An unknown field, or one that holds an object or an array
+			// only in an error, which names its kind: skipped (and checked).
+			kind := dec.PeekKind()
+			if err := dec.SkipValue(); err != nil {
+				return customHTMLRequest{}, jsonSyntax(body, err)
+			}
+			if f != nil {
+				*f = field{kind: kind}
+			}
+			continue
+		}
+		v, err := dec.ReadToken()
+		if err != nil {
+			return customHTMLRequest{}, jsonSyntax(body, err)
+		}
+		*f = field{kind: v.Kind()}
+		switch f.kind {
+		case '"':
+			f.str = v.String()
+		case 't', 'f':
+			f.b = v.Bool()
 		}
 	}
-	if fields == nil {
-		return customHTMLRequest{}, invalidJSON("The request body is JSON null; it must be a JSON object such as {\"html\": \"...\"}.")
+	if _, err := dec.ReadToken(); err != nil { // the object's closing brace
+		return customHTMLRequest{}, jsonSyntax(body, err)
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		if err != nil {
+			return customHTMLRequest{}, jsonSyntax(body, err)
+		}
+		return customHTMLRequest{}, invalidJSON("The request body holds more than one JSON value. Send exactly one JSON object, such as {\"html\": \"...\"}.")
 	}
 
 	var req customHTMLRequest
 	var problems []string
-	if raw, ok := fields["html"]; ok && !isNull(raw) {
-		if kind := jsonKind(raw); kind != "string" {
-			problems = append(problems, "html must be a string (the whole HTML document), got "+kind)
-		} else if err := json.Unmarshal(raw, &req.HTML); err != nil {
-			return customHTMLRequest{}, invalidJSON("The html string could not be decoded: %s.", err)
-		}
+	switch html.kind {
+	case 0, 'n':
+	case '"':
+		req.HTML = html.str
+	default:
+		problems = append(problems, "html must be a string (the whole HTML document), got "+jsonKindName(html.kind))
 	}
-	if raw, ok := fields["publish"]; ok && !isNull(raw) {
-		switch string(bytes.TrimSpace(raw)) {
-		case "true":
-			req.Publish = true
-		case "false":
-		default:
-			problems = append(problems, "publish must be true or false (a JSON boolean, not a string), got "+jsonKind(raw))
-		}
+	switch publish.kind {
+	case 0, 'n':
+	case 't', 'f':
+		req.Publish = publish.b
+	default:
+		problems = append(problems, "publish must be true or false (a JSON boolean, not a string), got "+jsonKindName(publish.kind))
 	}
-	if raw, ok := fields["fileId"]; ok && !isNull(raw) {
-		var id string
-		if kind := jsonKind(raw); kind != "string" {
-			problems = append(problems, "fileId must be a string, got "+kind)
-		} else if err := json.Unmarshal(raw, &id); err != nil {
-			return customHTMLRequest{}, invalidJSON("The fileId string could not be decoded: %s.", err)
-		}
-		req.FileID = fileframe.FileID(id)
+	switch fileID.kind {
+	case 0, 'n':
+	case '"':
+		req.FileID = fileframe.FileID(fileID.str)
+	default:
+		problems = append(problems, "fileId must be a string, got "+jsonKindName(fileID.kind))
 	}
 	if len(problems) > 0 {
 		return customHTMLRequest{}, fileframe.Errorf(fileframe.CodeInvalidField,
 			"%s. Fix the field type and send the request again.", strings.Join(problems, "; "))
 	}
 	return req, nil
+}
+
+// jsonSyntax is the invalid_json error for err, a jsontext decoder's error
+// on body, with the line and column where it stopped. Its wording and
+// position are encoding/json's, as the API has always given them: the body
+// is checked again by json.Unmarshal, on this path only.
+func jsonSyntax(body []byte, err error) error {
+	var raw json.RawMessage
+	if uerr := json.Unmarshal(body, &raw); uerr != nil {
+		var syntax *json.SyntaxError
+		if errors.As(uerr, &syntax) {
+			line, col := position(body, syntax.Offset)
+			return invalidJSON(
+				"The request body is not valid JSON: %s, at line %d, column %d (byte %d). Send exactly one JSON object, with the HTML as a JSON string (quotes, backslashes and control characters escaped).",
+				syntax.Error(), line, col, syntax.Offset)
+		}
+	}
+	return invalidJSON("The request body is not valid JSON: %s. Send exactly one JSON object, with the HTML as a JSON string (quotes, backslashes and control characters escaped).", err)
+}
+
+// jsonKindName names a JSON kind as the API's errors do.
+func jsonKindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 func invalidJSON(format string, args ...any) error {
