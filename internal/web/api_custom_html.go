@@ -339,19 +339,9 @@ func jsonKind(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "nothing"
 	}
-	switch raw[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
+	// A value's first byte is its kind, as jsontext numbers kinds; a
+	// number's ('-' or a digit) is none of the others.
+	return jsonKindName(jsontext.Kind(raw[0]))
 }
 
 // position returns the 1-based line and column (counted in bytes) of the
