@@ -225,10 +225,9 @@ func parseCustomHTMLRequest(body []byte) (customHTMLRequest, error) {
 		case "fileId":
 			f = &fileID
 		}
-		if f == nil || dec.PeekKind() == '{' || dec.PeekKind() == '[' {
+		if kind := dec.PeekKind(); f == nil || kind == '{' || kind == '[' {
 			// An unknown field, or one that holds an object or an array
 			// only in an error, which names its kind: skipped (and checked).
-			kind := dec.PeekKind()
 			if err := dec.SkipValue(); err != nil {
 				return customHTMLRequest{}, jsonSyntax(body, err)
 			}
