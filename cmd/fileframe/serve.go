@@ -58,6 +58,9 @@ type Main struct {
 	cfg    ServeConfig
 	stdout io.Writer
 	log    *slog.Logger
+	// access is log's JSON handler without the flush after warnings: the
+	// access lines' (web.Config.AccessLog).
+	access slog.Handler
 	// logs holds the log's lines between flushes; Close writes it out.
 	logs *logBuffer
 
@@ -89,8 +92,8 @@ func NewMain(cfg ServeConfig, stdout, logs io.Writer) *Main {
 // newMain is NewMain with the log buffer flushed every flushEvery.
 func newMain(cfg ServeConfig, stdout, logs io.Writer, flushEvery time.Duration) *Main {
 	buf := newLogBuffer(logs, flushEvery)
-	log := slog.New(buf.Handler(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: cfg.LogLevel})))
-	return &Main{cfg: cfg, stdout: stdout, log: log, logs: buf}
+	h := slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: cfg.LogLevel})
+	return &Main{cfg: cfg, stdout: stdout, log: slog.New(buf.Handler(h)), access: h, logs: buf}
 }
 
 // Run opens the data, listens, and serves until ctx is done; then it shuts
@@ -228,6 +231,7 @@ func (m *Main) open(ctx context.Context) error {
 		Store:             store,
 		Blobs:             blobs,
 		Logger:            m.log,
+		AccessLog:         m.access,
 		Registry:          prometheus.NewRegistry(), // web adds the Go and process collectors
 		BaseURL:           baseURL,
 		ContentOrigin:     contentOrigin,

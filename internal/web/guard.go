@@ -293,18 +293,27 @@ func streamedForm(r *http.Request) *multipart.Reader {
 func (s *Server) appHostOnly(next http.Handler) http.Handler {
 	want := canonicalHost(s.cfg.BaseURL.Scheme, s.cfg.BaseURL.Host)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case canonicalHost(s.cfg.BaseURL.Scheme, r.Host) == want,
-			r.URL.Path == "/healthz", r.URL.Path == "/readyz", r.URL.Path == "/metrics":
+		if canonicalHost(s.cfg.BaseURL.Scheme, r.Host) == want ||
+			r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/metrics" {
 			next.ServeHTTP(w, r)
-		case r.Method == http.MethodGet || r.Method == http.MethodHead:
-			w.Header().Set("Cache-Control", "no-store")
-			http.Redirect(w, r, s.publicURL(r.URL.EscapedPath())+queryOf(r), http.StatusPermanentRedirect)
-		default:
-			s.textError(w, r, fileframe.Errorf(fileframe.CodeMisdirected,
-				"This server answers as %s only. Send the request there.", s.AppOrigin()))
+			return
 		}
+		// In a method of its own, so that its frame is not on the stack
+		// of every request (publicFile says why that matters).
+		s.misdirected(w, r)
 	})
+}
+
+// misdirected answers a request for another host than the app origin's: a
+// GET or HEAD is sent to the same path there, anything else refused.
+func (s *Server) misdirected(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, s.publicURL(r.URL.EscapedPath())+queryOf(r), http.StatusPermanentRedirect)
+		return
+	}
+	s.textError(w, r, fileframe.Errorf(fileframe.CodeMisdirected,
+		"This server answers as %s only. Send the request there.", s.AppOrigin()))
 }
 
 // queryOf returns "?" and r's query, or "".

@@ -154,7 +154,7 @@ func TestAccessLog(t *testing.T) {
 		if id, _ := l["request_id"].(string); len(id) != 16 {
 			t.Errorf("line %d: request_id %q", i, id)
 		}
-		for _, k := range []string{"status", "bytes", "duration_ms", "remote"} {
+		for _, k := range []string{"status", "bytes", "duration_us", "remote"} {
 			if _, ok := l[k]; !ok {
 				t.Errorf("line %d: no %s", i, k)
 			}

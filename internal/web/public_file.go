@@ -52,36 +52,18 @@ type errorPage struct {
 // of a draft, with a valid preview token), otherwise the neutral default page.
 // It only reads from the store, and the public page (the one without a
 // preview) comes from the public cache when it holds the slug.
+//
+// The page is written from a frame of its own, kept small: net/http writes
+// the headers from within the first Write, about 4 KiB further down the
+// stack, and a deeper stack would make every connection's goroutine grow
+// past 8 KiB (docs/performance.md, "Every connection's stack back to 8
+// KiB").
 func (s *Server) publicFile(w http.ResponseWriter, r *http.Request) {
-	e, ok := s.publicLookupEntry(w, r)
+	p, ok := s.outerPage(w, r)
 	if !ok {
 		return
 	}
-	// Passwords (public_password.go): a protected link shows its password
-	// page until the visitor has its cookie, and then a page rendered for
-	// them, never the public cache's page.
-	if protected(e.file) {
-		s.protectedFile(w, r, e)
-		return
-	}
 	h := w.Header()
-	if frame, ok := s.previewFrame(r, e); ok {
-		s.setPageHeaders(h, s.hdr.cspContent)
-		// The page carries the preview token in the frame's address.
-		h.Set("Cache-Control", "no-store")
-		data := filePage{Assets: s.pages.assets, File: newFileView(e.file), FrameURL: frame, Preview: true}
-		if err := s.pages.render(w, r, http.StatusOK, "outer.html", data); err != nil {
-			s.publicError(w, r, err)
-		}
-		return
-	}
-	variant, test, rev := s.shown(r, e)
-	p, err := s.publicPage(r.Context(), e, rev)
-	if err != nil {
-		s.publicError(w, r, err)
-		return
-	}
-	s.stats.view(r, s.stats.visit(r, e.file.ID, variant, test))
 	s.setPageHeaders(h, p.csp)
 	h["Cache-Control"] = s.hdr.noCache
 	h["Content-Type"] = s.hdr.html
@@ -90,6 +72,42 @@ func (s *Server) publicFile(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(p.body)
 	}
+}
+
+// outerPage returns the public outer page that /f/{slug} shows r, having
+// counted the view; or it answers r itself (a password page, a preview, an
+// error) and returns false.
+func (s *Server) outerPage(w http.ResponseWriter, r *http.Request) (*renderedPage, bool) {
+	e, ok := s.publicLookupEntry(w, r)
+	if !ok {
+		return nil, false
+	}
+	// Passwords (public_password.go): a protected link shows its password
+	// page until the visitor has its cookie, and then a page rendered for
+	// them, never the public cache's page.
+	if protected(e.file) {
+		s.protectedFile(w, r, e)
+		return nil, false
+	}
+	if frame, ok := s.previewFrame(r, e); ok {
+		h := w.Header()
+		s.setPageHeaders(h, s.hdr.cspContent)
+		// The page carries the preview token in the frame's address.
+		h.Set("Cache-Control", "no-store")
+		data := filePage{Assets: s.pages.assets, File: newFileView(e.file), FrameURL: frame, Preview: true}
+		if err := s.pages.render(w, r, http.StatusOK, "outer.html", data); err != nil {
+			s.publicError(w, r, err)
+		}
+		return nil, false
+	}
+	variant, test, rev := s.shown(r, e)
+	p, err := s.publicPage(r.Context(), e, rev)
+	if err != nil {
+		s.publicError(w, r, err)
+		return nil, false
+	}
+	s.stats.view(r, s.stats.visit(r, e.file.ID, variant, test))
+	return p, true
 }
 
 // previewFrame returns the content-origin address of the draft that

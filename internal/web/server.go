@@ -31,6 +31,12 @@ type Config struct {
 	Blobs fileframe.Blobs
 	// Logger receives JSON access and error logs. Required.
 	Logger *slog.Logger
+	// AccessLog, when set, receives the access lines (Info records)
+	// instead of Logger's handler: cmd/fileframe gives it Logger's JSON
+	// handler without the layer that flushes after warnings, which access
+	// lines never need and whose frame made every request's stack grow
+	// past 8 KiB (docs/performance.md).
+	AccessLog slog.Handler
 	// Registry receives the server's metrics and is served at /metrics.
 	Registry *prometheus.Registry
 
@@ -153,6 +159,7 @@ type Server struct {
 	store   fileframe.Store
 	blobs   fileframe.Blobs
 	log     *slog.Logger
+	access  slog.Handler // the access lines' handler (Config.AccessLog), or nil for log's
 	now     func() time.Time
 	metrics *metrics
 	// limits holds the API's rate-limit buckets (Config.RateLimiter);
@@ -261,7 +268,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, now: cfg.Now, pages: pages}
+	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, pages: pages}
 	s.passwords, s.decoy = cfg.Passwords, cfg.Passwords.Decoy()
 	s.store = cfg.Store
 	s.cache = newPublicCache(publicCacheSize)
