@@ -24,7 +24,7 @@ import (
 // collection lists its files, each with its own download
 // /f/{slug}/files/{fileId}, and /f/{slug}/download answers the ZIP of all
 // of them, streamed as the blobs are read. Both pass the collection's own
-// gates first, as a file's download does (publicLookup: owner, expiry,
+// gates first, as a file's download does (publicLookupEntry: owner, expiry,
 // used up; linkAccess: the password), and a download limit on the
 // collection counts the ZIP and a single file alike: one each.
 

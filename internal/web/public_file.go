@@ -144,19 +144,10 @@ func (s *Server) contentPageURL(slug string, rev int, token string) string {
 	return u
 }
 
-// publicLookup finds the file of /f/{slug} and its account. When the file
-// cannot be shown (unknown slug, disabled or missing account) it writes the
-// 404 page; on a store failure the 500 page; and returns ok false.
-func (s *Server) publicLookup(w http.ResponseWriter, r *http.Request) (fileframe.File, fileframe.Account, bool) {
-	e, ok := s.publicLookupEntry(w, r)
-	if !ok {
-		return fileframe.File{}, fileframe.Account{}, false
-	}
-	return e.file, e.acct, true
-}
-
-// publicLookupEntry is publicLookup returning the slug's whole public
-// record (public_cache.go).
+// publicLookupEntry finds the public record of /f/{slug}
+// (public_cache.go). When the file cannot be shown (unknown slug, disabled
+// or missing account) it writes the 404 page; on a store failure the 500
+// page; and returns ok false.
 func (s *Server) publicLookupEntry(w http.ResponseWriter, r *http.Request) (*publicEntry, bool) {
 	e, err := s.publicRecord(r.Context(), r.PathValue("slug"))
 	if err != nil {
