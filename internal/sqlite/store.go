@@ -49,12 +49,13 @@ type Store struct {
 	// (KeepReserve); nil unless asked for.
 	ballast *diskspace.Ballast
 	read    *sql.DB // concurrent, query_only connections
-	// One connection, used only by the writer goroutine. Its DSN also sets
-	// _txlock=immediate, so that any BeginTx on it takes the write lock at
-	// once too.
+	// One connection, which the writer goroutine holds (writer). Its DSN
+	// also sets _txlock=immediate, so that any BeginTx on it would take the
+	// write lock at once too.
 	write *sql.DB
 
 	calls      chan *writeCall // to the writer goroutine; see write.go
+	writer     writerConn      // the writer goroutine's connection
 	quit       chan struct{}   // closed by Close
 	writerDone chan struct{}   // closed when the writer goroutine returns
 	closeOnce  sync.Once

@@ -98,7 +98,10 @@ func TestMigrations(t *testing.T) {
 			t.Fatalf("SchemaVersion: %v", err)
 		}
 		newer := latest + 1
-		if _, err := s.write.ExecContext(t.Context(), `INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)`, newer); err != nil {
+		if err := s.inTx(t.Context(), func(ctx context.Context, q querier) error {
+			_, err := q.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)`, newer)
+			return err
+		}); err != nil {
 			t.Fatalf("insert a newer version: %v", err)
 		}
 		if err := s.Close(); err != nil {
@@ -182,28 +185,35 @@ func TestOpenPathWithURICharacters(t *testing.T) {
 func TestPragmas(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "test.db"))
 	for _, c := range []struct {
-		db     *sql.DB
+		writer bool // the writer connection's, else a reader's
 		pragma string
 		want   string
 	}{
-		{s.write, "journal_mode", "wal"},
-		{s.write, "synchronous", "2"}, // FULL
-		{s.write, "foreign_keys", "1"},
-		{s.write, "busy_timeout", strconv.Itoa(int(busyTimeout.Milliseconds()))},
-		{s.read, "journal_mode", "wal"},
-		{s.read, "foreign_keys", "1"},
-		{s.read, "query_only", "1"},
-		{s.read, "busy_timeout", strconv.Itoa(int(busyTimeout.Milliseconds()))},
+		{true, "journal_mode", "wal"},
+		{true, "synchronous", "2"}, // FULL
+		{true, "foreign_keys", "1"},
+		{true, "busy_timeout", strconv.Itoa(int(busyTimeout.Milliseconds()))},
+		{false, "journal_mode", "wal"},
+		{false, "foreign_keys", "1"},
+		{false, "query_only", "1"},
+		{false, "busy_timeout", strconv.Itoa(int(busyTimeout.Milliseconds()))},
 	} {
 		var got string
-		if err := c.db.QueryRowContext(t.Context(), "PRAGMA "+c.pragma).Scan(&got); err != nil {
-			t.Fatalf("PRAGMA %s: %v", c.pragma, err)
+		var err error
+		pool := "reader"
+		if c.writer {
+			// The writer goroutine holds the writer connection.
+			pool = "writer"
+			err = s.inTx(t.Context(), func(ctx context.Context, q querier) error {
+				return q.QueryRowContext(ctx, "PRAGMA "+c.pragma).Scan(&got)
+			})
+		} else {
+			err = s.read.QueryRowContext(t.Context(), "PRAGMA "+c.pragma).Scan(&got)
+		}
+		if err != nil {
+			t.Fatalf("%s PRAGMA %s: %v", pool, c.pragma, err)
 		}
 		if got != c.want {
-			pool := "writer"
-			if c.db == s.read {
-				pool = "reader"
-			}
 			t.Errorf("%s PRAGMA %s: got %q, want %q", pool, c.pragma, got, c.want)
 		}
 	}
@@ -309,25 +319,32 @@ func TestTwoStoresOnOneFile(t *testing.T) {
 	}
 }
 
-// TestWriteLockAtBegin holds the write lock with a transaction begun on one
-// Store's writer connection (BEGIN IMMEDIATE through _txlock, so the lock is
-// taken at BEGIN) and checks that a write through another Store waits for
-// it, gives up when its context ends, and succeeds once the lock is free.
+// TestWriteLockAtBegin holds the write lock with a write in progress on one
+// Store (its writer's BEGIN IMMEDIATE takes the lock at BEGIN) and checks
+// that a write through another Store waits for it, gives up when its
+// context ends, and succeeds once the lock is free.
 func TestWriteLockAtBegin(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.db")
 	holder, waiter := open(t, path), open(t, path)
-	tx, err := holder.write.BeginTx(t.Context(), nil)
-	if err != nil {
-		t.Fatalf("BeginTx: %v", err)
-	}
+	began, release, held := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var once sync.Once
+	go func() {
+		held <- holder.inTx(context.Background(), func(ctx context.Context, q querier) error {
+			once.Do(func() { close(began) })
+			<-release
+			return nil
+		})
+	}()
+	<-began
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
-	_, err = waiter.CreateAccount(ctx, fileframe.Account{Email: "x@example.com", Plan: fileframe.PlanFree})
+	_, err := waiter.CreateAccount(ctx, fileframe.Account{Email: "x@example.com", Plan: fileframe.PlanFree})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("CreateAccount while another Store holds a write transaction: got %v, want context.DeadlineExceeded", err)
 	}
-	if err := tx.Rollback(); err != nil {
-		t.Fatalf("Rollback: %v", err)
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatalf("the holding write: %v", err)
 	}
 	if _, err := waiter.CreateAccount(t.Context(), fileframe.Account{Email: "x@example.com", Plan: fileframe.PlanFree}); err != nil {
 		t.Errorf("CreateAccount after the transaction ended: got %v, want nil", err)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -115,6 +116,7 @@ func (s *Store) inTx(ctx context.Context, fn writeFunc) error {
 // blocked in inTx), and commits them as one batch, until the Store closes.
 func (s *Store) runWriter() {
 	defer close(s.writerDone)
+	defer s.writer.drop()
 	batch := make([]*writeCall, 0, maxBatch)
 	for {
 		select {
@@ -206,11 +208,10 @@ func (s *Store) runBatch(batch []*writeCall) {
 // and commits it. It returns each call's own error, or an error of the whole
 // batch, in which case nothing was committed.
 func (s *Store) runBatchOnce(ctx context.Context, batch []*writeCall) (errs []error, err error) {
-	conn, err := s.write.Conn(ctx)
+	conn, err := s.writer.open(ctx, s.write)
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
 	inTx := context.WithoutCancel(ctx)
 	defer func() {
 		if err != nil {
@@ -219,6 +220,9 @@ func (s *Store) runBatchOnce(ctx context.Context, batch []*writeCall) (errs []er
 			// there is none (BEGIN failed, or SQLite rolled back by itself)
 			// this fails harmlessly.
 			conn.ExecContext(inTx, `ROLLBACK`)
+			if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) {
+				s.writer.drop() // the next batch takes a new connection
+			}
 		}
 	}()
 	// Only taking the lock may wait, so only BEGIN watches ctx. Once the
@@ -256,4 +260,98 @@ func (s *Store) runBatchOnce(ctx context.Context, batch []*writeCall) (errs []er
 		return nil, err
 	}
 	return errs, nil
+}
+
+// maxWriteStmts bounds the statements the writer keeps prepared. The
+// write paths' statements are a fixed set of strings in this package;
+// past the bound (SQL built with a varying number of placeholders), new
+// ones run unprepared.
+const maxWriteStmts = 256
+
+// writerConn is the writer connection, held by the writer goroutine from
+// its first batch until the Store closes (or the connection breaks), with
+// the statements run through ExecContext and QueryRowContext prepared
+// once: parsing a statement anew on every call, its tables' triggers
+// included, was 8.5% of a page POST's CPU (docs/performance.md, "Page
+// POSTs: where the time goes"). Only the writer goroutine uses it; it is
+// the querier write functions get.
+//
+// A prepared statement is one SQLite statement, which must not run again
+// while rows of it are being read, and closing it frees it under any rows
+// still open (database/sql does not wait for them on a connection's
+// statement). So QueryContext, whose rows a function reads while running
+// other statements, runs unprepared; QueryRowContext's row is read at
+// once by every caller (Scan); and statements are closed only when the
+// connection is dropped, after the batch's functions have returned.
+type writerConn struct {
+	conn  *sql.Conn
+	stmts map[string]*sql.Stmt
+}
+
+var _ querier = (*writerConn)(nil)
+
+// open returns the connection, taking one from db if there is none.
+func (w *writerConn) open(ctx context.Context, db *sql.DB) (*writerConn, error) {
+	if w.conn == nil {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		w.conn, w.stmts = conn, make(map[string]*sql.Stmt)
+	}
+	return w, nil
+}
+
+// drop closes the statements and gives the connection back to db.
+func (w *writerConn) drop() {
+	if w.conn == nil {
+		return
+	}
+	for _, st := range w.stmts {
+		st.Close()
+	}
+	w.conn.Close()
+	w.conn, w.stmts = nil, nil
+}
+
+// stmt returns query prepared on the connection, or nil when query is to
+// run unprepared: past maxWriteStmts, or when it cannot be prepared (it
+// then fails unprepared in the same way).
+func (w *writerConn) stmt(ctx context.Context, query string) *sql.Stmt {
+	if st, ok := w.stmts[query]; ok {
+		return st
+	}
+	if len(w.stmts) >= maxWriteStmts {
+		return nil
+	}
+	st, err := w.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	w.stmts[query] = st
+	return st
+}
+
+func (w *writerConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := w.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return w.conn.ExecContext(ctx, query, args...)
+}
+
+func (w *writerConn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := w.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return w.conn.QueryRowContext(ctx, query, args...)
+}
+
+// QueryContext runs query unprepared (see writerConn).
+func (w *writerConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return w.conn.QueryContext(ctx, query, args...)
+}
+
+// PrepareContext prepares a statement that the caller closes.
+func (w *writerConn) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return w.conn.PrepareContext(ctx, query)
 }
