@@ -14,23 +14,29 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/ncw/directio"
+
 	"github.com/fileframe/fileframe/internal/diskspace"
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
-// copyBufferSize is the size of the buffers Put copies through: large enough
-// that the per-call cost of read, write and hashing is amortised.
-const copyBufferSize = 256 << 10
+// copyBufferSize is the size of the buffers Put and Adopt copy through:
+// large enough that the per-call cost of read, write and hashing is
+// amortised, and that a direct write keeps the device busy (dd to this
+// machine's disk with O_DIRECT: 1.2-1.3 GB/s in blocks of 256 KiB,
+// 1.8-1.9 GB/s in blocks of 1 MiB).
+const copyBufferSize = 1 << 20
 
+// copyBuffers hold blocks aligned in memory as O_DIRECT requires.
 var copyBuffers = sync.Pool{
 	New: func() any {
-		b := make([]byte, copyBufferSize)
+		b := directio.AlignedBlock(copyBufferSize)
 		return &b
 	},
 }
 
 // Put stores everything read from r and returns its key and size. It streams
-// r into a temp file while hashing, fsyncs it, renames it to its
+// r into a temp file while hashing (see writeBody), fsyncs it, renames it to its
 // content-addressed path and fsyncs that directory, so the blob is durable
 // when Put returns. If the blob already exists the temp file is removed and
 // the existing blob's modification time is set to now, so a collector of
@@ -67,11 +73,7 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 
 	h := sha256.New()
 	bufp := copyBuffers.Get().(*[]byte)
-	size, err := io.CopyBuffer(
-		&hashingWriter{w: f, h: h},
-		&ctxReader{ctx: ctx, r: r},
-		*bufp,
-	)
+	size, err := writeBody(f, &ctxReader{ctx: ctx, r: r}, h, *bufp)
 	copyBuffers.Put(bufp)
 	if err != nil {
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", diskspace.Wrap(err))
@@ -224,17 +226,57 @@ func (s *Store) makeBlobDir(dir string) error {
 	return nil
 }
 
-// hashingWriter writes to w and h. It is io.MultiWriter for exactly two
-// writers, minus the allocation and the interface loop.
-type hashingWriter struct {
-	w io.Writer
-	h hash.Hash
-}
-
-func (hw *hashingWriter) Write(p []byte) (int, error) {
-	n, err := hw.w.Write(p)
-	hw.h.Write(p[:n]) // a hash.Hash never returns an error
-	return n, err
+// writeBody writes everything read from r to the new, empty file f and to
+// h, through buf, and returns how many bytes it wrote.
+//
+// A body that fills buf (1 MiB) is written with O_DIRECT, from buf to the
+// device, in whole blocks of directio.AlignSize; the part of its last block
+// that is not whole goes through the page cache. Put syncs the file before
+// it answers anyway, and a buffered write costs this machine's kernel 1.3-
+// 2.7 s of CPU per GiB copied into the page cache (dd bs=256K: 400-800
+// MB/s), where a direct one takes 0.2-0.3 s (dd oflag=direct with fsync:
+// 1.2-2.0 GB/s); nor does a large upload push the files being downloaded
+// out of the page cache. Where the file system refuses direct I/O, when
+// O_DIRECT is set or at the first direct write (a device whose blocks are
+// larger than AlignSize), the rest is written through the page cache.
+func writeBody(f *os.File, r io.Reader, h hash.Hash, buf []byte) (int64, error) {
+	var size int64
+	direct := false
+	for {
+		n, rerr := io.ReadFull(r, buf)
+		if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
+			return size, rerr
+		}
+		if size == 0 && n == len(buf) {
+			direct = setDirect(f, true) == nil
+		}
+		p := buf[:n]
+		h.Write(p) // a hash.Hash never returns an error
+		if whole := len(p) &^ (directio.AlignSize - 1); direct && whole > 0 {
+			w, err := f.Write(p[:whole])
+			size += int64(w)
+			p = p[w:]
+			if err != nil && !errors.Is(err, syscall.EINVAL) {
+				return size, err
+			}
+		}
+		if direct && len(p) > 0 {
+			// A block that is not whole, or a device that refused a
+			// direct write: the page cache from here on.
+			if err := setDirect(f, false); err != nil {
+				return size, err
+			}
+			direct = false
+		}
+		w, err := f.Write(p)
+		size += int64(w)
+		if err != nil {
+			return size, err
+		}
+		if rerr != nil {
+			return size, nil
+		}
+	}
 }
 
 // ctxReader is r that fails with ctx's error once ctx is done, so that a
