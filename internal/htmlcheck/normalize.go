@@ -182,31 +182,24 @@ func (c readCache) get(r rune) runeReadings {
 // canonical reordering of combining marks, which are dropped. Labels and
 // word lists are both spelt this way.
 func spell(s string, cache readCache) (plain, skelPlain, skelUnfolded string, cased bool) {
-	var buf [256]byte // most labels: one allocation, for the result
-	b := buf[:0]
-	var ends [3]int
-	for k := range 3 {
-		for i := 0; i < len(s); {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				r = ' '
-			}
-			i += n
-			rr := cache.get(r)
-			switch k {
-			case 0:
-				b = append(b, rr.plain...)
-				cased = cased || rr.unfolded != rr.plain
-			case 1:
-				b = append(b, rr.skelPlain...)
-			case 2:
-				b = append(b, rr.skelUnfolded...)
-			}
+	// One pass, one lookup of each character's readings; the three
+	// readings are built side by side and joined in one allocation.
+	var bufs [3][128]byte // most labels: one allocation, for the result
+	p, sp, su := bufs[0][:0], bufs[1][:0], bufs[2][:0]
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			r = ' '
 		}
-		ends[k] = len(b)
+		i += n
+		rr := cache.get(r)
+		p = append(p, rr.plain...)
+		sp = append(sp, rr.skelPlain...)
+		su = append(su, rr.skelUnfolded...)
+		cased = cased || rr.unfolded != rr.plain
 	}
-	all := string(b)
-	return all[:ends[0]], all[ends[0]:ends[1]], all[ends[1]:], cased
+	all := string(append(append(append(make([]byte, 0, len(p)+len(sp)+len(su)), p...), sp...), su...))
+	return all[:len(p)], all[len(p) : len(p)+len(sp)], all[len(p)+len(sp):], cased
 }
 
 // readings appends to forms the readings of label that are matched: the plain
@@ -214,7 +207,12 @@ func spell(s string, cache readCache) (plain, skelPlain, skelUnfolded string, ca
 // reversed (the label may be drawn right to left), each of them with its
 // characters in reverse order too.
 func readings(forms []form, label string, reversed bool, cache readCache) []form {
-	if plain := strings.ToLower(label); isASCII(label) && !needsSkeleton(plain) && !needsSkeleton(label) {
+	ascii := isASCII(label)
+	var plain string
+	if ascii {
+		plain = strings.ToLower(label)
+	}
+	if ascii && !needsSkeleton(plain) && !needsSkeleton(label) {
 		forms = append(forms, form{plain, plainLexicon})
 	} else {
 		plain, skelPlain, skelUnfolded, cased := spell(label, cache)

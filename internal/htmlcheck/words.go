@@ -101,7 +101,7 @@ type lexicon struct {
 	spaceless []string
 	// spacelessFirst are the first characters of spaceless: a label
 	// without any has none of those words, spaced out or not.
-	spacelessFirst string
+	spacelessFirst map[rune]bool
 	inRun          []string // words looked for inside letters spaced out ("D o w n l o a d n o w")
 	lead           map[string]bool
 	trail          map[string]bool
@@ -119,10 +119,11 @@ const minRunWord = 5
 // newLexicon returns the word lists read with read.
 func newLexicon(read func(string) string) *lexicon {
 	l := &lexicon{
-		words:    map[string]bool{},
-		prefixes: map[string]bool{},
-		lead:     map[string]bool{},
-		trail:    map[string]bool{},
+		words:          map[string]bool{},
+		prefixes:       map[string]bool{},
+		spacelessFirst: map[rune]bool{},
+		lead:           map[string]bool{},
+		trail:          map[string]bool{},
 	}
 	for w, last := range downloadWords {
 		w = read(w)
@@ -147,7 +148,7 @@ func newLexicon(read func(string) string) *lexicon {
 		w = read(w)
 		l.spaceless = append(l.spaceless, w)
 		r, _ := utf8.DecodeRuneInString(w)
-		l.spacelessFirst += string(r)
+		l.spacelessFirst[r] = true
 	}
 	l.inRun = append(l.inRun, l.spaceless...)
 	for w := range leadFiller {
@@ -219,10 +220,22 @@ type labelOpts struct {
 	anywhere bool
 }
 
+// hasSpacelessFirst reports whether form has one of l.spacelessFirst: a
+// map lookup per character, where strings.ContainsAny searched the list
+// for each.
+func (l *lexicon) hasSpacelessFirst(form string) bool {
+	for _, r := range form {
+		if l.spacelessFirst[r] {
+			return true
+		}
+	}
+	return false
+}
+
 // matches reports whether form, a reading of a label, is a call to
 // download in lexicon l.
 func (l *lexicon) matches(form string, o labelOpts) bool {
-	if strings.ContainsAny(form, l.spacelessFirst) {
+	if l.hasSpacelessFirst(form) {
 		// The scripts of these words are written without spaces inside
 		// words, so spaces or dots inside one ("다운 로드", "下·载")
 		// only break it up for the checker.
