@@ -16,7 +16,7 @@ import (
 // read in pieces as a slow client sends them, must come back whole.
 func TestPutSizesAroundDirectBlocks(t *testing.T) {
 	s, _ := newStore(t)
-	const mib = copyBufferSize
+	const mib = directBufferSize
 	for _, size := range []int{0, 1, 4095, 4096, mib - 1, mib, mib + 1, mib + 4095, mib + 4096, 3*mib + 17, 4 * mib} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			body := make([]byte, size)

@@ -202,8 +202,8 @@ func TestCleanTempRemovesCrashLeftovers(t *testing.T) {
 			os.Exit(3)
 		}
 		pr, pw := io.Pipe()
-		// A whole copy buffer, which Put writes before it reads on.
-		go pw.Write(bytes.Repeat([]byte("c"), copyBufferSize)) // then never closes
+		// A whole direct buffer, which Put writes before it reads on.
+		go pw.Write(bytes.Repeat([]byte("c"), directBufferSize)) // then never closes
 		s.Put(context.Background(), pr)
 		os.Exit(4) // never reached: the parent kills this process
 	}
@@ -229,7 +229,7 @@ func TestCleanTempRemovesCrashLeftovers(t *testing.T) {
 		_, err := s.Put(context.Background(), pr)
 		done <- err
 	}()
-	if _, err := pw.Write(bytes.Repeat([]byte("p"), copyBufferSize)); err != nil {
+	if _, err := pw.Write(bytes.Repeat([]byte("p"), directBufferSize)); err != nil {
 		t.Fatal(err)
 	}
 	waitTemps(t, tmp, 2)

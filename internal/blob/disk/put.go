@@ -20,19 +20,52 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
-// copyBufferSize is the size of the buffers Put and Adopt copy through:
-// large enough that the per-call cost of read, write and hashing is
-// amortised, and that a direct write keeps the device busy (dd to this
-// machine's disk with O_DIRECT: 1.2-1.3 GB/s in blocks of 256 KiB,
-// 1.8-1.9 GB/s in blocks of 1 MiB).
-const copyBufferSize = 1 << 20
+// copyBufferSize is the size of the buffers Adopt, and Put when no direct
+// buffer is free, copy through: large enough that the per-call cost of
+// read, write and hashing is amortised.
+const copyBufferSize = 256 << 10
 
-// copyBuffers hold blocks aligned in memory as O_DIRECT requires.
 var copyBuffers = sync.Pool{
 	New: func() any {
-		b := directio.AlignedBlock(copyBufferSize)
+		b := make([]byte, copyBufferSize)
 		return &b
 	},
+}
+
+// directBufferSize is the size of the blocks Put writes with O_DIRECT: a
+// direct write of 1 MiB keeps the device busy (dd to this machine's disk
+// with O_DIRECT: 1.2-1.3 GB/s in blocks of 256 KiB, 1.8-1.9 GB/s in blocks
+// of 1 MiB).
+const directBufferSize = 1 << 20
+
+// maxDirectPuts bounds the Puts that hold a direct buffer at once, and so
+// the memory in those (32 MiB): a client that keeps many uploads open,
+// each short of a block, would otherwise hold a MiB with each. A Put
+// beyond them copies through a copy buffer and the page cache.
+const maxDirectPuts = 32
+
+var (
+	directSlots   = make(chan struct{}, maxDirectPuts)
+	directBuffers = sync.Pool{
+		New: func() any {
+			b := directio.AlignedBlock(directBufferSize) // aligned in memory as O_DIRECT requires
+			return &b
+		},
+	}
+)
+
+// putBuffer returns the buffer a Put copies through: a direct buffer when
+// one of maxDirectPuts is free (direct is true), else a copy buffer; and
+// release, which gives it back.
+func putBuffer() (buf []byte, direct bool, release func()) {
+	select {
+	case directSlots <- struct{}{}:
+		bp := directBuffers.Get().(*[]byte)
+		return *bp, true, func() { directBuffers.Put(bp); <-directSlots }
+	default:
+		bp := copyBuffers.Get().(*[]byte)
+		return *bp, false, func() { copyBuffers.Put(bp) }
+	}
 }
 
 // Put stores everything read from r and returns its key and size. It streams
@@ -72,9 +105,9 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 	}
 
 	h := sha256.New()
-	bufp := copyBuffers.Get().(*[]byte)
-	size, err := writeBody(f, &ctxReader{ctx: ctx, r: r}, h, *bufp)
-	copyBuffers.Put(bufp)
+	buf, mayDirect, release := putBuffer()
+	size, err := writeBody(f, &ctxReader{ctx: ctx, r: r}, h, buf, mayDirect)
+	release()
 	if err != nil {
 		return fileframe.BlobInfo{}, fmt.Errorf("disk: put: %w", diskspace.Wrap(err))
 	}
@@ -229,8 +262,9 @@ func (s *Store) makeBlobDir(dir string) error {
 // writeBody writes everything read from r to the new, empty file f and to
 // h, through buf, and returns how many bytes it wrote.
 //
-// A body that fills buf (1 MiB) is written with O_DIRECT, from buf to the
-// device, in whole blocks of directio.AlignSize; the part of its last block
+// With mayDirect (buf is a direct buffer), a body that fills buf (1 MiB)
+// is written with O_DIRECT, from buf to the device, in whole blocks of
+// directio.AlignSize; the part of its last block
 // that is not whole goes through the page cache. Put syncs the file before
 // it answers anyway, and a buffered write costs this machine's kernel 1.3-
 // 2.7 s of CPU per GiB copied into the page cache (dd bs=256K: 400-800
@@ -239,7 +273,7 @@ func (s *Store) makeBlobDir(dir string) error {
 // out of the page cache. Where the file system refuses direct I/O, when
 // O_DIRECT is set or at the first direct write (a device whose blocks are
 // larger than AlignSize), the rest is written through the page cache.
-func writeBody(f *os.File, r io.Reader, h hash.Hash, buf []byte) (int64, error) {
+func writeBody(f *os.File, r io.Reader, h hash.Hash, buf []byte, mayDirect bool) (int64, error) {
 	var size int64
 	direct := false
 	for {
@@ -247,7 +281,7 @@ func writeBody(f *os.File, r io.Reader, h hash.Hash, buf []byte) (int64, error) 
 		if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
 			return size, rerr
 		}
-		if size == 0 && n == len(buf) {
+		if mayDirect && size == 0 && n == len(buf) {
 			direct = setDirect(f, true) == nil
 		}
 		p := buf[:n]
