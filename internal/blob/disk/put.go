@@ -264,18 +264,21 @@ func (s *Store) makeBlobDir(dir string) error {
 //
 // With mayDirect (buf is a direct buffer), a body that fills buf (1 MiB)
 // is written with O_DIRECT, from buf to the device, in whole blocks of
-// directio.AlignSize; the part of its last block
-// that is not whole goes through the page cache. Put syncs the file before
-// it answers anyway, and a buffered write costs this machine's kernel 1.3-
-// 2.7 s of CPU per GiB copied into the page cache (dd bs=256K: 400-800
-// MB/s), where a direct one takes 0.2-0.3 s (dd oflag=direct with fsync:
-// 1.2-2.0 GB/s); nor does a large upload push the files being downloaded
-// out of the page cache. Where the file system refuses direct I/O, when
-// O_DIRECT is set or at the first direct write (a device whose blocks are
-// larger than AlignSize), the rest is written through the page cache.
+// directio.AlignSize; the part of its last block that is not whole goes
+// through the page cache. Put syncs the file before it answers anyway,
+// and a buffered write costs this machine's kernel 1.3-2.7 s of CPU per
+// GiB copied into the page cache (dd bs=256K: 400-800 MB/s), where a
+// direct one takes 0.2-0.3 s (dd oflag=direct with fsync: 1.2-2.0 GB/s);
+// nor does a large upload push the files being downloaded out of the page
+// cache. Where the file system refuses direct I/O, when O_DIRECT is set or
+// at the first direct write (a device whose blocks are larger than
+// AlignSize), the rest is written through the page cache.
+//
+// Each block is hashed while it is written, on another core.
 func writeBody(f *os.File, r io.Reader, h hash.Hash, buf []byte, mayDirect bool) (int64, error) {
 	var size int64
 	direct := false
+	done := make(chan error, 1)
 	for {
 		n, rerr := io.ReadFull(r, buf)
 		if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
@@ -285,24 +288,22 @@ func writeBody(f *os.File, r io.Reader, h hash.Hash, buf []byte, mayDirect bool)
 			direct = setDirect(f, true) == nil
 		}
 		p := buf[:n]
-		h.Write(p) // a hash.Hash never returns an error
-		if whole := len(p) &^ (directio.AlignSize - 1); direct && whole > 0 {
-			w, err := f.Write(p[:whole])
-			size += int64(w)
-			p = p[w:]
-			if err != nil && !errors.Is(err, syscall.EINVAL) {
-				return size, err
-			}
+		var w int
+		var err error
+		if n >= overlapHashing {
+			// Hash on one core while the block is written on another:
+			// both only read p.
+			go func() {
+				var err error
+				w, err = writeBlock(f, p, &direct)
+				done <- err
+			}()
+			h.Write(p) // a hash.Hash never returns an error
+			err = <-done
+		} else {
+			h.Write(p)
+			w, err = writeBlock(f, p, &direct)
 		}
-		if direct && len(p) > 0 {
-			// A block that is not whole, or a device that refused a
-			// direct write: the page cache from here on.
-			if err := setDirect(f, false); err != nil {
-				return size, err
-			}
-			direct = false
-		}
-		w, err := f.Write(p)
 		size += int64(w)
 		if err != nil {
 			return size, err
@@ -311,6 +312,36 @@ func writeBody(f *os.File, r io.Reader, h hash.Hash, buf []byte, mayDirect bool)
 			return size, nil
 		}
 	}
+}
+
+// overlapHashing is the smallest block that writeBody hashes while it is
+// written, rather than before: below it, starting a goroutine costs more
+// than the hash.
+const overlapHashing = 64 << 10
+
+// writeBlock writes p to f: while *direct, its whole blocks of
+// directio.AlignSize with O_DIRECT, and then the rest, if any, through the
+// page cache, turning O_DIRECT off (*direct becomes false).
+func writeBlock(f *os.File, p []byte, direct *bool) (int, error) {
+	written := 0
+	if whole := len(p) &^ (directio.AlignSize - 1); *direct && whole > 0 {
+		w, err := f.Write(p[:whole])
+		written += w
+		p = p[w:]
+		if err != nil && !errors.Is(err, syscall.EINVAL) {
+			return written, err
+		}
+	}
+	if *direct && len(p) > 0 {
+		// A block that is not whole, or a device that refused a direct
+		// write: the page cache from here on.
+		if err := setDirect(f, false); err != nil {
+			return written, err
+		}
+		*direct = false
+	}
+	w, err := f.Write(p)
+	return written + w, err
 }
 
 // ctxReader is r that fails with ctx's error once ctx is done, so that a
