@@ -20,14 +20,25 @@ import (
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
-// copyBufferSize is the size of the buffers Adopt, and Put when no direct
-// buffer is free, copy through: large enough that the per-call cost of
-// read, write and hashing is amortised.
+// copyBufferSize is the size of the buffers Adopt reads through: large
+// enough that the per-call cost of read and hashing is amortised.
 const copyBufferSize = 256 << 10
 
 var copyBuffers = sync.Pool{
 	New: func() any {
 		b := make([]byte, copyBufferSize)
+		return &b
+	},
+}
+
+// spareBufferSize is the size of the buffers a Put copies through when
+// maxDirectPuts hold the direct ones: as small as io.Copy's, since every
+// client stalled in the middle of an upload holds one.
+const spareBufferSize = 32 << 10
+
+var spareBuffers = sync.Pool{
+	New: func() any {
+		b := make([]byte, spareBufferSize)
 		return &b
 	},
 }
@@ -41,7 +52,7 @@ const directBufferSize = 1 << 20
 // maxDirectPuts bounds the Puts that hold a direct buffer at once, and so
 // the memory in those (32 MiB): a client that keeps many uploads open,
 // each short of a block, would otherwise hold a MiB with each. A Put
-// beyond them copies through a copy buffer and the page cache.
+// beyond them copies through a spare buffer and the page cache.
 const maxDirectPuts = 32
 
 var (
@@ -55,7 +66,7 @@ var (
 )
 
 // putBuffer returns the buffer a Put copies through: a direct buffer when
-// one of maxDirectPuts is free (direct is true), else a copy buffer; and
+// one of maxDirectPuts is free (direct is true), else a spare buffer; and
 // release, which gives it back.
 func putBuffer() (buf []byte, direct bool, release func()) {
 	select {
@@ -63,8 +74,8 @@ func putBuffer() (buf []byte, direct bool, release func()) {
 		bp := directBuffers.Get().(*[]byte)
 		return *bp, true, func() { directBuffers.Put(bp); <-directSlots }
 	default:
-		bp := copyBuffers.Get().(*[]byte)
-		return *bp, false, func() { copyBuffers.Put(bp) }
+		bp := spareBuffers.Get().(*[]byte)
+		return *bp, false, func() { spareBuffers.Put(bp) }
 	}
 }
 
