@@ -472,6 +472,7 @@ func (m *Main) httpServer(h http.Handler) *http.Server {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
+		ConnContext:       web.ConnContext, // answers from memory cork it (internal/web/cork.go)
 	}
 }
 

@@ -80,6 +80,9 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 	if locked {
 		h["Cache-Control"] = privateNoStore // Passwords (public_password.go)
 	}
+	if len(html.body) > corkAbove {
+		defer cork(w, r)()
+	}
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(html.body))
 }
 

@@ -79,6 +79,8 @@ func startTestEnv(t *testing.T, dir string, opts ...func(*Config)) *testEnv {
 	// Every request to /api/ and its answer must be as openapi.json says.
 	app.Config.Handler = checkContract(t, srv.AppHandler())
 	content.Config.Handler = srv.ContentHandler()
+	app.Config.ConnContext = ConnContext // as serve sets it
+	content.Config.ConnContext = ConnContext
 	app.Start()
 	content.Start()
 	ops := httptest.NewServer(srv.OpsHandler())

@@ -369,6 +369,9 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f fileframe.F
 		http.ServeContent(w, r, "", f.CreatedAt, body)
 		return
 	}
+	if cached != nil && size > corkAbove {
+		defer cork(w, r)()
+	}
 	http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
 }
 
