@@ -109,9 +109,11 @@ func kindOf(err error) (string, errorKind) {
 // that a file's row names but the blob store lacks is not a 404): it is
 // answered 500, and logged with its cause.
 // A busy error (no file descriptor free, the blob store overloaded) is
-// never a fault: it stays 503 with Retry-After.
+// never a fault: it stays 503 with Retry-After. Nor is the end of a
+// context: when it is the request's, the client went away (clientGone
+// answers it); any other is a 500 all the same, having no code.
 func fault(err error) error {
-	if fileframe.ErrorCode(err) == fileframe.CodeBusy {
+	if fileframe.ErrorCode(err) == fileframe.CodeBusy || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return faultError{err}

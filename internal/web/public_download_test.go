@@ -445,3 +445,31 @@ func TestDownloadTypes(t *testing.T) {
 		}
 	}
 }
+
+// A client that goes away before its download starts (it closed its
+// side of the connection right after the request, and net/http ended
+// the request's context) is not a server fault: 400 and an info line,
+// never a 500 logged as an error. Opening the blob of a file too large
+// for the blob cache failed with the context's error, which fault hid.
+func TestDownloadOfAClientGoneIsNotAFault(t *testing.T) {
+	e := newTestEnv(t)
+	a := e.account(fileframe.PlanFree)
+	f := e.file(a, "large.bin", deterministicBytes(blobCacheMaxBlob+1))
+	h := e.srv.AppHandler()
+	path := e.app.URL + "/f/" + f.Slug + "/download"
+	warm := httptest.NewRecorder()
+	h.ServeHTTP(warm, httptest.NewRequest(http.MethodGet, path, nil))
+	if warm.Code != http.StatusOK {
+		t.Fatalf("GET %s: %d", path, warm.Code)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil).WithContext(ctx))
+	if rec.Code >= 500 {
+		t.Errorf("GET %s after the client went away: %d, want a 4xx", path, rec.Code)
+	}
+	if logs := e.logs.String(); strings.Contains(logs, `"level":"ERROR"`) {
+		t.Errorf("a client gone was logged as a server error:\n%s", logs)
+	}
+}
