@@ -198,7 +198,8 @@ func spell(s string, cache readCache) (plain, skelPlain, skelUnfolded string, ca
 		su = append(su, rr.skelUnfolded...)
 		cased = cased || rr.unfolded != rr.plain
 	}
-	all := string(append(append(append(make([]byte, 0, len(p)+len(sp)+len(su)), p...), sp...), su...))
+	var joined [3 * 128]byte
+	all := string(append(append(append(joined[:0], p...), sp...), su...))
 	return all[:len(p)], all[len(p) : len(p)+len(sp)], all[len(p)+len(sp):], cased
 }
 
