@@ -197,8 +197,13 @@ func TestBrowserJourney(t *testing.T) {
 	// Record every value the bar takes.
 	maya.recordProgress(t)
 	run(t, maya.tab, chromedp.SetUploadFiles(chromedp.CSS("#upload-file"), []string{src}))
+	// Finished, and the recorder (every 10 ms) has seen the bar's last
+	// value: reading it at once could miss the 100 set with "done".
 	poll(t, "the upload to finish", func() bool {
-		return eval[bool](t, maya.tab, `!!document.querySelector(".upload-item.upload-done")`)
+		return eval[bool](t, maya.tab, `(() => {
+			const bar = document.querySelector(".upload-item.upload-done progress");
+			return !!bar && window.progressSeen[window.progressSeen.length - 1] === bar.value;
+		})()`)
 	})
 	maya.throttleUploads(t, -1)
 	seen := maya.progressSeen(t)
