@@ -10,12 +10,13 @@ import (
 
 // cork holds back the partial segments of the TCP connection that r came
 // on (TCP_CORK, which nginx's tcp_nopush sets too), so that the writes of
-// an answer leave as one segment rather than one each; the returned
-// function flushes w and lets them go. Where r's connection is not plain
-// TCP (TLS, a test's recorder) or cannot be corked, it does nothing.
-func cork(w http.ResponseWriter, r *http.Request) (uncork func()) {
+// an answer of size bytes from memory leave as one segment rather than one
+// each; the returned function flushes w and lets them go. For an answer of
+// corkAbove bytes or less (one write), or where r's connection is not
+// plain TCP (TLS, a test's recorder) or cannot be corked, it does nothing.
+func cork(w http.ResponseWriter, r *http.Request, size int64) (uncork func()) {
 	tc, ok := r.Context().Value(connKey{}).(*net.TCPConn)
-	if !ok {
+	if !ok || size <= corkAbove {
 		return func() {}
 	}
 	rc, err := tc.SyscallConn()

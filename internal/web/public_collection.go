@@ -369,8 +369,8 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f fileframe.F
 		http.ServeContent(w, r, "", f.CreatedAt, body)
 		return
 	}
-	if cached != nil && size > corkAbove {
-		defer cork(w, r)()
+	if cached != nil {
+		defer cork(w, r, size)()
 	}
 	http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
 }
