@@ -80,7 +80,7 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 	if locked {
 		h["Cache-Control"] = privateNoStore // Passwords (public_password.go)
 	}
-	defer cork(w, r, int64(len(html.body)))()
+	defer uncork(w, cork(r, int64(len(html.body))))
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(html.body))
 }
 

@@ -5,15 +5,18 @@ import (
 	"net"
 )
 
-// connKey is the context key under which ConnContext keeps a request's
-// connection.
+// connKey is the context key under which ConnContext keeps what a request
+// needs of its connection to cork it.
 type connKey struct{}
 
-// ConnContext is for http.Server's ConnContext: it keeps the connection in
-// the context of the requests that come on it, so that an answer can cork
-// it (cork).
+// ConnContext is for http.Server's ConnContext: it keeps what the requests
+// that come on c need to cork it (cork) in their context, made once per
+// connection rather than once per answer.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
-	return context.WithValue(ctx, connKey{}, c)
+	if k := newCorker(c); k != nil {
+		return context.WithValue(ctx, connKey{}, k)
+	}
+	return ctx
 }
 
 // corkAbove is the size of a body from memory above which its answer is

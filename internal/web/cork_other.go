@@ -2,8 +2,17 @@
 
 package web
 
-import "net/http"
+import (
+	"net"
+	"net/http"
+)
 
-// cork does nothing where TCP_CORK is missing: the writes of an answer
-// leave as they come.
-func cork(http.ResponseWriter, *http.Request, int64) (uncork func()) { return func() {} }
+// corker is empty where TCP_CORK is missing: the writes of an answer leave
+// as they come.
+type corker struct{}
+
+func newCorker(net.Conn) *corker { return nil }
+
+func cork(*http.Request, int64) *corker { return nil }
+
+func uncork(http.ResponseWriter, *corker) {}

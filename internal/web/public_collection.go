@@ -370,7 +370,7 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f fileframe.F
 		return
 	}
 	if cached != nil {
-		defer cork(w, r, size)()
+		defer uncork(w, cork(r, size))
 	}
 	http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
 }
