@@ -1,8 +1,13 @@
 package web
 
 import (
+	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
 // Small downloads are served from memory: opening, reading and closing a
@@ -34,30 +39,44 @@ type blobCache struct {
 }
 
 // cachedBlob is a blob's bytes and the download headers that depend only
-// on it, or on the name of the file last served with it; nothing in it is
-// changed once set.
+// on it, or on the file last served with it; nothing in it is changed once
+// set.
 type cachedBlob struct {
-	body []byte
-	etag []string // the ETag header's value: the key, quoted
-	// disposition is the Content-Disposition of the last file name served
-	// with the blob (most blobs have one name).
-	disposition atomic.Pointer[namedDisposition]
+	body   []byte
+	etag   []string // the ETag header's value: the key, quoted
+	length []string // the Content-Length header's value
+	// file holds the headers of the last file served with the blob (most
+	// blobs have one file).
+	file atomic.Pointer[fileHeaders]
 }
 
-type namedDisposition struct {
-	name  string
-	value []string
+// fileHeaders are the headers of a download that depend on its file: its
+// name, type and time.
+type fileHeaders struct {
+	name, contentType string
+	created           time.Time
+	disposition       []string
+	contentTypeValue  []string // downloadType's
+	// lastModified is Last-Modified as http.ServeContent sets it: nil for
+	// a zero time or the Unix epoch, which it leaves out.
+	lastModified []string
 }
 
-// dispositionFor returns the Content-Disposition header value for a file
-// of this blob called name.
-func (b *cachedBlob) dispositionFor(name string) []string {
-	if d := b.disposition.Load(); d != nil && d.name == name {
-		return d.value
+// headersFor returns the headers of a download of f, a file of this blob.
+func (b *cachedBlob) headersFor(f fileframe.File) *fileHeaders {
+	if h := b.file.Load(); h != nil && h.name == f.Name && h.contentType == f.ContentType && h.created.Equal(f.CreatedAt) {
+		return h
 	}
-	d := &namedDisposition{name: name, value: []string{contentDisposition(name)}}
-	b.disposition.Store(d)
-	return d.value
+	h := &fileHeaders{
+		name: f.Name, contentType: f.ContentType, created: f.CreatedAt,
+		disposition:      []string{contentDisposition(f.Name)},
+		contentTypeValue: []string{downloadType(f.ContentType)},
+	}
+	if !f.CreatedAt.IsZero() && !f.CreatedAt.Equal(time.Unix(0, 0)) {
+		h.lastModified = []string{f.CreatedAt.UTC().Format(http.TimeFormat)}
+	}
+	b.file.Store(h)
+	return h
 }
 
 func newBlobCache(max int) *blobCache {
@@ -76,7 +95,7 @@ func (c *blobCache) get(key string) (*cachedBlob, bool) {
 // body must not change afterwards. A body larger than the cache is
 // returned in an entry that is not kept.
 func (c *blobCache) put(key string, body []byte) *cachedBlob {
-	b := &cachedBlob{body: body, etag: []string{`"` + key + `"`}}
+	b := &cachedBlob{body: body, etag: []string{`"` + key + `"`}, length: []string{strconv.Itoa(len(body))}}
 	if len(body) > c.max {
 		return b
 	}
@@ -95,4 +114,36 @@ func (c *blobCache) put(key string, body []byte) *cachedBlob {
 	c.blobs[key] = b
 	c.size += len(body)
 	return b
+}
+
+// whole reports whether http.ServeContent would answer r with the whole
+// body and a 200 whatever the body: a GET with no Range and no
+// precondition (If-Match, If-None-Match, If-Modified-Since,
+// If-Unmodified-Since, If-Range).
+func whole(r *http.Request) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	h := r.Header
+	return h["Range"] == nil && h["If-Match"] == nil && h["If-None-Match"] == nil &&
+		h["If-Modified-Since"] == nil && h["If-Unmodified-Since"] == nil && h["If-Range"] == nil
+}
+
+// acceptRanges is the Accept-Ranges header of a body that can be served in
+// ranges, as http.ServeContent sets it.
+var acceptRanges = []string{"bytes"}
+
+// writeWhole answers a request for which whole is true with body, as
+// http.ServeContent would, but with headers made once: Accept-Ranges,
+// Content-Length (length, body's), a 200 and the body. It spares an answer
+// from memory ServeContent's parsing, its header values made anew each
+// time, and its copy through io.CopyN. The headers ServeContent takes
+// from its caller (Last-Modified, its own for a modtime) are the
+// caller's.
+func writeWhole(w http.ResponseWriter, body []byte, length []string) {
+	h := w.Header()
+	h["Accept-Ranges"] = acceptRanges
+	h["Content-Length"] = length
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }

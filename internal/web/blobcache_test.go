@@ -5,7 +5,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -42,9 +47,34 @@ func TestBlobCache(t *testing.T) {
 		t.Errorf("ETag: got %q", b.etag)
 	}
 	b, _ := c.get("49")
-	for _, name := range []string{"a.pdf", "a.pdf", "b c.pdf", "a.pdf"} {
-		if got, want := b.dispositionFor(name)[0], contentDisposition(name); got != want {
-			t.Errorf("disposition of %q: got %q, want %q", name, got, want)
+	if b.length[0] != strconv.Itoa(len(b.body)) {
+		t.Errorf("Content-Length: got %q for %d bytes", b.length, len(b.body))
+	}
+	// Files sharing the blob, one after the other: each gets its own name,
+	// type and time, never the one before's.
+	at := time.Date(2026, 3, 1, 9, 30, 0, 0, time.FixedZone("CET", 3600))
+	for _, f := range []fileframe.File{
+		{Name: "a.pdf", ContentType: "application/pdf", CreatedAt: at},
+		{Name: "a.pdf", ContentType: "application/pdf", CreatedAt: at},
+		{Name: "b c.pdf", ContentType: "application/pdf", CreatedAt: at},
+		{Name: "b c.pdf", ContentType: "text/html", CreatedAt: at},
+		{Name: "b c.pdf", ContentType: "text/html", CreatedAt: at.Add(time.Second)},
+		{Name: "a.pdf", ContentType: "application/pdf", CreatedAt: time.Unix(0, 0)},
+		{Name: "a.pdf", ContentType: "application/pdf"},
+	} {
+		h := b.headersFor(f)
+		if got, want := h.disposition[0], contentDisposition(f.Name); got != want {
+			t.Errorf("disposition of %q: got %q, want %q", f.Name, got, want)
+		}
+		if got, want := h.contentTypeValue[0], downloadType(f.ContentType); got != want {
+			t.Errorf("type of %q: got %q, want %q", f.ContentType, got, want)
+		}
+		// As http.ServeContent sets it: in UTC, and not at all for a
+		// zero time or the epoch.
+		rec := httptest.NewRecorder()
+		http.ServeContent(rec, httptest.NewRequest(http.MethodHead, "/", nil), "", f.CreatedAt, strings.NewReader(""))
+		if got, want := h.lastModified, rec.Header()["Last-Modified"]; !slices.Equal(got, want) {
+			t.Errorf("Last-Modified of %v: got %q, want %q", f.CreatedAt, got, want)
 		}
 	}
 }
@@ -106,4 +136,53 @@ func TestDownloadFromMemory(t *testing.T) {
 	if resp, _ := e.download("GET", fs); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("deleted file with its bytes in memory: got %d, want 404", resp.StatusCode)
 	}
+}
+
+// TestWholeAnswersAsServeContent checks that an unconditional GET of a
+// download or a custom page from memory, which writeWhole answers, gets
+// the very status, headers and bytes that http.ServeContent gives the same
+// GET with a precondition that holds (If-None-Match of another ETag), and
+// that both count a download.
+func TestWholeAnswersAsServeContent(t *testing.T) {
+	e := newTestEnv(t)
+	a := e.account(fileframe.PlanAgency)
+	small := deterministicBytes(4096)
+	bin := e.file(a, "small.bin", small)
+	img := e.typedFile(a, "photo.png", append([]byte("\x89PNG\r\n\x1a\n"), small...))
+	paged := e.file(a, "report.pdf", []byte("pdf"))
+	e.savePage(paged, validPage, true)
+	frame := []string{"Sec-Fetch-Dest", "iframe"}
+
+	compare := func(name string, get func(header ...string) (*http.Response, []byte), header ...string) {
+		t.Helper()
+		get(header...) // puts the bytes in memory
+		fast, fastBody := get(header...)
+		slow, slowBody := get(append([]string{"If-None-Match", `"not-this-one"`}, header...)...)
+		if fast.StatusCode != http.StatusOK || slow.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d and %d, want 200", name, fast.StatusCode, slow.StatusCode)
+		}
+		if !bytes.Equal(fastBody, slowBody) || len(fastBody) == 0 {
+			t.Errorf("%s: %d bytes, ServeContent's %d", name, len(fastBody), len(slowBody))
+		}
+		for _, h := range []http.Header{fast.Header, slow.Header} {
+			h.Del("Date")
+			h.Del("X-Request-Id")
+		}
+		if fmt.Sprint(fast.Header) != fmt.Sprint(slow.Header) {
+			t.Errorf("%s: headers differ from ServeContent's:\n got %v\nwant %v", name, fast.Header, slow.Header)
+		}
+	}
+	for _, f := range []fileframe.File{bin, img} {
+		before := e.downloads(f)
+		compare(f.Name, func(header ...string) (*http.Response, []byte) { return e.download("GET", f, header...) })
+		if err := e.srv.counts.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.downloads(f) - before; got != 3 {
+			t.Errorf("%s: %d downloads counted for 3", f.Name, got)
+		}
+	}
+	compare("custom page", func(header ...string) (*http.Response, []byte) {
+		return e.contentGet(fmt.Sprintf("/p/%s/1", paged.Slug), header...)
+	}, frame...)
 }

@@ -71,16 +71,20 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 	h["Content-Type"] = htmlContentType
 	h["Etag"] = html.etag
 	if previewOK {
-		h.Set("Cache-Control", "no-store")
+		h["Cache-Control"] = s.hdr.noStore
 	} else {
 		// Revalidated on every use, so a page taken back to draft stops
 		// being served at once.
-		h.Set("Cache-Control", "no-cache")
+		h["Cache-Control"] = s.hdr.noCache
 	}
 	if locked {
 		h["Cache-Control"] = privateNoStore // Passwords (public_password.go)
 	}
 	defer uncork(w, cork(r, int64(len(html.body))))
+	if whole(r) {
+		writeWhole(w, html.body, html.length)
+		return
+	}
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(html.body))
 }
 

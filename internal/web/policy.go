@@ -190,7 +190,7 @@ const imageCSP = "default-src 'none'; sandbox"
 type headerValues struct {
 	cspNone, cspContent                   []string // pageCSP of 'none' and of the content origin
 	deny, sameOrigin, noReferrer, nosniff []string
-	permissions, noCache, html            []string
+	permissions, noCache, noStore, html   []string
 	appCSP                                []string // the application's pages (appCSP)
 	sandboxNone                           []string // imageCSP: what runs nothing
 }
@@ -205,6 +205,7 @@ func newHeaderValues(contentOrigin string) headerValues {
 		nosniff:     []string{"nosniff"},
 		permissions: []string{permissionsPolicy},
 		noCache:     []string{"no-cache"},
+		noStore:     []string{"no-store"},
 		html:        []string{"text/html; charset=utf-8"},
 		appCSP:      []string{appCSP(contentOrigin)},
 		sandboxNone: []string{imageCSP},

@@ -352,12 +352,15 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f fileframe.F
 	defer body.Close()
 	_ = http.NewResponseController(w).SetWriteDeadline(downloadDeadline(size))
 	h := w.Header()
-	h["Content-Type"] = []string{downloadType(f.ContentType)}
 	s.setDownloadHeaders(h)
+	var fh *fileHeaders
 	if cached != nil {
-		h["Content-Disposition"] = cached.dispositionFor(f.Name)
+		fh = cached.headersFor(f)
+		h["Content-Type"] = fh.contentTypeValue
+		h["Content-Disposition"] = fh.disposition
 		h["Etag"] = cached.etag
 	} else {
+		h["Content-Type"] = []string{downloadType(f.ContentType)}
 		h["Content-Disposition"] = []string{contentDisposition(f.Name)}
 		h["Etag"] = []string{`"` + f.BlobKey + `"`}
 	}
@@ -369,10 +372,20 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f fileframe.F
 		http.ServeContent(w, r, "", f.CreatedAt, body)
 		return
 	}
-	if cached != nil {
-		defer uncork(w, cork(r, size))
+	if cached == nil {
+		http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
+		return
 	}
-	http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
+	defer uncork(w, cork(r, size))
+	if !whole(r) {
+		http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
+		return
+	}
+	// Most downloads of a small file: the whole of it, unconditionally.
+	if fh.lastModified != nil {
+		h["Last-Modified"] = fh.lastModified
+	}
+	writeWhole(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, cached.body, cached.length)
 }
 
 // openSeekable returns f's bytes for http.ServeContent: from the blob
