@@ -63,7 +63,7 @@ type fileHeaders struct {
 }
 
 // headersFor returns the headers of a download of f, a file of this blob.
-func (b *cachedBlob) headersFor(f fileframe.File) *fileHeaders {
+func (b *cachedBlob) headersFor(f *fileframe.File) *fileHeaders {
 	if h := b.file.Load(); h != nil && h.name == f.Name && h.contentType == f.ContentType && h.created.Equal(f.CreatedAt) {
 		return h
 	}

@@ -62,7 +62,7 @@ func TestBlobCache(t *testing.T) {
 		{Name: "a.pdf", ContentType: "application/pdf", CreatedAt: time.Unix(0, 0)},
 		{Name: "a.pdf", ContentType: "application/pdf"},
 	} {
-		h := b.headersFor(f)
+		h := b.headersFor(&f)
 		if got, want := h.disposition[0], contentDisposition(f.Name); got != want {
 			t.Errorf("disposition of %q: got %q, want %q", f.Name, got, want)
 		}

@@ -123,7 +123,7 @@ func (s *Server) publicCollectionFile(w http.ResponseWriter, r *http.Request) {
 		s.limitedDownload(w, r, c, item, nil)
 		return
 	}
-	s.serveBlob(w, r, item, protected(c), c.ID, nil)
+	s.serveBlob(w, r, &item, protected(c), c.ID, nil)
 }
 
 // collectionZipName is the file name of a collection's ZIP.
@@ -343,49 +343,78 @@ func zipSafeName(name string) string {
 // limit: from memory or the blob store through http.ServeContent (HEAD,
 // ranges, conditional requests), counting a GET from byte 0 as a download
 // of counted (the collection of an item served through it).
-func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f fileframe.File, private bool, counted fileframe.FileID, v *statVisit) {
-	body, size, cached, err := s.openSeekable(r.Context(), f)
+//
+// The bytes are written below every frame on the way here, and net/http
+// writes the headers from a deep one of its own: the frames of the most
+// common download, a small file whole (serveWhole), are kept small so that
+// its connection's goroutine keeps the 8 KiB stack it starts with
+// (TestPublicPagesKeepSmallStacks).
+func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, f *fileframe.File, private bool, counted fileframe.FileID, v *statVisit) {
+	if whole(r) {
+		if cached, ok := s.blobCache.get(f.BlobKey); ok {
+			s.serveWhole(w, r, f, cached, private, counted, v)
+			return
+		}
+	}
+	s.serveStream(w, r, f, private, counted, v)
+}
+
+// setBlobHeaders sets the headers of a download of f that do not depend on
+// where its bytes come from; fh is nil for a blob not in memory.
+func (s *Server) setBlobHeaders(h http.Header, f *fileframe.File, fh *fileHeaders, etag []string, private bool) {
+	s.setDownloadHeaders(h)
+	if fh != nil {
+		h["Content-Type"] = fh.contentTypeValue
+		h["Content-Disposition"] = fh.disposition
+	} else {
+		h["Content-Type"] = []string{downloadType(f.ContentType)}
+		h["Content-Disposition"] = []string{contentDisposition(f.Name)}
+	}
+	h["Etag"] = etag
+	h["Cache-Control"] = s.hdr.noCache
+	if private {
+		h["Cache-Control"] = privateNoStore
+	}
+}
+
+// serveWhole answers a GET for which whole is true with the blob's bytes
+// from memory, as http.ServeContent would (TestWholeAnswersAsServeContent).
+func (s *Server) serveWhole(w http.ResponseWriter, r *http.Request, f *fileframe.File, cached *cachedBlob, private bool, counted fileframe.FileID, v *statVisit) {
+	_ = http.NewResponseController(w).SetWriteDeadline(downloadDeadline(int64(len(cached.body))))
+	fh := cached.headersFor(f)
+	h := w.Header()
+	s.setBlobHeaders(h, f, fh, cached.etag, private)
+	if fh.lastModified != nil {
+		h["Last-Modified"] = fh.lastModified
+	}
+	defer uncork(w, cork(r, int64(len(cached.body))))
+	writeWhole(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, cached.body, cached.length)
+}
+
+// serveStream serves f's bytes through http.ServeContent: HEAD, ranges,
+// conditional requests, and blobs not in memory, which it keeps there
+// when small enough.
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, f *fileframe.File, private bool, counted fileframe.FileID, v *statVisit) {
+	body, size, cached, err := s.openSeekable(r.Context(), *f)
 	if err != nil {
 		s.publicError(w, r, err)
 		return
 	}
 	defer body.Close()
 	_ = http.NewResponseController(w).SetWriteDeadline(downloadDeadline(size))
-	h := w.Header()
-	s.setDownloadHeaders(h)
-	var fh *fileHeaders
 	if cached != nil {
-		fh = cached.headersFor(f)
-		h["Content-Type"] = fh.contentTypeValue
-		h["Content-Disposition"] = fh.disposition
-		h["Etag"] = cached.etag
+		s.setBlobHeaders(w.Header(), f, cached.headersFor(f), cached.etag, private)
 	} else {
-		h["Content-Type"] = []string{downloadType(f.ContentType)}
-		h["Content-Disposition"] = []string{contentDisposition(f.Name)}
-		h["Etag"] = []string{`"` + f.BlobKey + `"`}
-	}
-	h["Cache-Control"] = s.hdr.noCache
-	if private {
-		h["Cache-Control"] = privateNoStore
+		s.setBlobHeaders(w.Header(), f, nil, []string{`"` + f.BlobKey + `"`}, private)
 	}
 	if r.Method == http.MethodHead {
 		http.ServeContent(w, r, "", f.CreatedAt, body)
 		return
 	}
-	if cached == nil {
-		http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
-		return
+	if cached != nil {
+		defer uncork(w, cork(r, size))
 	}
-	defer uncork(w, cork(r, size))
-	if !whole(r) {
-		http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
-		return
-	}
-	// Most downloads of a small file: the whole of it, unconditionally.
-	if fh.lastModified != nil {
-		h["Last-Modified"] = fh.lastModified
-	}
-	writeWhole(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, cached.body, cached.length)
+	http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
 }
 
 // openSeekable returns f's bytes for http.ServeContent: from the blob

@@ -38,24 +38,23 @@ type presigner interface {
 // Larger ones are handed over unwrapped: on local disk the Body is an
 // *os.File, and net/http then sends it with sendfile, in constant memory.
 func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
-	e, ok := s.publicLookupEntry(w, r)
+	// What is decided before the bytes is in downloadOf, so that its frame
+	// is off the stack when they are written (see serveBlob).
+	e, v, ok := s.downloadOf(w, r)
 	if !ok {
 		return
 	}
-	f := e.file
-	// Passwords (public_password.go): the link's cookie or the password in
-	// Fileframe-Password; and never the presigned redirect, whose URL
-	// would outlive the check.
-	if protected(f) && !s.linkAccess(w, r, f) {
+	if f := &e.file; f.IsCollection() || f.Limited() || s.presign != nil && r.Method == http.MethodGet && !protected(*f) {
+		s.otherDownload(w, r, e, v)
 		return
 	}
-	// Statistics (stats.go): the click and the completed download count
-	// for the variant this visitor's page shows.
-	variant, test, _ := s.shown(r, e)
-	var v *statVisit
-	if sv := s.stats.visit(r, f.ID, variant, test); sv.counted {
-		v = &sv
-	}
+	s.serveBlob(w, r, &e.file, protected(e.file), e.file.ID, v)
+}
+
+// otherDownload serves the downloads that serveBlob does not: collections,
+// links with a download limit, and presigned redirects.
+func (s *Server) otherDownload(w http.ResponseWriter, r *http.Request, e *publicEntry, v *statVisit) {
+	f := e.file
 	// A collection's download is the ZIP of its files
 	// (public_collection.go), whatever its link's controls.
 	if f.IsCollection() {
@@ -68,11 +67,31 @@ func (s *Server) publicDownload(w http.ResponseWriter, r *http.Request) {
 		s.limitedDownload(w, r, f, f, v)
 		return
 	}
-	if s.presign != nil && r.Method == http.MethodGet && !protected(f) {
-		s.redirectDownload(w, r, f, v)
-		return
+	s.redirectDownload(w, r, f, v)
+}
+
+// downloadOf returns the public entry of a download's link and its
+// visit (nil when not counted); it answers and returns false when the
+// link is unknown, ended or protected from this request.
+func (s *Server) downloadOf(w http.ResponseWriter, r *http.Request) (*publicEntry, *statVisit, bool) {
+	e, ok := s.publicLookupEntry(w, r)
+	if !ok {
+		return nil, nil, false
 	}
-	s.serveBlob(w, r, f, protected(f), f.ID, v)
+	// Passwords (public_password.go): the link's cookie or the password in
+	// Fileframe-Password; and never the presigned redirect, whose URL
+	// would outlive the check.
+	if protected(e.file) && !s.linkAccess(w, r, e.file) {
+		return nil, nil, false
+	}
+	// Statistics (stats.go): the click and the completed download count
+	// for the variant this visitor's page shows.
+	variant, test, _ := s.shown(r, e)
+	var v *statVisit
+	if sv := s.stats.visit(r, e.file.ID, variant, test); sv.counted {
+		v = &sv
+	}
+	return e, v, true
 }
 
 // contentDisposition returns an attachment disposition for name. Names

@@ -25,26 +25,40 @@ import (
 // stack double: at 1,000 connections that was 10 MB more memory, and the
 // collector's shrinking and the next request's growth cost 4% of the CPU
 // (docs/performance.md, "Every connection's stack back to 8 KiB").
-// Answers written through http.ServeContent (downloads, the content
-// origin's pages) go deeper than 8 KiB within net/http alone, and are not
-// checked.
+// Whole answers from memory (a small download, a custom page on the
+// content origin) are checked too, corked as serve corks them; answers
+// written through http.ServeContent (ranges, conditional requests, large
+// downloads) go deeper than 8 KiB within net/http alone, and are not.
 func TestPublicPagesKeepSmallStacks(t *testing.T) {
 	e := newTestEnv(t)
 	a := e.account(fileframe.PlanAgency)
 	custom := e.file(a, "report.pdf", []byte("%PDF-1.4 report"))
 	e.publishPages(a, custom, 1)
 	plain := e.file(a, "plain.pdf", []byte("%PDF-1.4 plain"))
-	// The app's handler as serve runs it, without the harness's contract
-	// check around it.
-	app := httptest.NewServer(e.srv.AppHandler())
+	small := e.file(a, "small.bin", deterministicBytes(4096))
+	// The handlers as serve runs them, connections corked where the
+	// answer asks for it, without the harness's contract check around
+	// them.
+	serve := func(h http.Handler) *httptest.Server {
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.ConnContext = ConnContext
+		srv.Start()
+		return srv
+	}
+	app := serve(e.srv.AppHandler())
 	defer app.Close()
+	content := serve(e.srv.ContentHandler())
+	defer content.Close()
 
-	for _, c := range []struct{ name, addr, host, path string }{
-		{"outer page of a custom page", app.Listener.Addr().String(), e.app.Listener.Addr().String(), "/f/" + custom.Slug},
-		{"default page", app.Listener.Addr().String(), e.app.Listener.Addr().String(), "/f/" + plain.Slug},
+	appHost, contentHost := e.app.Listener.Addr().String(), e.content.Listener.Addr().String()
+	for _, c := range []struct{ name, addr, host, path, header string }{
+		{"outer page of a custom page", app.Listener.Addr().String(), appHost, "/f/" + custom.Slug, ""},
+		{"default page", app.Listener.Addr().String(), appHost, "/f/" + plain.Slug, ""},
+		{"4 KiB download", app.Listener.Addr().String(), appHost, "/f/" + small.Slug + "/download", ""},
+		{"custom page", content.Listener.Addr().String(), contentHost, fmt.Sprintf("/p/%s/1", custom.Slug), "Sec-Fetch-Dest: iframe\r\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			per := stackPerConnection(t, c.addr, c.host, c.path)
+			per := stackPerConnection(t, c.addr, c.host, c.path, c.header)
 			t.Logf("%d bytes of stack per connection", per)
 			if per > 12<<10 {
 				t.Errorf("%d bytes of stack per connection after one request each; the 8 KiB a goroutine starts with did not suffice", per)
@@ -54,13 +68,14 @@ func TestPublicPagesKeepSmallStacks(t *testing.T) {
 }
 
 // stackPerConnection returns the stack memory that each of 200 keep-alive
-// connections to addr holds after one GET of path, with the collector off
-// (which would shrink grown stacks again).
-func stackPerConnection(t *testing.T, addr, host, path string) uint64 {
+// connections to addr holds after one GET of path (with header, lines
+// ending in CRLF, among its headers), with the collector off (which would
+// shrink grown stacks again).
+func stackPerConnection(t *testing.T, addr, host, path, header string) uint64 {
 	t.Helper()
 	get := func(c net.Conn, r *bufio.Reader) {
 		t.Helper()
-		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0\r\n\r\n", path, host)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n%sUser-Agent: Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0\r\n\r\n", path, host, header)
 		resp, err := http.ReadResponse(r, nil)
 		if err != nil {
 			t.Fatalf("GET %s: %v", path, err)
