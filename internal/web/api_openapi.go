@@ -44,7 +44,7 @@ func (s *Server) apiOpenAPI(w http.ResponseWriter, r *http.Request) {
 	// the answer carries no credentials.
 	h.Set("Access-Control-Allow-Origin", "*")
 	setDataHeaders(h)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(doc))
+	serveContent(w, r, time.Time{}, bytes.NewReader(doc))
 }
 
 // openAPIFor returns the document with one server, baseURL.

@@ -232,5 +232,5 @@ func (s *Server) ownerDownload(w http.ResponseWriter, r *http.Request, user *sig
 	h.Set("Content-Disposition", contentDisposition(f.Name))
 	h["Cache-Control"] = privateNoStore
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute + time.Duration(float64(f.Size)/minDownloadRate*float64(time.Second))))
-	http.ServeContent(w, r, "", f.CreatedAt, blob.Body)
+	serveContent(w, r, f.CreatedAt, blob.Body)
 }

@@ -62,7 +62,7 @@ func (s *Server) contentAsset(w http.ResponseWriter, r *http.Request) {
 	// with crossorigin) are CORS requests with Origin: null.
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
-	http.ServeContent(w, r, "", blob.ModTime, blob.Body)
+	serveContent(w, r, blob.ModTime, blob.Body)
 }
 
 // isAssetExt reports whether ext may name a kept resource: 1 to 5

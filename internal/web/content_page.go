@@ -85,7 +85,7 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 		writeWhole(w, html.body, html.length)
 		return
 	}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(html.body))
+	serveContent(w, r, time.Time{}, bytes.NewReader(html.body))
 }
 
 // outerURL returns the address of the outer page of the page at slug, with

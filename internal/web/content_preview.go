@@ -148,7 +148,7 @@ func (s *Server) contentPreview(w http.ResponseWriter, r *http.Request) {
 	if protected(e.file) {
 		h["Cache-Control"] = privateNoStore
 	}
-	http.ServeContent(w, r, "", f.CreatedAt, blob.Body)
+	serveContent(w, r, f.CreatedAt, blob.Body)
 }
 
 // pdfFramePage is the frame that draws a PDF's first page: pdf.js's
@@ -283,5 +283,5 @@ func (s *Server) contentPDFJS(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.Set("Cache-Control", "public, max-age=300")
 	}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.body))
+	serveContent(w, r, time.Time{}, bytes.NewReader(f.body))
 }

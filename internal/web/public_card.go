@@ -495,7 +495,7 @@ func (s *Server) publicCard(w http.ResponseWriter, r *http.Request) {
 		s.textError(w, r, err)
 		return
 	}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+	serveContent(w, r, time.Time{}, bytes.NewReader(body))
 }
 
 // cardGone answers the card of an ended link: 410 in plain text.

@@ -408,13 +408,13 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, f *filefram
 		s.setBlobHeaders(w.Header(), f, nil, []string{`"` + f.BlobKey + `"`}, private)
 	}
 	if r.Method == http.MethodHead {
-		http.ServeContent(w, r, "", f.CreatedAt, body)
+		serveContent(w, r, f.CreatedAt, body)
 		return
 	}
 	if cached != nil {
 		defer uncork(w, cork(r, size))
 	}
-	http.ServeContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, "", f.CreatedAt, body)
+	serveContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, f.CreatedAt, body)
 }
 
 // openSeekable returns f's bytes for http.ServeContent: from the blob

@@ -209,7 +209,7 @@ func (s *Server) staticFiles() http.Handler {
 		} else {
 			h.Set("Cache-Control", "public, max-age=300")
 		}
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+		serveContent(w, r, time.Time{}, bytes.NewReader(a.body))
 	})
 }
 

@@ -91,5 +91,5 @@ func (s *Server) serveImage(w http.ResponseWriter, r *http.Request, key, cacheCo
 	setImageHeaders(h)
 	h.Set("ETag", `"`+key+`"`)
 	h.Set("Cache-Control", cacheControl)
-	http.ServeContent(w, r, "", blob.ModTime, blob.Body)
+	serveContent(w, r, blob.ModTime, blob.Body)
 }

@@ -57,6 +57,6 @@ func (s *Server) discoveryDoc(text string) http.Handler {
 		h["Referrer-Policy"] = s.hdr.noReferrer
 		// Opened in a browser, a text document runs nothing.
 		h["Content-Security-Policy"] = s.hdr.sandboxNone
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+		serveContent(w, r, time.Time{}, bytes.NewReader(body))
 	})
 }
