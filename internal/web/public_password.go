@@ -480,6 +480,7 @@ func (s *Server) linkAccess(w http.ResponseWriter, r *http.Request, f fileframe.
 	}
 	if strings.Contains(r.Header.Get("Accept"), "text/html") {
 		h["Cache-Control"] = privateNoStore
+		s.setDownloadHeaders(h) // the redirect's small HTML body runs nothing
 		http.Redirect(w, r, "/f/"+url.PathEscape(f.Slug), http.StatusSeeOther)
 		return false
 	}
@@ -491,13 +492,13 @@ func (s *Server) linkAccess(w http.ResponseWriter, r *http.Request, f fileframe.
 }
 
 // linkRefusal writes err in plain text with its status (errorKinds),
-// private and never stored.
+// private and never stored, with a download's security headers.
 func (s *Server) linkRefusal(w http.ResponseWriter, r *http.Request, err error) {
 	_, k := kindOf(err)
 	h := w.Header()
 	h["Cache-Control"] = privateNoStore
 	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h["X-Content-Type-Options"] = s.hdr.nosniff
+	s.setDownloadHeaders(h)
 	h.Del("Content-Length")
 	h.Del("Etag")
 	w.WriteHeader(k.status)

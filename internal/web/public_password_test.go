@@ -369,6 +369,22 @@ func TestLinkPasswordHeader(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "curl -OJ -H 'Fileframe-Password: …' "+e.srv.publicURL("/f/"+f.Slug+"/download")) {
 		t.Errorf("without a password: got %d\n%s", resp.StatusCode, body)
 	}
+	// Refusals and the browser's redirect to the password page carry a
+	// download's security headers, as its other answers do.
+	for _, header := range [][]string{nil, {"Fileframe-Password", "wrong"}, {"Accept", "text/html"}} {
+		resp, _ := e.download(http.MethodGet, f, header...)
+		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("%v: got %d", header, resp.StatusCode)
+		}
+		for name, want := range map[string]string{
+			"Content-Security-Policy": imageCSP, "X-Content-Type-Options": "nosniff",
+			"Referrer-Policy": "no-referrer", "Cache-Control": "private, no-store",
+		} {
+			if got := resp.Header.Get(name); got != want {
+				t.Errorf("%v: %d with %s %q, want %q", header, resp.StatusCode, name, got, want)
+			}
+		}
+	}
 }
 
 // TestLinkPasswordGuessLimits: guesses sent together, by form or header,
