@@ -3,11 +3,10 @@ package web
 import (
 	"io"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
-
-	"net/textproto"
 )
 
 // serveContent is http.ServeContent (no name: the caller sets the
@@ -20,7 +19,7 @@ import (
 // just past the end instead, which ServeContent answers with its own 416
 // and "bytes */size".
 func serveContent(w http.ResponseWriter, r *http.Request, modtime time.Time, content io.ReadSeeker) {
-	if v := r.Header["Range"]; len(v) > 0 && strings.Contains(v[0], "-") {
+	if v := r.Header["Range"]; len(v) > 0 {
 		if kept, dropped := withoutEmptySuffixes(v[0]); dropped {
 			if kept == "" {
 				if size, err := content.Seek(0, io.SeekEnd); err == nil {
@@ -50,16 +49,18 @@ func withoutEmptySuffixes(v string) (kept string, dropped bool) {
 	}
 	var rest []string
 	for spec := range strings.SplitSeq(v[len(unit):], ",") {
-		start, end, ok := strings.Cut(textproto.TrimString(spec), "-")
+		trimmed := textproto.TrimString(spec)
+		if trimmed == "" {
+			continue
+		}
+		start, end, ok := strings.Cut(trimmed, "-")
 		if ok && textproto.TrimString(start) == "" {
 			if n, err := strconv.ParseInt(textproto.TrimString(end), 10, 64); err == nil && n == 0 {
 				dropped = true
 				continue
 			}
 		}
-		if textproto.TrimString(spec) != "" {
-			rest = append(rest, spec)
-		}
+		rest = append(rest, spec)
 	}
 	if !dropped {
 		return v, false
