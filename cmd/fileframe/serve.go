@@ -108,7 +108,7 @@ func (m *Main) Run(ctx context.Context) error {
 	errc := make(chan error, len(m.servers))
 	for i, s := range m.servers {
 		go func() {
-			if err := s.Serve(m.listeners[i]); !errors.Is(err, http.ErrServerClosed) {
+			if err := s.Serve(web.Listener(m.listeners[i])); !errors.Is(err, http.ErrServerClosed) {
 				errc <- err
 			}
 		}()
@@ -472,7 +472,7 @@ func (m *Main) httpServer(h http.Handler) *http.Server {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
-		ConnContext:       web.ConnContext, // answers from memory cork it (internal/web/cork.go)
+		ConnContext:       web.ConnContext, // answers from memory are held on it (internal/web/hold.go)
 	}
 }
 

@@ -80,7 +80,7 @@ func (s *Server) contentPage(w http.ResponseWriter, r *http.Request) {
 	if locked {
 		h["Cache-Control"] = privateNoStore // Passwords (public_password.go)
 	}
-	defer uncork(w, cork(r, int64(len(html.body))))
+	defer release(w, hold(r, int64(len(html.body))))
 	if whole(r) {
 		writeWhole(w, html.body, html.length)
 		return

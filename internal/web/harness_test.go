@@ -79,7 +79,9 @@ func startTestEnv(t *testing.T, dir string, opts ...func(*Config)) *testEnv {
 	// Every request to /api/ and its answer must be as openapi.json says.
 	app.Config.Handler = checkContract(t, srv.AppHandler())
 	content.Config.Handler = srv.ContentHandler()
-	app.Config.ConnContext = ConnContext // as serve sets it
+	// As serve runs them: answers from memory are held (hold.go).
+	app.Listener, content.Listener = Listener(app.Listener), Listener(content.Listener)
+	app.Config.ConnContext = ConnContext
 	content.Config.ConnContext = ConnContext
 	app.Start()
 	content.Start()

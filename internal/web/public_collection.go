@@ -387,7 +387,7 @@ func (s *Server) serveWhole(w http.ResponseWriter, r *http.Request, f *fileframe
 	if fh.lastModified != nil {
 		h["Last-Modified"] = fh.lastModified
 	}
-	defer uncork(w, cork(r, int64(len(cached.body))))
+	defer release(w, hold(r, int64(len(cached.body))))
 	writeWhole(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, cached.body, cached.length)
 }
 
@@ -412,7 +412,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, f *filefram
 		return
 	}
 	if cached != nil {
-		defer uncork(w, cork(r, size))
+		defer release(w, hold(r, size))
 	}
 	serveContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, f.CreatedAt, body)
 }

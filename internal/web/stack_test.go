@@ -26,7 +26,7 @@ import (
 // collector's shrinking and the next request's growth cost 4% of the CPU
 // (docs/performance.md, "Every connection's stack back to 8 KiB").
 // Whole answers from memory (a small download, a custom page on the
-// content origin) are checked too, corked as serve corks them; answers
+// content origin) are checked too, held as serve holds them; answers
 // written through http.ServeContent (ranges, conditional requests, large
 // downloads) go deeper than 8 KiB within net/http alone, and are not.
 func TestPublicPagesKeepSmallStacks(t *testing.T) {
@@ -36,11 +36,11 @@ func TestPublicPagesKeepSmallStacks(t *testing.T) {
 	e.publishPages(a, custom, 1)
 	plain := e.file(a, "plain.pdf", []byte("%PDF-1.4 plain"))
 	small := e.file(a, "small.bin", deterministicBytes(4096))
-	// The handlers as serve runs them, connections corked where the
-	// answer asks for it, without the harness's contract check around
-	// them.
+	// The handlers as serve runs them, answers held where they ask for
+	// it, without the harness's contract check around them.
 	serve := func(h http.Handler) *httptest.Server {
 		srv := httptest.NewUnstartedServer(h)
+		srv.Listener = Listener(srv.Listener)
 		srv.Config.ConnContext = ConnContext
 		srv.Start()
 		return srv
