@@ -293,7 +293,7 @@ func streamedForm(r *http.Request) *multipart.Reader {
 func (s *Server) appHostOnly(next http.Handler) http.Handler {
 	want := canonicalHost(s.cfg.BaseURL.Scheme, s.cfg.BaseURL.Host)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if canonicalHost(s.cfg.BaseURL.Scheme, r.Host) == want ||
+		if sameHost(s.cfg.BaseURL.Scheme, r.Host, want) ||
 			r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/metrics" {
 			next.ServeHTTP(w, r)
 			return
@@ -324,13 +324,25 @@ func queryOf(r *http.Request) string {
 	return "?" + r.URL.RawQuery
 }
 
+// sameHost reports whether host is want, a canonicalHost of scheme, as
+// browsers compare hosts. A Host header spelt as want, as nearly every
+// one is, is not made again (net.JoinHostPort allocates).
+func sameHost(scheme, host, want string) bool {
+	return host == want || canonicalHost(scheme, host) == want
+}
+
 // canonicalHost returns host (a URL's or a Host header's host[:port]) as
 // browsers compare it: lower-case, without a final dot, without the
 // scheme's default port.
 func canonicalHost(scheme, host string) string {
 	h, port, err := net.SplitHostPort(host)
 	if err != nil {
+		// No port: an IPv6 address keeps its brackets ("[::1]"), which
+		// are added back below.
 		h, port = host, ""
+		if len(h) > 1 && h[0] == '[' && h[len(h)-1] == ']' {
+			h = h[1 : len(h)-1]
+		}
 	}
 	h = strings.TrimSuffix(strings.ToLower(h), ".")
 	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {

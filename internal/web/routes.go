@@ -348,7 +348,7 @@ func (s *Server) HostHandler() http.Handler {
 	scheme := s.cfg.ContentOrigin.Scheme
 	contentHost := canonicalHost(scheme, s.cfg.ContentOrigin.Host)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if canonicalHost(scheme, r.Host) == contentHost {
+		if sameHost(scheme, r.Host, contentHost) {
 			content.ServeHTTP(w, r)
 			return
 		}
