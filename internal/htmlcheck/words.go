@@ -1,6 +1,7 @@
 package htmlcheck
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -105,6 +106,21 @@ type lexicon struct {
 	inRun          []string // words looked for inside letters spaced out ("D o w n l o a d n o w")
 	lead           map[string]bool
 	trail          map[string]bool
+	// starts are the first two characters of every word, phrase and
+	// spaceless word, with what is not a letter, digit or mark left out
+	// (see mayMatch); startBits has the bit of each pair (startBit) set,
+	// so that most pairs are ruled out without a map lookup.
+	starts    map[[2]rune]bool
+	startBits [startBitsLen / 64]uint64
+}
+
+// startBitsLen is the size of lexicon.startBits: with some 40 pairs, 4,096
+// bits leave about one pair in a hundred to the map.
+const startBitsLen = 4096
+
+// startBit returns the bit of the pair a, b in lexicon.startBits.
+func startBit(a, b rune) uint32 {
+	return (uint32(a)*0x9e3779b1 ^ uint32(b)*0x85ebca77) >> 20
 }
 
 // maxSplit is the most parts a download word split by spaces, hyphens or
@@ -151,6 +167,36 @@ func newLexicon(read func(string) string) *lexicon {
 		l.spacelessFirst[r] = true
 	}
 	l.inRun = append(l.inRun, l.spaceless...)
+	l.starts = map[[2]rune]bool{}
+	addStart := func(w string) {
+		var first [2]rune
+		n := 0
+		for _, r := range w {
+			if isWordRune(r) {
+				first[n] = r
+				if n++; n == 2 {
+					break
+				}
+			}
+		}
+		if n < 2 {
+			// mayMatch looks for two characters; a word of one would
+			// be found by chance in most labels anyway.
+			panic(fmt.Sprintf("htmlcheck: the download word %q has fewer than two letters", w))
+		}
+		l.starts[first] = true
+		bit := startBit(first[0], first[1])
+		l.startBits[bit/64] |= 1 << (bit % 64)
+	}
+	for w := range l.words {
+		addStart(w)
+	}
+	for _, p := range l.phrases {
+		addStart(strings.Join(p, ""))
+	}
+	for _, w := range l.spaceless {
+		addStart(w)
+	}
 	for w := range leadFiller {
 		l.lead[read(w)] = true
 	}
@@ -232,15 +278,52 @@ func (l *lexicon) hasSpacelessFirst(form string) bool {
 	return false
 }
 
+// isWordRune reports whether r is part of a word: a letter, a digit or a
+// mark (splitWords).
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// mayMatch reports whether form, a reading of a label, can be a call to
+// download in lexicon l; when it returns false, matches would too, and
+// most labels are ruled out at a map lookup per character.
+//
+// Every way matches finds a call to download finds a word, a phrase or a
+// spaceless word of l in form's letters, digits and marks taken together
+// without what separates them: a word or phrase among form's words, a
+// word split in parts or spelt out letter by letter, a spaceless word in
+// form's compact letters. So the first two of its characters are next to
+// each other there.
+func (l *lexicon) mayMatch(form string) bool {
+	prev := rune(-1)
+	for _, r := range form {
+		if !isWordRune(r) {
+			continue
+		}
+		if prev >= 0 {
+			if bit := startBit(prev, r); l.startBits[bit/64]&(1<<(bit%64)) != 0 && l.starts[[2]rune{prev, r}] {
+				return true
+			}
+		}
+		prev = r
+	}
+	return false
+}
+
 // matches reports whether form, a reading of a label, is a call to
 // download in lexicon l.
 func (l *lexicon) matches(form string, o labelOpts) bool {
+	return l.mayMatch(form) && l.matchWords(form, o)
+}
+
+// matchWords is matches without mayMatch first.
+func (l *lexicon) matchWords(form string, o labelOpts) bool {
 	if l.hasSpacelessFirst(form) {
 		// The scripts of these words are written without spaces inside
 		// words, so spaces or dots inside one ("다운 로드", "下·载")
 		// only break it up for the checker.
 		compact := strings.Map(func(r rune) rune {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+			if isWordRune(r) {
 				return r
 			}
 			return -1
@@ -342,7 +425,7 @@ func (l *lexicon) join(words []string) ([]string, bool) {
 func splitWords(words []string, s string) []string {
 	start := -1
 	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+		if isWordRune(r) {
 			if start < 0 {
 				start = i
 			}
