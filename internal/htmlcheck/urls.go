@@ -243,7 +243,7 @@ func exeName(s string, query bool) string {
 func serviceLink(link []byte, hosts []string) bool {
 	// Cheap rejection first: both kinds need an f, a "download" or a
 	// percent escape that could spell one.
-	if bytes.IndexAny(link, "fF%") < 0 && !containsFold(link, "download") {
+	if !bytes.ContainsAny(link, "fF%") && !containsFold(link, "download") {
 		return false
 	}
 	l := splitLink(link)

@@ -615,11 +615,14 @@ func TestAppPagesRender(t *testing.T) {
 		t.Errorf("app.css: got %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	b.login("a@example.com", testPassword)
-	resp, body := b.get("/")
+	resp, _ = b.get("/")
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/files" {
 		t.Errorf("GET / signed in: got %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	resp, body = b.get("/account")
+	resp, body := b.get("/account")
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /account signed in: got %d", resp.StatusCode)
+	}
 	for _, want := range []string{"Free", "Upload files", "Sign out", "Change password"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("account page lacks %q", want)

@@ -235,6 +235,9 @@ func TestBrowserNoFormSubmission(t *testing.T) {
 		outer := b.open(t, b.hostile("07-form-submit.html"))
 		b.results(t)
 		b.checkNoRequests(t)
+		if got := b.location(t); got != outer {
+			t.Errorf("after form.submit() the top page is at %s, want %s", got, outer)
+		}
 
 		outer = b.open(t, b.hostile("07-form-click.html"))
 		b.clickInFrame(t, "#submit")
