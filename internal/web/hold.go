@@ -50,12 +50,11 @@ const holdSize = 4 << 10
 var holdBuffers = sync.Pool{New: func() any { return new([holdSize]byte) }}
 
 // heldConn is a TCP connection that can hold back what is written to it
-// while an answer is being written (hold, release): a write of up to
-// holdSize bytes is kept, and leaves with the next one (writev) or at
-// release. The kernel's TCP_CORK, which nginx's tcp_nopush sets, does the
-// same at the cost of two more system calls per answer (setsockopt on and
-// off) — a quarter of a 4 KiB download's time, where the write it saves
-// was a tenth (docs/performance.md, "Held answers").
+// while an answer is being written (hold, release): writes of up to
+// holdSize bytes in all are kept, and leave with the next write (in one
+// writev) or at release. The kernel's TCP_CORK, which nginx's tcp_nopush
+// sets, does the same with two more system calls per answer (setsockopt
+// on and off; docs/performance.md, "Held answers").
 //
 // Only the goroutine serving the connection writes to it (net/http's
 // HTTP/1 server writes a response from its handler's goroutine), so the
