@@ -147,6 +147,13 @@ func TestAPIListAndReadFiles(t *testing.T) {
 func TestAPIFileIDs(t *testing.T) {
 	fx := newAPIFixture(t)
 	own := string(fx.file.ID)
+	// A letter percent-encoded in place of own's first after "f_": one
+	// that is not that letter, or it would name own itself (RFC 3986
+	// §6.2.2.2: %41 is A), as it did in one run of 62.
+	encoded := "%41"
+	if own[2] == 'A' {
+		encoded = "%42"
+	}
 	for _, tt := range []struct {
 		name, key, id string
 	}{
@@ -158,7 +165,7 @@ func TestAPIFileIDs(t *testing.T) {
 		{"encoded slash", fx.general, own + "%2Fpage"},
 		{"encoded dot", fx.general, "%2E%2E"},
 		{"trailing dot", fx.general, own + "."},
-		{"percent-encoded letter", fx.general, "f_" + "%41" + own[3:]},
+		{"percent-encoded letter", fx.general, "f_" + encoded + own[3:]},
 		{"non-ASCII", fx.general, "f_" + "ǅ" + own[3:]},
 		{"NUL", fx.general, own + "%00"},
 		{"long", fx.general, "f_" + strings.Repeat("a", 200)},
