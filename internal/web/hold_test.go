@@ -20,8 +20,8 @@ import (
 )
 
 // Answers from memory larger than net/http's 4 KiB write buffer leave
-// held, in one TCP segment each, where they took two (the headers and
-// 512 bytes, then the rest): a 4 KiB download and a 10 KB custom page,
+// held, in one TCP segment each, where they took two (net/http's 4 KiB
+// buffer, then the rest): a 4 KiB download and a 10 KB custom page,
 // ten times each on one kept-alive connection, counted in the data
 // segments the client's socket received (TCP_INFO).
 func TestMemoryAnswersLeaveInOneSegment(t *testing.T) {
