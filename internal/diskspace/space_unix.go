@@ -3,8 +3,6 @@
 package diskspace
 
 import (
-	"os"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -16,13 +14,4 @@ func space(dir string) (avail, total uint64, ok bool) {
 		return 0, 0, false
 	}
 	return uint64(st.Bavail) * uint64(st.Bsize), uint64(st.Blocks) * uint64(st.Bsize), true
-}
-
-// allocate gives f size bytes of disk blocks, not a sparse hole: the
-// ballast must hold real room.
-func allocate(f *os.File, size int64) error {
-	if err := unix.Fallocate(int(f.Fd()), 0, 0, size); err == nil {
-		return nil
-	}
-	return writeZeros(f, size) // file systems without fallocate
 }
