@@ -413,20 +413,27 @@ type clientBodyKey struct{}
 // client's, which interrupts the read).
 type clientBodyReader struct {
 	io.ReadCloser
-	mu  sync.Mutex
-	err error
+	read atomic.Int64 // bytes read
+	mu   sync.Mutex
+	err  error
 }
 
 func (b *clientBodyReader) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	b.read.Add(int64(n))
 	if err != nil && err != io.EOF {
-		b.mu.Lock()
-		if b.err == nil {
-			b.err = err
-		}
-		b.mu.Unlock()
+		b.fail(err)
 	}
 	return n, err
+}
+
+// fail records err as how reading the body failed, unless it already had.
+func (b *clientBodyReader) fail(err error) {
+	b.mu.Lock()
+	if b.err == nil {
+		b.err = err
+	}
+	b.mu.Unlock()
 }
 
 // failed returns the error that reading the body ended with, if any.
@@ -601,6 +608,11 @@ func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Rea
 			_ = u.quota.RenewUpload(ctx, a, reservationID(info.ID), info.Size)
 		}
 	}
+	if body, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok {
+		if info, err := u.Upload.GetInfo(ctx); err == nil && !info.SizeIsDeferred {
+			src = newLastByteGuard(src, info.Size-offset, body)
+		}
+	}
 	n, err := u.Upload.WriteChunk(ctx, offset, src)
 	if diskspace.IsNoSpace(err) {
 		// The disk filled while the bytes arrived (other uploads were
@@ -609,6 +621,79 @@ func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Rea
 		// there is room.
 		return n, tusd.NewError("ERR_"+strings.ToUpper(fileframe.CodeStorageFull), fileframe.ErrorMessage(diskspace.ErrFull), http.StatusInsufficientStorage)
 	}
+	return n, err
+}
+
+// lastByteGuard hands the store a PATCH's bytes, holding back the last
+// byte that the upload lacks until the body is known to end there. tusd
+// reads a body of unknown length (chunked) up to what the upload lacks and
+// finishes the upload "even if an error occurred" (v2.8.0's writeChunk):
+// a body longer than that was answered 413 and yet stored, cut, as a file.
+// tusd's own reader reports the longer body as an end (io.EOF), so the
+// guard tells the two apart by the bytes the client sent (body.read), and
+// answers the longer one 413 with the upload one byte short: not a file,
+// and the client may send the rest again.
+type lastByteGuard struct {
+	src   io.Reader
+	left  int64 // bytes the upload still lacks
+	total int64 // what it lacked when the PATCH began
+	body  *clientBodyReader
+	start int64 // body.read when the PATCH began
+	err   error
+}
+
+func newLastByteGuard(src io.Reader, lacks int64, body *clientBodyReader) *lastByteGuard {
+	return &lastByteGuard{src: src, left: lacks, total: lacks, body: body, start: body.read.Load()}
+}
+
+// errTooLong marks a body found longer than the upload lacks.
+var errTooLong = errors.New("the body is longer than the upload lacks")
+
+// errBodyTooLong is the answer to a PATCH whose body is longer than what
+// the upload lacks.
+var errBodyTooLong = tusd.NewError("ERR_UPLOAD_SIZE_EXCEEDED", "The request's body is longer than what the upload still lacks (Upload-Length minus Upload-Offset). Nothing of it past the upload's length is kept, and the upload is not finished: ask for its offset (HEAD) and send the rest with the right length.", http.StatusRequestEntityTooLarge)
+
+func (g *lastByteGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if g.left > 1 {
+		if int64(len(p)) > g.left-1 {
+			p = p[:g.left-1]
+		}
+		n, err := g.src.Read(p)
+		g.left -= int64(n)
+		return n, err
+	}
+	// The last byte the upload lacks (or none): read it, then on to the
+	// end of the body, before handing it over.
+	var last [1]byte
+	var n int
+	var err error
+	for g.left == 1 && n == 0 && err == nil {
+		n, err = g.src.Read(last[:])
+	}
+	for err == nil {
+		var more [1]byte
+		var m int
+		if m, err = g.src.Read(more[:]); m > 0 {
+			err = errTooLong
+		}
+	}
+	if err == io.EOF && g.body.read.Load()-g.start > g.total {
+		err = errTooLong // tusd's reader ended the longer body
+	}
+	if err == errTooLong {
+		g.body.fail(err)
+		g.err = errBodyTooLong
+		return 0, g.err
+	}
+	g.err = err
+	g.left -= int64(n)
+	copy(p, last[:n])
 	return n, err
 }
 

@@ -304,3 +304,64 @@ func TestTusKeyQuotaConcurrent(t *testing.T) {
 		t.Errorf("files: got %d (%v), want 1", len(files), err)
 	}
 }
+
+// A PATCH of unknown length (chunked) whose body is longer than what the
+// upload lacks is answered 413 and makes no file: tusd stores the bytes up
+// to the upload's length and finishes it whatever the body held after
+// them, so a file cut from what the client sent appeared beside the 413.
+// A body of the right length, chunked, still finishes the upload.
+func TestTusLongerChunkedBodyMakesNoFile(t *testing.T) {
+	e := newTestEnv(t, withUploads(t.TempDir()))
+	a := e.account(fileframe.PlanAgency)
+	key, _ := e.key(a, "")
+	c := keyTus{e: e, key: key}
+	content := randomBytes(t, 100)
+	chunked := func(parts ...[]byte) io.Reader { // not a *bytes.Reader: no Content-Length
+		rs := make([]io.Reader, len(parts))
+		for i, p := range parts {
+			rs[i] = bytes.NewReader(p)
+		}
+		return io.MultiReader(rs...)
+	}
+	for _, tt := range []struct {
+		name string
+		body io.Reader
+	}{
+		{"150 bytes at once", chunked(append(append([]byte{}, content...), randomBytes(t, 50)...))},
+		{"100 bytes, then 1", chunked(content, []byte{'x'})},
+		{"99 bytes, then 2", chunked(content[:99], content[99:], []byte{'x'})},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			url := c.create("over.bin", len(content))
+			resp, body := c.request(http.MethodPatch, url, tt.body,
+				"Content-Type", "application/offset+octet-stream", "Upload-Offset", "0")
+			if resp.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Errorf("PATCH: got %d: %s, want 413", resp.StatusCode, body)
+			}
+			if off := c.offset(url); off >= len(content) {
+				t.Errorf("offset after the 413: %d, want less than the upload's %d", off, len(content))
+			}
+			files, err := e.store.FilesByAccount(context.Background(), a.ID)
+			if err != nil || len(files) != 0 {
+				t.Errorf("files after the 413: %d (%v), want none", len(files), err)
+			}
+			c.request(http.MethodDelete, url, nil)
+		})
+	}
+	url := c.create("right.bin", len(content))
+	resp, body := c.request(http.MethodPatch, url, chunked(content[:60], content[60:]),
+		"Content-Type", "application/offset+octet-stream", "Upload-Offset", "0")
+	if resp.StatusCode != http.StatusNoContent || resp.Header.Get(headerFileID) == "" {
+		t.Fatalf("PATCH of the right length, chunked: got %d file %q: %s", resp.StatusCode, resp.Header.Get(headerFileID), body)
+	}
+	f, err := e.store.FileByID(context.Background(), fileframe.FileID(resp.Header.Get(headerFileID)))
+	if err != nil || f.Size != int64(len(content)) {
+		t.Fatalf("file: %+v, %v", f, err)
+	}
+	if got := e.downloadLink(resp.Header.Get(headerFileURL)); !bytes.Equal(got, content) {
+		t.Errorf("downloaded %d bytes, not the %d uploaded", len(got), len(content))
+	}
+	if strings.Contains(e.logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a client's body was logged as a server error:\n%s", e.logs.String())
+	}
+}
