@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -166,6 +167,13 @@ func (t *limitedTransfer) copy(w http.ResponseWriter, body io.Reader, size int64
 	for sent := int64(0); sent < size; {
 		n := int(min(int64(len(buf)), size-sent))
 		if _, err := io.ReadFull(body, buf[:n]); err != nil {
+			if errors.Is(err, context.Canceled) {
+				// The request's context ended: its client went away (or
+				// the server is shutting down) while the blob was read
+				// from S3, whose reads stop with it. Not a fault.
+				t.log.Info("download: stopped while the blob was read (the request ended)", "err", err)
+				return
+			}
 			t.log.Error("download: reading the blob failed", "err", err)
 			return
 		}
