@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -149,7 +150,8 @@ func (k *tusLock) Lock(ctx context.Context, requestRelease func()) error {
 		}
 		l.mu.Unlock()
 		if err != nil {
-			return fmt.Errorf("postgres: locking upload %s: %w", k.id, err)
+			l.log.Error("postgres: locking a tus upload failed", "upload", k.id, "err", err)
+			return errTusLockUnavailable
 		}
 		if ok {
 			return nil
@@ -162,16 +164,34 @@ func (k *tusLock) Lock(ctx context.Context, requestRelease func()) error {
 	}
 }
 
+// errTusLockUnavailable is tusd's answer to a request whose upload's lock
+// cannot be asked for: the database is out of reach. The server's side,
+// but for a while: 503 with Retry-After, and nothing of the database's
+// error (which the log has).
+var errTusLockUnavailable = func() tusd.Error {
+	e := tusd.NewError("ERR_UNAVAILABLE", "The upload's lock cannot be taken just now (the database is out of reach). Try again in a moment.", http.StatusServiceUnavailable)
+	e.HTTPResponse.Header = tusd.HTTPHeader{"Retry-After": "1"}
+	return e
+}()
+
 // tryLock tries the advisory lock once on the lock connection, connecting
-// first when needed; l.mu is held.
-func (l *TusLocker) tryLock(ctx context.Context, key int64) (bool, error) {
-	if l.conn == nil {
-		if err := l.connect(ctx); err != nil {
-			return false, err
+// first when needed; l.mu is held. The lock connection sits idle between
+// uploads, so its loss (the database restarted, or ended the session) is
+// found by the next query: that query's lock attempt is made again once on
+// a new connection, rather than failing a request that found the database
+// up. The locks held on the lost connection went with it, and their
+// requests were asked to stop (query).
+func (l *TusLocker) tryLock(ctx context.Context, key int64) (ok bool, err error) {
+	for attempt := 0; attempt < 2; attempt++ {
+		if l.conn == nil {
+			if err := l.connect(ctx); err != nil {
+				return false, err
+			}
+		}
+		if err = l.query(&ok, `SELECT pg_try_advisory_lock($1)`, key); err == nil || l.conn != nil {
+			return ok, err
 		}
 	}
-	var ok bool
-	err := l.query(&ok, `SELECT pg_try_advisory_lock($1)`, key)
 	return ok, err
 }
 
@@ -185,7 +205,7 @@ func (l *TusLocker) query(dest any, sql string, args ...any) error {
 	defer cancel()
 	err := l.conn.QueryRow(ctx, sql, args...).Scan(dest)
 	if err != nil {
-		l.log.Error("postgres: the tus lock connection failed; its uploads' requests are stopped", "err", err)
+		l.log.Warn("postgres: the tus lock connection failed; the requests holding its locks are stopped", "err", err, "locks", len(l.held))
 		l.conn.Close(context.Background())
 		l.conn = nil
 		for _, h := range l.held {

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
 )
 
@@ -138,5 +141,53 @@ func TestTusLockerInOneProcess(t *testing.T) {
 	}
 	if err := lockOf(t, l, "never").Unlock(); err == nil {
 		t.Error("Unlock of a lock not held: got no error")
+	}
+}
+
+// The lock connection sits idle between uploads: when the database ends
+// its session (a restart, pg_terminate_backend), the next Lock finds out
+// by its query and takes the lock on a new connection, instead of failing
+// a request that found the database up. With the database out of reach,
+// Lock is tusd's 503 with Retry-After, without the database's error.
+func TestTusLockerConnectionLost(t *testing.T) {
+	u := newDatabase(t)
+	l := newTusLocker(t, u)
+	if err := lockWithin(lockOf(t, l, "first"), 5*time.Second, func() {}); err != nil {
+		t.Fatalf("Lock: %v", err)
+	}
+	if err := lockOf(t, l, "first").Unlock(); err != nil {
+		t.Fatalf("Unlock: %v", err)
+	}
+	admin, err := pgx.Connect(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	var ended int
+	if err := admin.QueryRow(t.Context(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND application_name LIKE '%tus locks' AND pid <> pg_backend_pid()`).Scan(&ended); err != nil || ended == 0 {
+		t.Fatalf("ending the lock sessions: %d, %v", ended, err)
+	}
+	time.Sleep(100 * time.Millisecond) // the session is gone before the next query
+	if err := lockWithin(lockOf(t, l, "second"), 5*time.Second, func() {}); err != nil {
+		t.Fatalf("Lock after the database ended the lock connection: %v", err)
+	}
+
+	// Out of reach: the session ends again, and no new one can be made.
+	if _, err := admin.Exec(t.Context(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND application_name LIKE '%tus locks' AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	l.mu.Lock()
+	l.config.Port = 1 // nothing listens there
+	l.mu.Unlock()
+	err = lockWithin(lockOf(t, l, "third"), 5*time.Second, func() {})
+	var te tusd.Error
+	if !errors.As(err, &te) || te.HTTPResponse.StatusCode != http.StatusServiceUnavailable || te.HTTPResponse.Header["Retry-After"] == "" {
+		t.Fatalf("Lock with the database out of reach: %v, want tusd's 503 with Retry-After", err)
+	}
+	if strings.Contains(te.ErrorCode+te.Message, "postgres") {
+		t.Errorf("the answer tells the database's error: %s %s", te.ErrorCode, te.Message)
 	}
 }
