@@ -145,7 +145,13 @@ type interruptingLock struct{ inner tusd.Lock }
 func (l interruptingLock) Lock(ctx context.Context, requestRelease func()) error {
 	rc, _ := ctx.Value(responseKey{}).(*http.ResponseController)
 	interrupted, _ := ctx.Value(interruptedKey{}).(*atomic.Bool)
+	body, _ := ctx.Value(clientBodyKey{}).(*clientBodyReader)
 	return l.inner.Lock(ctx, func() {
+		if body != nil {
+			// The read that stops now stops for the client's own newer
+			// request, not for a fault: tusLog keeps it out of the errors.
+			body.fail(errInterrupted)
+		}
 		requestRelease()
 		if rc != nil {
 			if interrupted != nil {
@@ -160,6 +166,10 @@ func (l interruptingLock) Lock(ctx context.Context, requestRelease func()) error
 
 // Unlock releases the lock.
 func (l interruptingLock) Unlock() error { return l.inner.Unlock() }
+
+// errInterrupted is how the body of a request ends whose upload another
+// request took (interruptingLock).
+var errInterrupted = errors.New("another request for this upload took its lock")
 
 // tusSettle answers HEAD and PATCH of an upload (h is tusd's handler of
 // either) once it has settled an upload that is complete but has no file:
@@ -454,6 +464,9 @@ type clientFaultWriter struct {
 	// and moved this connection's read deadline to now
 	// (interruptingLock): the connection is then closed after the answer.
 	interrupted atomic.Bool
+	// replaced is set when WriteHeader answered in tusd's place: tusd's
+	// own body is then dropped.
+	replaced bool
 }
 
 // interruptedKey is the context key of a tus request's
@@ -467,6 +480,19 @@ func (w *clientFaultWriter) WriteHeader(code int) {
 		// request of a kept-alive connection, which would all fail at
 		// once. The client opens a new one.
 		w.Header().Set("Connection", "close")
+		if code == http.StatusRequestTimeout || code >= 500 {
+			// The read ended at the deadline moved to now, or on the
+			// body tusd closed, for the newer request: not a stall and
+			// not the server's fault, whichever tusd saw first. Answered
+			// as tusd answers an interrupted upload, its body dropped.
+			w.replaced = true
+			te := tusd.ErrUploadInterrupted
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Content-Length", strconv.Itoa(len(te.HTTPResponse.Body)))
+			w.ResponseWriter.WriteHeader(te.HTTPResponse.StatusCode)
+			io.WriteString(w.ResponseWriter, te.HTTPResponse.Body)
+			return
+		}
 	}
 	if code == http.StatusNotImplemented {
 		code = http.StatusBadRequest
@@ -478,6 +504,13 @@ func (w *clientFaultWriter) WriteHeader(code int) {
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *clientFaultWriter) Write(p []byte) (int, error) {
+	if w.replaced {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
 }
 
 // Unwrap lets http.ResponseController reach the connection.
