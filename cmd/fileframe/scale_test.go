@@ -185,6 +185,7 @@ func TestScaleOut(t *testing.T) {
 	resumeOnAnotherInstance(t, db, a, b, cli)
 	// Nor can one account pair its object with another's multipart upload.
 	foreignMultipartID(t, a, cli)
+	longerChunkedPatch(t, a, cli)
 
 	// The key's burst of 2: one POST above through A, one more through A;
 	// then B refuses, because the bucket is shared.

@@ -233,6 +233,41 @@ func foreignMultipartID(t *testing.T, p *serveProc, cli func(args ...string) map
 	download(t, p, strings.TrimPrefix(link, p.app+"/f/"), content)
 }
 
+// longerChunkedPatch is TestScaleOut's check of a chunked PATCH longer
+// than what its upload lacks, on S3 (the outside attack's row 632, then
+// its re-attack): 413, no file, and the bytes an earlier PATCH was
+// answered for are kept, though s3store holds them only in its part of
+// under 5 MiB; a PATCH of the rest then makes the file.
+func longerChunkedPatch(t *testing.T, p *serveProc, cli func(args ...string) map[string]any) {
+	t.Helper()
+	const password = "a long enough password"
+	cli("account", "create", "--email", "chunked@example.com", "--password", password, "--plan", "free")
+	s := signIn(t, p.app, "chunked@example.com", password)
+	content := make([]byte, 1000)
+	mrand.NewChaCha8([32]byte{9}).Read(content)
+	url := s.tusCreate(t, p.app, "c.bin", len(content))
+	if resp, body := s.tusPatch(t, url, 0, bytes.NewReader(content[:400]), 400); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("first PATCH: %d %s", resp.StatusCode, body)
+	}
+	// A reader that is not a *bytes.Reader: sent chunked, no length.
+	longer := io.MultiReader(bytes.NewReader(content[400:]), strings.NewReader("one byte too many"))
+	resp, body := httpDo(t, s.tusRequest(t, http.MethodPatch, url, longer,
+		"Content-Type", "application/offset+octet-stream", "Upload-Offset", "400"))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Fileframe-File-Url") != "" {
+		t.Fatalf("chunked PATCH longer than the upload: %d %s, want 413 and no file", resp.StatusCode, body)
+	}
+	off := s.tusOffset(t, url)
+	if off < 400 || off >= len(content) {
+		t.Fatalf("offset after the 413: %d, want the 400 bytes answered for kept and the upload unfinished", off)
+	}
+	resp, body = s.tusPatch(t, url, off, bytes.NewReader(content[off:]), len(content)-off)
+	link := resp.Header.Get("Fileframe-File-Url")
+	if resp.StatusCode != http.StatusNoContent || link == "" {
+		t.Fatalf("PATCH of the rest: %d %s", resp.StatusCode, body)
+	}
+	download(t, p, strings.TrimPrefix(link, p.app+"/f/"), content)
+}
+
 // waitForAdvisoryLock waits until a session holds an advisory lock in the
 // database at db: an instance has locked an upload.
 func waitForAdvisoryLock(t *testing.T, db string) {

@@ -664,8 +664,8 @@ func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Rea
 // a body longer than that was answered 413 and yet stored, cut, as a file.
 // tusd's own reader reports the longer body as an end (io.EOF), so the
 // guard tells the two apart by the bytes the client sent (body.read), and
-// answers the longer one 413 with the upload one byte short: not a file,
-// and the client may send the rest again.
+// ends the longer one a byte short of the upload: tusd answers it 413, the
+// upload is not a file, and the client may send the rest again.
 type lastByteGuard struct {
 	src   io.Reader
 	left  int64 // bytes the upload still lacks
@@ -681,10 +681,6 @@ func newLastByteGuard(src io.Reader, lacks int64, body *clientBodyReader) *lastB
 
 // errTooLong marks a body found longer than the upload lacks.
 var errTooLong = errors.New("the body is longer than the upload lacks")
-
-// errBodyTooLong is the answer to a PATCH whose body is longer than what
-// the upload lacks.
-var errBodyTooLong = tusd.NewError("ERR_UPLOAD_SIZE_EXCEEDED", "The request's body is longer than what the upload still lacks (Upload-Length minus Upload-Offset). Nothing of it past the upload's length is kept, and the upload is not finished: ask for its offset (HEAD) and send the rest with the right length.", http.StatusRequestEntityTooLarge)
 
 func (g *lastByteGuard) Read(p []byte) (int, error) {
 	if g.err != nil {
@@ -720,9 +716,15 @@ func (g *lastByteGuard) Read(p []byte) (int, error) {
 		err = errTooLong // tusd's reader ended the longer body
 	}
 	if err == errTooLong {
+		// The store sees the body end here, as tusd's own reader shows
+		// it: a store given an error instead may drop what it had not
+		// yet made durable (s3store's part of under 5 MiB, bytes that
+		// earlier PATCHes had been answered for). tusd answers the
+		// longer body 413 from its reader's error; body.fail keeps
+		// that out of the errors.
 		g.body.fail(err)
-		g.err = errBodyTooLong
-		return 0, g.err
+		g.err = io.EOF
+		return 0, io.EOF
 	}
 	g.err = err
 	g.left -= int64(n)
