@@ -633,16 +633,16 @@ type detachedUpload struct {
 // WriteChunk renews the upload's reservation first: an upload in use keeps
 // its room however long it takes. A failed renewal is logged by the
 // caller's error only if writing fails too; the reservation then still
-// lasts until it expires.
+// lasts until it expires. The request's body reaches the store through
+// lastByteGuard. The upload's info is read once for both (on S3 it is a
+// request of its own).
 func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (int64, error) {
 	ctx = detach(ctx)
-	if a, ok := uploader(ctx); ok {
-		if info, err := u.Upload.GetInfo(ctx); err == nil {
+	if info, err := u.Upload.GetInfo(ctx); err == nil {
+		if a, ok := uploader(ctx); ok {
 			_ = u.quota.RenewUpload(ctx, a, reservationID(info.ID), info.Size)
 		}
-	}
-	if body, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok {
-		if info, err := u.Upload.GetInfo(ctx); err == nil && !info.SizeIsDeferred {
+		if body, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok && !info.SizeIsDeferred {
 			src = newLastByteGuard(src, info.Size-offset, body)
 		}
 	}
