@@ -182,17 +182,16 @@ var errTusLockUnavailable = func() tusd.Error {
 // up. The locks held on the lost connection went with it, and their
 // requests were asked to stop (query).
 func (l *TusLocker) tryLock(ctx context.Context, key int64) (ok bool, err error) {
-	for attempt := 0; attempt < 2; attempt++ {
+	for attempt := 0; ; attempt++ {
 		if l.conn == nil {
 			if err := l.connect(ctx); err != nil {
 				return false, err
 			}
 		}
-		if err = l.query(&ok, `SELECT pg_try_advisory_lock($1)`, key); err == nil || l.conn != nil {
+		if err = l.query(&ok, `SELECT pg_try_advisory_lock($1)`, key); err == nil || attempt == 1 {
 			return ok, err
 		}
 	}
-	return ok, err
 }
 
 // query runs one statement on the lock connection, scanning its one value
