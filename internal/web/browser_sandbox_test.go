@@ -688,50 +688,70 @@ func TestBrowserControlLooksTheSame(t *testing.T) {
 			}
 			return img, r
 		}
-		blank, blankBox := shot("blank.html")
-		hostile, hostileBox := shot("01-overlay.html")
-		if blankBox != hostileBox {
-			t.Fatalf("the control moved: %+v with the blank page, %+v with the hostile one", blankBox, hostileBox)
-		}
-		if blank.Bounds() != hostile.Bounds() {
-			t.Fatalf("screenshots of %v and %v", blank.Bounds(), hostile.Bounds())
-		}
-		// The control is a pill (border-radius 999px): the corners of its
-		// bounding box show whatever lies under it. Compare the pixels of
-		// the pill, less a 1.5 px band at its anti-aliased edge; and check
-		// that the corners differ, proving that the hostile page did paint
-		// right up to the control.
-		r := blankBox
-		radius := min(r.Height/2, 999)
-		offX, offY := math.Floor(r.X), math.Floor(r.Y)
-		inside, differ, corner, cornerDiffer := 0, 0, 0, 0
-		bounds := blank.Bounds()
-		for py := bounds.Min.Y; py < bounds.Max.Y; py++ {
-			for px := bounds.Min.X; px < bounds.Max.X; px++ {
-				d := pillDistance(offX+float64(px-bounds.Min.X)+0.5, offY+float64(py-bounds.Min.Y)+0.5, r, radius)
-				same := blank.At(px, py) == hostile.At(px, py)
-				switch {
-				case d <= -1.5:
-					inside++
-					if !same {
-						differ++
-					}
-				case d >= 1.5:
-					corner++
-					if !same {
-						cornerDiffer++
-					}
-				}
+		// The two shots are taken again, up to three times, when the
+		// control's pixels differ: a leak of the hostile page shows in every
+		// shot, a frame caught mid-repaint (seen once in CI, with the
+		// browser busy with the suite's other tests) only in one.
+		var inside, differ, corner, cornerDiffer int
+		for attempt := 1; ; attempt++ {
+			blank, blankBox := shot("blank.html")
+			hostile, hostileBox := shot("01-overlay.html")
+			if blankBox != hostileBox {
+				t.Fatalf("the control moved: %+v with the blank page, %+v with the hostile one", blankBox, hostileBox)
 			}
+			if blank.Bounds() != hostile.Bounds() {
+				t.Fatalf("screenshots of %v and %v", blank.Bounds(), hostile.Bounds())
+			}
+			var where image.Rectangle
+			inside, differ, corner, cornerDiffer, where = comparePill(blank, hostile, blankBox)
+			t.Logf("control %+v: %d pixels inside, %d differ; %d outside in the corners, %d differ", blankBox, inside, differ, corner, cornerDiffer)
+			if differ == 0 || attempt == 3 {
+				break
+			}
+			t.Logf("attempt %d: the differing pixels of the control are in %v of the shot (blank %v, hostile %v at its first); taking both shots again",
+				attempt, where, blank.At(where.Min.X, where.Min.Y), hostile.At(where.Min.X, where.Min.Y))
 		}
-		t.Logf("control %+v: %d pixels inside, %d differ; %d outside in the corners, %d differ", r, inside, differ, corner, cornerDiffer)
-		if inside == 0 || differ > 0 {
-			t.Errorf("%d of the control's %d pixels differ between the blank and the hostile page", differ, inside)
+		switch {
+		case inside == 0:
+			t.Errorf("the shots hold no pixel of the control")
+		case differ > 0:
+			t.Errorf("%d of the control's %d pixels differ between the blank and the hostile page, in three shots of each", differ, inside)
 		}
 		if cornerDiffer == 0 {
 			t.Errorf("the hostile page painted nothing in the corners of the control's box: the comparison proves nothing")
 		}
 	})
+}
+
+// comparePill compares two shots of the control r (a pill, border-radius
+// 999px): the pixels of the pill, less a 1.5 px band at its anti-aliased
+// edge, and those of the corners of its bounding box, which show whatever
+// lies under it. It returns how many of each there are and differ, and the
+// bounds of the pill's differing pixels.
+func comparePill(a, b image.Image, r box) (inside, differ, corner, cornerDiffer int, where image.Rectangle) {
+	radius := min(r.Height/2, 999)
+	offX, offY := math.Floor(r.X), math.Floor(r.Y)
+	bounds := a.Bounds()
+	for py := bounds.Min.Y; py < bounds.Max.Y; py++ {
+		for px := bounds.Min.X; px < bounds.Max.X; px++ {
+			d := pillDistance(offX+float64(px-bounds.Min.X)+0.5, offY+float64(py-bounds.Min.Y)+0.5, r, radius)
+			same := a.At(px, py) == b.At(px, py)
+			switch {
+			case d <= -1.5:
+				inside++
+				if !same {
+					differ++
+					where = where.Union(image.Rect(px, py, px+1, py+1))
+				}
+			case d >= 1.5:
+				corner++
+				if !same {
+					cornerDiffer++
+				}
+			}
+		}
+	}
+	return inside, differ, corner, cornerDiffer, where
 }
 
 // pillDistance returns the signed distance from the point x, y to the edge of
