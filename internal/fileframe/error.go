@@ -52,6 +52,12 @@ const (
 	// much of it at once as it allows (checking pages, hashing passwords):
 	// 503 with Retry-After, worth trying again in a few seconds.
 	CodeBusy = "busy"
+	// CodeUnavailable is the code of work that could not be done because
+	// a service the server depends on, its database, is out of reach (or
+	// the connection to it was lost mid-request): 503 with Retry-After,
+	// worth trying again in a few seconds. Not the client's fault, and not
+	// a fault of the server's code: the operator must bring it back.
+	CodeUnavailable = "unavailable"
 	// CodeStorageFull is the code of a write refused because the disk
 	// holding the data is full (507 Insufficient Storage): not the
 	// client's fault, and not a fault of the server's code either.

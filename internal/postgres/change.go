@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -63,7 +62,7 @@ func (s *Store) WatchChanges(ctx context.Context) (fileframe.ChangeWatcher, erro
 	w := &ChangeWatcher{config: config, done: make(chan struct{})}
 	conn, err := w.listen(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: watch changes: %w", err)
+		return nil, wrap("watch changes", err)
 	}
 	run, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel

@@ -1,8 +1,11 @@
 package postgres
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"unicode/utf8"
 
@@ -24,7 +27,41 @@ const (
 	serializationFailure     = "40001"
 	deadlockDetected         = "40P01"
 	diskFull                 = "53100"
+	tooManyConnections       = "53300"
+	adminShutdown            = "57P01" // pg_terminate_backend, a fast shutdown
+	crashShutdown            = "57P02"
+	cannotConnectNow         = "57P03" // starting up, shutting down, recovering
 )
+
+// errUnavailable is what a request that needed the database gets while the
+// database is out of reach: 503 with Retry-After (CodeUnavailable).
+var errUnavailable = fileframe.Errorf(fileframe.CodeUnavailable,
+	"The database is out of reach just now, so this request could not be completed. Please try again in a few seconds.")
+
+// unreachable reports whether err means that the database could not be
+// reached: no connection could be made (refused, timed out, the server
+// starting or shutting down, out of connection slots), or the connection
+// was lost mid-request (reset, closed, ended by the server). The end of
+// the caller's own context is not: that is the client going away.
+func unreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	if pe := pgError(err); pe != nil {
+		switch pe.Code {
+		case tooManyConnections, adminShutdown, crashShutdown, cannotConnectNow:
+			return true
+		}
+		return strings.HasPrefix(pe.Code, "08") // connection_exception
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, pgconn.ErrConnClosed) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
+}
 
 // pgError returns the server error carried by err, or nil.
 func pgError(err error) *pgconn.PgError {
@@ -89,14 +126,17 @@ var missing = map[string]string{
 }
 
 // wrap maps err to what the store returns: a *fileframe.Error as it is; "no
-// rows", a unique violation, a foreign key violation of a missing referent
-// and a value the schema does not allow as an *fileframe.Error with a
-// user-safe message, keeping the server error in the chain (for logs); any
-// other error wrapped with the operation.
+// rows", a unique violation, a foreign key violation of a missing referent,
+// a value the schema does not allow and the database out of reach as an
+// *fileframe.Error with a user-safe message, keeping the server error in
+// the chain (for logs); any other error wrapped with the operation.
 func wrap(op string, err error) error {
 	var fe *fileframe.Error
 	if err == nil || errors.As(err, &fe) {
 		return err
+	}
+	if unreachable(err) {
+		return fmt.Errorf("postgres: %s: %w: %w", op, errUnavailable, err)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("postgres: %s: %w: %w", op, notFound("Record"), err)

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
@@ -64,7 +63,7 @@ func (s *Store) Allow(ctx context.Context, bucket string, perSecond float64, bur
 		bucket, now, interval.Microseconds(), window.Microseconds(),
 	).Scan(&allowed, &prev, &tat)
 	if err != nil {
-		return fileframe.RateDecision{}, fmt.Errorf("postgres: rate limit: %w", err)
+		return fileframe.RateDecision{}, wrap("rate limit", err)
 	}
 	s.purgeRateLimits(ctx, now)
 	// The bucket is full when tat ≤ now; each interval of tat beyond now

@@ -103,7 +103,7 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
 	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("postgres: schema version: %w", err)
+		return 0, wrap("schema version", err)
 	}
 	return v, nil
 }

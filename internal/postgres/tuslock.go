@@ -71,12 +71,12 @@ func (s *Store) TusLocker(ctx context.Context, log *slog.Logger) (*TusLocker, er
 	config.RuntimeParams["application_name"] = config.RuntimeParams["application_name"] + " tus locks"
 	l := &TusLocker{config: config, log: log, held: map[string]*tusHeld{}, done: make(chan struct{})}
 	if err := l.connect(ctx); err != nil {
-		return nil, fmt.Errorf("postgres: tus locks: %w", err)
+		return nil, wrap("tus locks", err)
 	}
 	listener, err := listenConn(ctx, l.config, tusReleaseChannel)
 	if err != nil {
 		l.conn.Close(context.Background())
-		return nil, fmt.Errorf("postgres: tus locks: %w", err)
+		return nil, wrap("tus locks", err)
 	}
 	run, cancel := context.WithCancel(context.Background())
 	l.cancel = cancel
