@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"mime"
 	"net/http"
@@ -199,7 +200,11 @@ func refillSeconds(perSecond float64, burst int) int64 {
 func (s *Server) allow(r *http.Request, bucket string, perSecond float64, burst int) fileframe.RateDecision {
 	d, err := s.limits.Allow(r.Context(), bucket, perSecond, burst, s.now())
 	if err != nil {
-		s.logFor(r).Error("api: rate limiter failed; letting the request pass", "bucket", bucket, "err", err)
+		level := slog.LevelError
+		if fileframe.ErrorCode(err) == fileframe.CodeUnavailable {
+			level = slog.LevelWarn // the database is out of reach: not a fault of the code
+		}
+		s.logFor(r).Log(r.Context(), level, "api: rate limiter failed; letting the request pass", "bucket", bucket, "err", err)
 		return fileframe.RateDecision{Allowed: true, Remaining: max(burst, 1) - 1}
 	}
 	return d

@@ -68,11 +68,10 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 		if h.Get("Allow") == "" {
 			h.Set("Allow", http.MethodPost)
 		}
-	case fileframe.CodeBusy:
+	case fileframe.CodeBusy, fileframe.CodeUnavailable:
 		setBusyRetry(h)
-	case fileframe.CodeStorageFull:
-		s.noteStorageFull(r, body.Code, err)
 	}
+	s.noteOutage(r.Context(), r.URL.Path, body.Code, err)
 	s.writeAPIJSON(w, "application/problem+json", body.Status, body)
 }
 

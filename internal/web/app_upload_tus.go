@@ -1114,7 +1114,12 @@ func tusErr(s *Server, id string, err error) error {
 		s.log.Error("upload: tus upload failed", "upload", id, "err", err)
 		return tusd.NewError("ERR_INTERNAL", "The upload could not be stored. Please try again in a moment.", status)
 	}
-	return tusd.NewError("ERR_"+strings.ToUpper(code), fileframe.ErrorMessage(err), status)
+	s.noteOutage(context.Background(), "tus upload "+id, code, err)
+	answer := tusd.NewError("ERR_"+strings.ToUpper(code), fileframe.ErrorMessage(err), status)
+	if retryLater(code) {
+		answer.HTTPResponse.Header = tusd.HTTPHeader{"Retry-After": busyRetryAfter}
+	}
+	return answer
 }
 
 // tusLog passes tusd's warnings and errors to the server's log. tusd logs

@@ -49,6 +49,7 @@ var errorKinds = map[string]errorKind{
 	fileframe.CodeUploadIncomplete:     {http.StatusBadRequest, "Upload incomplete"},
 	fileframe.CodeRequestTimeout:       {http.StatusRequestTimeout, "Request body stalled"},
 	fileframe.CodeBusy:                 {http.StatusServiceUnavailable, "Busy, try again shortly"},
+	fileframe.CodeUnavailable:          {http.StatusServiceUnavailable, "Service unavailable, try again shortly"},
 	fileframe.CodeStorageFull:          {http.StatusInsufficientStorage, "Storage full"},
 	fileframe.CodeFormExpired:          {http.StatusForbidden, "This form expired"},
 	fileframe.CodeForbidden:            {http.StatusForbidden, "Forbidden"},
@@ -108,22 +109,34 @@ func kindOf(err error) (string, errorKind) {
 // fault marks err as the server's fault whatever its code says (a blob
 // that a file's row names but the blob store lacks is not a 404): it is
 // answered 500, and logged with its cause.
-// A busy error (no file descriptor free, the blob store overloaded) is
-// never a fault: it stays 503 with Retry-After. Nor is the end of a
-// context: when it is the request's, the client went away (clientGone
-// answers it); any other is a 500 all the same, having no code.
+// A busy error (no file descriptor free, the blob store overloaded) or an
+// unavailable one (the database out of reach) is never a fault: it stays
+// 503 with Retry-After. Nor is the end of a context: when it is the
+// request's, the client went away (clientGone answers it); any other is a
+// 500 all the same, having no code.
 func fault(err error) error {
-	if fileframe.ErrorCode(err) == fileframe.CodeBusy || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if retryLater(fileframe.ErrorCode(err)) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return faultError{err}
 }
 
-// noteStorageFull logs a write refused because the disk is full: not a
-// fault of the code, but the operator must hear of it.
-func (s *Server) noteStorageFull(r *http.Request, code string, err error) {
-	if code == fileframe.CodeStorageFull {
-		s.logFor(r).Warn("disk full: a write was refused with 507", "path", r.URL.Path, "err", err)
+// retryLater reports whether code is answered 503 with Retry-After: the
+// server too busy (CodeBusy), or its database out of reach
+// (CodeUnavailable).
+func retryLater(code string) bool {
+	return code == fileframe.CodeBusy || code == fileframe.CodeUnavailable
+}
+
+// noteOutage logs a request refused because the disk is full (507) or the
+// database is out of reach (503): not a fault of the code, but the
+// operator must hear of it.
+func (s *Server) noteOutage(ctx context.Context, path, code string, err error) {
+	switch code {
+	case fileframe.CodeStorageFull:
+		s.logCtx(ctx).Warn("disk full: a write was refused with 507", "path", path, "err", err)
+	case fileframe.CodeUnavailable:
+		s.logCtx(ctx).Warn("database out of reach: a request was answered 503", "path", path, "err", err)
 	}
 }
 
@@ -166,13 +179,15 @@ func (s *Server) appError(w http.ResponseWriter, r *http.Request, user *signedIn
 	}
 	code, k := kindOf(err)
 	title, msg := fileframe.ErrorTitle(err), fileframe.ErrorMessage(err)
-	s.noteStorageFull(r, code, err)
+	s.noteOutage(r.Context(), r.URL.Path, code, err)
 	switch code {
 	case fileframe.EINTERNAL:
 		s.logFor(r).Error("app: request failed", "path", r.URL.Path, "err", err)
 		title, msg = "Something went wrong", "Your request could not be completed. Please try again in a moment."
 	case fileframe.CodeBusy:
 		w.Header().Set("Retry-After", strconv.FormatInt(retryAfterSeconds(s.passwords.Budget().MaxWait), 10))
+	case fileframe.CodeUnavailable:
+		setBusyRetry(w.Header())
 	}
 	if title == "" {
 		title = k.title
@@ -232,11 +247,12 @@ func (s *Server) publicError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	code, k := kindOf(err)
 	title, msg := fileframe.ErrorTitle(err), fileframe.ErrorMessage(err)
-	switch code {
-	case fileframe.EINTERNAL:
+	s.noteOutage(r.Context(), r.URL.Path, code, err)
+	switch {
+	case code == fileframe.EINTERNAL:
 		s.logFor(r).Error("public page failed", "path", r.URL.Path, "err", err)
 		title, msg = "Something went wrong", "The file could not be shown right now. Please try again in a moment."
-	case fileframe.CodeBusy:
+	case retryLater(code):
 		setBusyRetry(w.Header())
 	}
 	if title == "" {
@@ -275,12 +291,12 @@ func (s *Server) textError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	code, k := kindOf(err)
 	msg := fileframe.ErrorMessage(err)
-	s.noteStorageFull(r, code, err)
-	switch code {
-	case fileframe.EINTERNAL:
+	s.noteOutage(r.Context(), r.URL.Path, code, err)
+	switch {
+	case code == fileframe.EINTERNAL:
 		s.logFor(r).Error("request failed", "path", r.URL.Path, "err", err)
 		msg = "Internal error."
-	case fileframe.CodeBusy:
+	case retryLater(code):
 		setBusyRetry(w.Header())
 	}
 	w.Header().Set("Cache-Control", "no-store")

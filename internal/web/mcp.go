@@ -769,6 +769,7 @@ func (s *Server) mcpError(ctx context.Context, tool string, err error) *mcp.Call
 	if p.Code == fileframe.EINTERNAL {
 		s.logCtx(ctx).Error("mcp: internal error", "tool", tool, "err", err)
 	}
+	s.noteOutage(ctx, "mcp tool "+tool, p.Code, err)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // excerpts read as "<a download>", as in apiError
