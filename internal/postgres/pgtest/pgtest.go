@@ -8,12 +8,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/faultproxy"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -126,4 +128,29 @@ func Create(ctx context.Context, prefix string) (dbURL string, drop func(context
 	u.Path = "/" + name
 	u.RawPath = ""
 	return u.String(), drop, nil
+}
+
+// Proxy is a database reached through a faultproxy.Proxy, which a test can
+// cut and restore.
+type Proxy struct {
+	*faultproxy.Proxy
+	// URL is the database's URL through the proxy.
+	URL string
+}
+
+// NewProxy starts a proxy to the database at dbURL (a URL of NewDatabase)
+// and stops it when the test ends.
+func NewProxy(tb testing.TB, dbURL string) Proxy {
+	tb.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	upstream := u.Host
+	if u.Port() == "" {
+		upstream = net.JoinHostPort(u.Hostname(), "5432")
+	}
+	p := faultproxy.New(tb, upstream)
+	u.Host = p.Addr
+	return Proxy{Proxy: p, URL: u.String()}
 }

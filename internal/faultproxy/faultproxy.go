@@ -1,23 +1,23 @@
-package pgtest
+// Package faultproxy puts a TCP proxy on loopback between code under test
+// and a server it depends on (PostgreSQL, an S3 server), so that a test
+// can take the server out of reach and bring it back without stopping it.
+package faultproxy
 
 import (
 	"errors"
 	"io"
 	"net"
-	"net/url"
 	"sync"
 	"testing"
 )
 
-// Proxy stands between the code under test and the test server, on a
-// loopback port of its own, so that a test can take the database out of
-// reach and bring it back: Cut ends every connection through it and
-// refuses new ones (a connection is accepted and closed at once, as a
-// server that is down or restarting does), Restore lets them through
-// again.
+// Proxy forwards the connections made to Addr to its upstream server.
+// Cut ends every connection through it and refuses new ones (a connection
+// is accepted and closed at once, as a server that is down or restarting
+// does); Restore lets them through again.
 type Proxy struct {
-	// URL is the database's URL through the proxy.
-	URL string
+	// Addr is the proxy's host:port on loopback.
+	Addr string
 
 	ln       net.Listener
 	upstream string
@@ -28,24 +28,15 @@ type Proxy struct {
 	wg    sync.WaitGroup
 }
 
-// NewProxy starts a proxy to the database at dbURL (a URL of NewDatabase)
-// and stops it when the test ends.
-func NewProxy(tb testing.TB, dbURL string) *Proxy {
+// New starts a proxy to upstream (host:port) and stops it when the test
+// ends.
+func New(tb testing.TB, upstream string) *Proxy {
 	tb.Helper()
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &Proxy{ln: ln, upstream: u.Host, conns: map[net.Conn]struct{}{}}
-	if u.Port() == "" {
-		p.upstream = net.JoinHostPort(u.Hostname(), "5432")
-	}
-	u.Host = ln.Addr().String()
-	p.URL = u.String()
+	p := &Proxy{Addr: ln.Addr().String(), ln: ln, upstream: upstream, conns: map[net.Conn]struct{}{}}
 	p.wg.Go(p.serve)
 	tb.Cleanup(func() {
 		ln.Close()
@@ -85,8 +76,8 @@ func (p *Proxy) serve() {
 	}
 }
 
-// pipe copies between the client c and a new connection to the server,
-// unless the proxy is cut.
+// pipe copies between the client c and a new connection to the upstream
+// server, unless the proxy is cut.
 func (p *Proxy) pipe(c net.Conn) {
 	defer c.Close()
 	p.mu.Lock()
