@@ -256,10 +256,11 @@ func (m *Main) open(ctx context.Context) error {
 		StatsOff:       !m.cfg.Stats,
 		StatsRetention: time.Duration(m.cfg.StatsRetentionDays) * 24 * time.Hour,
 
-		TusStore:  m.uploads.store,
-		UploadDir: m.uploads.dir,
-		TusLocker: m.uploads.tusLocker(),
-		Quotas:    m.cfg.Quotas.byPlan(),
+		TusStore:      m.uploads.store,
+		TusStoreError: m.uploads.storeError,
+		UploadDir:     m.uploads.dir,
+		TusLocker:     m.uploads.tusLocker(),
+		Quotas:        m.cfg.Quotas.byPlan(),
 	})
 	if err != nil {
 		return fmt.Errorf("starting the web server: %w", err)

@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fileframe/fileframe/internal/faultproxy"
 	"github.com/fileframe/fileframe/internal/postgres/pgtest"
 )
 
@@ -117,7 +120,138 @@ func TestServeDatabaseOutOfReach(t *testing.T) {
 			t.Errorf("serve logged an error for an outage of the database, a warning's matter: %s", line)
 		}
 	}
-	if !strings.Contains(p.stderr.String(), "database out of reach: a request was answered 503") {
+	if !strings.Contains(p.stderr.String(), "database or file storage out of reach: a request was answered 503") {
 		t.Errorf("serve did not warn that it answered 503 for the database; stderr:\n%s", p.stderr)
+	}
+}
+
+// TestServeS3OutOfReach takes serve's S3 server out of reach (a proxy in
+// between ends every connection and refuses new ones) and brings it back.
+// Meanwhile a download, an upload and every tus request are 503 with
+// Retry-After, and no answer names the S3 server, its bucket or tusd's
+// store (tusd sends a store's error text as its body); /readyz reports the
+// blobs unavailable; the log has warnings, no error. When the server is
+// back, the tus upload begun before the outage resumes from where it was
+// and its file downloads whole.
+func TestServeS3OutOfReach(t *testing.T) {
+	t.Parallel()
+	s3srv := startS3(t)
+	proxy := faultproxy.New(t, strings.TrimPrefix(s3srv.endpoint, "http://"))
+	through := s3srv
+	through.endpoint = "http://" + proxy.Addr
+	s3env := s3Env(t, through)
+	env := append(s3env, "FILEFRAME_DATABASE_URL="+newTestDatabase(t), "FILEFRAME_OPS_TOKEN="+scaleOpsToken)
+	var bucket string
+	for _, kv := range s3env {
+		if b, ok := strings.CutPrefix(kv, "FILEFRAME_S3_BUCKET="); ok {
+			bucket = b
+		}
+	}
+	data := t.TempDir()
+	cli := func(args ...string) map[string]any {
+		t.Helper()
+		return cliJSONEnv(t, env, append(args, "--data", data)...)
+	}
+	cli("account", "create", "--email", "agent@example.com", "--plan", "agency")
+	key := cli("key", "create", "--email", "agent@example.com")["key"].(string)
+	p := startServeEnv(t, env, data)
+
+	do := func(method, url string, body []byte, header ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(method, url, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		return httpDo(t, req)
+	}
+	content := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
+	resp, body := do(http.MethodPost, p.app+"/api/files?name=kept.bin", content, "Content-Type", "application/octet-stream")
+	var kept struct{ Slug string }
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(body, &kept) != nil {
+		t.Fatalf("POST /api/files: %d %s", resp.StatusCode, body)
+	}
+	tus := func(method, url string, body []byte, header ...string) (*http.Response, []byte) {
+		t.Helper()
+		return do(method, url, body, append(header, "Tus-Resumable", "1.0.0")...)
+	}
+	resp, body = tus(http.MethodPost, p.app+"/uploads/tus/", nil, "Upload-Length", strconv.Itoa(len(content)),
+		"Upload-Metadata", "filename "+base64.StdEncoding.EncodeToString([]byte("resumed.bin")))
+	upload := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusCreated || upload == "" {
+		t.Fatalf("tus POST: %d %s", resp.StatusCode, body)
+	}
+	half := len(content) / 2
+	patch := func(from, to int) (*http.Response, []byte) {
+		t.Helper()
+		return tus(http.MethodPatch, upload, content[from:to], "Content-Type", "application/offset+octet-stream", "Upload-Offset", strconv.Itoa(from))
+	}
+	if resp, body := patch(0, half); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("tus PATCH of the first half: %d %s", resp.StatusCode, body)
+	}
+
+	proxy.Cut()
+	unavailable := func(what string, resp *http.Response, body []byte) {
+		t.Helper()
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s with S3 out of reach: %d, Retry-After %q, body:\n%s\nwant 503 with Retry-After", what, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+		for _, secret := range []string{proxy.Addr, s3srv.endpoint, bucket, "s3store", "operation error"} {
+			if strings.Contains(string(body), secret) {
+				t.Errorf("%s with S3 out of reach: the answer shows %q:\n%s", what, secret, body)
+			}
+		}
+	}
+	resp, body = httpGet(t, p.app+"/f/"+kept.Slug+"/download")
+	unavailable("GET /f/<slug>/download", resp, body)
+	resp, body = do(http.MethodPost, p.app+"/api/files?name=refused.bin", content[:1000], "Content-Type", "application/octet-stream")
+	unavailable("POST /api/files", resp, body)
+	resp, body = tus(http.MethodPost, p.app+"/uploads/tus/", nil, "Upload-Length", "10",
+		"Upload-Metadata", "filename "+base64.StdEncoding.EncodeToString([]byte("new.bin")))
+	unavailable("tus POST", resp, body)
+	resp, body = tus(http.MethodHead, upload, nil)
+	unavailable("tus HEAD", resp, body)
+	resp, body = patch(half, len(content))
+	unavailable("tus PATCH", resp, body)
+	resp, body = httpGet(t, p.app+"/readyz", "Authorization", "Bearer "+scaleOpsToken)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"blobs":"unavailable"`) {
+		t.Errorf("GET /readyz with S3 out of reach: %d %s, want 503 with the blobs unavailable", resp.StatusCode, body)
+	}
+
+	proxy.Restore()
+	resp, _ = tus(http.MethodHead, upload, nil)
+	if got := resp.Header.Get("Upload-Offset"); resp.StatusCode != http.StatusOK || got != strconv.Itoa(half) {
+		t.Fatalf("tus HEAD once S3 is back: %d, Upload-Offset %q, want 200 and %d", resp.StatusCode, got, half)
+	}
+	resp, body = patch(half, len(content))
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("tus PATCH of the second half once S3 is back: %d %s", resp.StatusCode, body)
+	}
+	resp, body = do(http.MethodGet, p.app+"/api/files", nil)
+	var list struct {
+		Files []struct{ Name, Slug string }
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &list) != nil {
+		t.Fatalf("GET /api/files: %d %s", resp.StatusCode, body)
+	}
+	names := map[string]string{}
+	for _, f := range list.Files {
+		names[f.Name] = f.Slug
+	}
+	if len(names) != 2 || names["kept.bin"] == "" || names["resumed.bin"] == "" {
+		t.Fatalf("files after the outage: %v, want kept.bin and resumed.bin only", names)
+	}
+	for _, slug := range names {
+		if resp, got := httpGet(t, p.app+"/f/"+slug+"/download"); resp.StatusCode != http.StatusOK || !bytes.Equal(got, content) {
+			t.Errorf("download of %s after the outage: %d, %d bytes, want the %d sent", slug, resp.StatusCode, len(got), len(content))
+		}
+	}
+	for line := range strings.SplitSeq(p.stderr.String(), "\n") {
+		if strings.Contains(line, `"level":"ERROR"`) {
+			t.Errorf("serve logged an error for an outage of S3, a warning's matter: %s", line)
+		}
 	}
 }

@@ -164,6 +164,9 @@ type uploadStorage struct {
 	locker *postgres.TusLocker
 	// clean removes unfinished uploads older than its argument.
 	clean func(ctx context.Context, olderThan time.Duration) (int, error)
+	// storeError gives store's errors their code (web.Config.TusStoreError);
+	// nil for a filestore.
+	storeError func(error) error
 }
 
 // openUploads returns where unfinished uploads go: with S3 in the blob
@@ -176,6 +179,7 @@ func openUploads(ctx context.Context, st Storage, store appStore, blobs filefram
 		s := s3store.New(b.Bucket(), b.Client())
 		s.ObjectPrefix = b.UploadsPrefix()
 		u.store, u.clean = s, b.CleanUploads
+		u.storeError = func(err error) error { return s3.WrapError("tus upload", err) }
 	} else {
 		u.dir = filepath.Join(st.Data, "uploads")
 		u.clean = func(_ context.Context, olderThan time.Duration) (int, error) {

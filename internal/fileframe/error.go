@@ -53,8 +53,9 @@ const (
 	// 503 with Retry-After, worth trying again in a few seconds.
 	CodeBusy = "busy"
 	// CodeUnavailable is the code of work that could not be done because
-	// a service the server depends on, its database, is out of reach (or
-	// the connection to it was lost mid-request): 503 with Retry-After,
+	// a service the server depends on, its database or its S3 server, is
+	// out of reach (or failed on its side, or the connection to it was lost
+	// mid-request): 503 with Retry-After,
 	// worth trying again in a few seconds. Not the client's fault, and not
 	// a fault of the server's code: the operator must bring it back.
 	CodeUnavailable = "unavailable"

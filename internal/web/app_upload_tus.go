@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -79,7 +80,7 @@ func (s *Server) newTusUploads() (*tusUploads, error) {
 	// tusCreate always has a size to check the quota against; concatenation
 	// is not offered.
 	composer := tusd.NewStoreComposer()
-	detached := detachedStore{core: given.Core, term: given.Terminater, quota: s.svc}
+	detached := detachedStore{core: given.Core, term: given.Terminater, quota: s.svc, s: s}
 	composer.UseCore(detached)
 	composer.UseTerminater(detached)
 	locker := s.cfg.TusLocker
@@ -561,6 +562,48 @@ type detachedStore struct {
 	// quota keeps each upload's reservation: renewed while bytes arrive,
 	// released when the upload is created in vain or terminated.
 	quota uploadQuota
+	s     *Server // for storeError
+}
+
+// storeError is what tusd answers for err, an error of the store's for
+// upload id: tusd's own errors (not found, its size checks), the end of
+// the request's context, and whatever ends a request whose body failed to
+// arrive (tusd and clientFaultWriter answer it as the client's) as they
+// are; any other as tusErr says, after Config.TusStoreError gave it its
+// code: a full disk 507, an S3 server out of reach 503 ERR_UNAVAILABLE with
+// Retry-After, anything else a 500 that says nothing of its cause, which is
+// logged. tusd itself would send the store's text to the client, with the
+// upload's paths, the S3 server's address and its object names.
+func (d detachedStore) storeError(ctx context.Context, id string, err error) error {
+	var te tusd.Error
+	switch body, _ := ctx.Value(clientBodyKey{}).(*clientBodyReader); {
+	case err == nil, errors.As(err, &te), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case body != nil && body.failed() != nil:
+		return err
+	case diskspace.IsNoSpace(err):
+		// The disk filled while the bytes arrived (other uploads were
+		// streaming too): 507 with the code of a full disk, not tusd's
+		// 500. The bytes written stay; the upload resumes from them once
+		// there is room.
+		return tusd.NewError("ERR_"+strings.ToUpper(fileframe.CodeStorageFull), fileframe.ErrorMessage(diskspace.ErrFull), http.StatusInsufficientStorage)
+	}
+	if classify := d.s.cfg.TusStoreError; classify != nil {
+		err = classify(err)
+	}
+	if code, _ := kindOf(err); code == fileframe.EINTERNAL {
+		// tusd's s3store keeps only the text of some errors (NewUpload's,
+		// "unable to create multipart upload"): whether the server is out
+		// of reach is asked of the blob store, which shares it (the SDK
+		// tries three times, which takes about 2 s when it is down).
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		perr := d.s.blobs.Ping(pctx)
+		cancel()
+		if fileframe.ErrorCode(perr) == fileframe.CodeUnavailable {
+			err = fmt.Errorf("%w (the blob store's ping: %w)", err, perr)
+		}
+	}
+	return tusErr(d.s, id, err)
 }
 
 // uploadQuota is what the tus store needs of the uploads' reservations
@@ -582,9 +625,9 @@ func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.
 		if rerr := d.quota.ReleaseUpload(context.WithoutCancel(ctx), reservationID(info.ID)); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
-		return nil, err
+		return nil, d.storeError(ctx, info.ID, err)
 	}
-	return detachedUpload{u, d.quota}, nil
+	return detachedUpload{u, d, info.ID}, nil
 }
 
 // GetUpload: an S3 upload's ID is its object's and its multipart upload's,
@@ -600,13 +643,13 @@ func (d detachedStore) GetUpload(ctx context.Context, id string) (tusd.Upload, e
 	ctx = detach(ctx)
 	u, err := d.core.GetUpload(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, d.storeError(ctx, id, err)
 	}
 	from, sender := requestSender(ctx)
 	if strings.Contains(id, "+") || sender {
 		info, err := u.GetInfo(ctx)
 		if err != nil {
-			return nil, err
+			return nil, d.storeError(ctx, id, err)
 		}
 		if info.ID != id {
 			return nil, tusd.ErrNotFound
@@ -617,7 +660,7 @@ func (d detachedStore) GetUpload(ctx context.Context, id string) (tusd.Upload, e
 			return nil, tusd.ErrNotFound
 		}
 	}
-	return detachedUpload{u, d.quota}, nil
+	return detachedUpload{u, d, id}, nil
 }
 
 func (d detachedStore) AsTerminatableUpload(u tusd.Upload) tusd.TerminatableUpload {
@@ -627,7 +670,8 @@ func (d detachedStore) AsTerminatableUpload(u tusd.Upload) tusd.TerminatableUplo
 
 type detachedUpload struct {
 	tusd.Upload
-	quota uploadQuota
+	store detachedStore
+	id    string
 }
 
 // WriteChunk renews the upload's reservation first: an upload in use keeps
@@ -640,21 +684,14 @@ func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Rea
 	ctx = detach(ctx)
 	if info, err := u.Upload.GetInfo(ctx); err == nil {
 		if a, ok := uploader(ctx); ok {
-			_ = u.quota.RenewUpload(ctx, a, reservationID(info.ID), info.Size)
+			_ = u.store.quota.RenewUpload(ctx, a, reservationID(info.ID), info.Size)
 		}
 		if body, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok && !info.SizeIsDeferred {
 			src = newLastByteGuard(src, info.Size-offset, body)
 		}
 	}
 	n, err := u.Upload.WriteChunk(ctx, offset, src)
-	if diskspace.IsNoSpace(err) {
-		// The disk filled while the bytes arrived (other uploads were
-		// streaming too): 507 with the code of a full disk, not tusd's
-		// 500. The bytes written stay; the upload resumes from them once
-		// there is room.
-		return n, tusd.NewError("ERR_"+strings.ToUpper(fileframe.CodeStorageFull), fileframe.ErrorMessage(diskspace.ErrFull), http.StatusInsufficientStorage)
-	}
-	return n, err
+	return n, u.store.storeError(ctx, u.id, err)
 }
 
 // lastByteGuard hands the store a PATCH's bytes, holding back the last
@@ -733,15 +770,20 @@ func (g *lastByteGuard) Read(p []byte) (int, error) {
 }
 
 func (u detachedUpload) GetInfo(ctx context.Context) (tusd.FileInfo, error) {
-	return u.Upload.GetInfo(detach(ctx))
+	ctx = detach(ctx)
+	info, err := u.Upload.GetInfo(ctx)
+	return info, u.store.storeError(ctx, u.id, err)
 }
 
 func (u detachedUpload) GetReader(ctx context.Context) (io.ReadCloser, error) {
-	return u.Upload.GetReader(detach(ctx))
+	ctx = detach(ctx)
+	r, err := u.Upload.GetReader(ctx)
+	return r, u.store.storeError(ctx, u.id, err)
 }
 
 func (u detachedUpload) FinishUpload(ctx context.Context) error {
-	return u.Upload.FinishUpload(detach(ctx))
+	ctx = detach(ctx)
+	return u.store.storeError(ctx, u.id, u.Upload.FinishUpload(ctx))
 }
 
 type detachedTermination struct {
@@ -754,12 +796,12 @@ func (t detachedTermination) Terminate(ctx context.Context) error {
 	ctx = detach(ctx)
 	info, err := t.upload.Upload.GetInfo(ctx)
 	if err != nil {
-		return err
+		return t.upload.store.storeError(ctx, t.upload.id, err)
 	}
 	if err := t.TerminatableUpload.Terminate(ctx); err != nil {
-		return err
+		return t.upload.store.storeError(ctx, t.upload.id, err)
 	}
-	return t.upload.quota.ReleaseUpload(context.WithoutCancel(ctx), reservationID(info.ID))
+	return t.upload.store.quota.ReleaseUpload(context.WithoutCancel(ctx), reservationID(info.ID))
 }
 
 // uploader returns the account of a tus hook's request.

@@ -110,8 +110,8 @@ func kindOf(err error) (string, errorKind) {
 // that a file's row names but the blob store lacks is not a 404): it is
 // answered 500, and logged with its cause.
 // A busy error (no file descriptor free, the blob store overloaded) or an
-// unavailable one (the database out of reach) is never a fault: it stays
-// 503 with Retry-After. Nor is the end of a context: when it is the
+// unavailable one (the database or S3 out of reach) is never a fault: it
+// stays 503 with Retry-After. Nor is the end of a context: when it is the
 // request's, the client went away (clientGone answers it); any other is a
 // 500 all the same, having no code.
 func fault(err error) error {
@@ -122,21 +122,21 @@ func fault(err error) error {
 }
 
 // retryLater reports whether code is answered 503 with Retry-After: the
-// server too busy (CodeBusy), or its database out of reach
+// server too busy (CodeBusy), or its database or S3 server out of reach
 // (CodeUnavailable).
 func retryLater(code string) bool {
 	return code == fileframe.CodeBusy || code == fileframe.CodeUnavailable
 }
 
 // noteOutage logs a request refused because the disk is full (507) or the
-// database is out of reach (503): not a fault of the code, but the
-// operator must hear of it.
+// database or the S3 server is out of reach (503): not a fault of the
+// code, but the operator must hear of it.
 func (s *Server) noteOutage(ctx context.Context, path, code string, err error) {
 	switch code {
 	case fileframe.CodeStorageFull:
 		s.logCtx(ctx).Warn("disk full: a write was refused with 507", "path", path, "err", err)
 	case fileframe.CodeUnavailable:
-		s.logCtx(ctx).Warn("database out of reach: a request was answered 503", "path", path, "err", err)
+		s.logCtx(ctx).Warn("database or file storage out of reach: a request was answered 503", "path", path, "err", err)
 	}
 }
 

@@ -134,6 +134,10 @@ type Config struct {
 	// not mounted and uploads are plain only.
 	TusStore  TusStore
 	UploadDir string
+	// TusStoreError gives an error of TusStore the code that says what
+	// it means (CodeUnavailable for an S3 server out of reach:
+	// s3.WrapError); nil leaves such errors without one (a 500).
+	TusStoreError func(error) error
 	// TusLocker locks an unfinished upload while a request works on it;
 	// nil means locks in this process's memory, right for one instance.
 	// Instances sharing unfinished uploads share one (postgres.TusLocker).

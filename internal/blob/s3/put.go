@@ -73,7 +73,7 @@ func putError(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 		return fmt.Errorf("s3: put: %w (%v)", cerr, err)
 	}
-	return fmt.Errorf("s3: put: %w", err)
+	return opError("put", err)
 }
 
 // removeTemp deletes the temp object tmp and, if uploadErr says a multipart

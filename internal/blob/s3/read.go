@@ -157,7 +157,7 @@ func (s *Store) Walk(ctx context.Context, fn func(fileframe.BlobInfo) error) err
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
-			return fmt.Errorf("s3: walk: %w", err)
+			return opError("walk", err)
 		}
 		for _, obj := range page.Contents {
 			key := s.keyOf(aws.ToString(obj.Key))

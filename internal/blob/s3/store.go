@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -32,6 +33,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -276,7 +278,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		return err
 	}
 	if err := s.deleteObject(ctx, name); err != nil {
-		return fmt.Errorf("s3: delete: %w", err)
+		return opError("delete", err)
 	}
 	return nil
 }
@@ -295,7 +297,7 @@ func (s *Store) deleteObject(ctx context.Context, name string) error {
 // credentials (HeadBucket).
 func (s *Store) Ping(ctx context.Context) error {
 	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.bucket}); err != nil {
-		return fmt.Errorf("s3: ping: %w", err)
+		return opError("ping", err)
 	}
 	return nil
 }
@@ -347,10 +349,52 @@ func isNotFound(err error) bool {
 }
 
 // mapError turns the server's "no such object" into ENOTFOUND and wraps any
-// other error with the operation.
+// other error as opError does.
 func mapError(op string, err error) error {
 	if isNotFound(err) {
 		return fileframe.Errorf(fileframe.ENOTFOUND, "Blob not found.")
 	}
+	return opError(op, err)
+}
+
+// errUnavailable is what a request that needed the S3 server gets while it
+// is out of reach: 503 with Retry-After (CodeUnavailable).
+var errUnavailable = fileframe.Errorf(fileframe.CodeUnavailable,
+	"The file storage is out of reach just now, so this request could not be completed. Please try again in a few seconds.")
+
+// WrapError is opError for the S3 errors of another client of the bucket
+// (tusd's s3store, for the uploads under UploadsPrefix).
+func WrapError(op string, err error) error { return opError(op, err) }
+
+// opError wraps err with the operation, as CodeUnavailable when the server
+// is out of reach (unreachable).
+func opError(op string, err error) error {
+	if unreachable(err) {
+		return fmt.Errorf("s3: %s: %w: %w", op, errUnavailable, err)
+	}
 	return fmt.Errorf("s3: %s: %w", op, err)
+}
+
+// unreachable reports whether err, after the SDK's own retries, means that
+// the S3 server is out of reach or failing on its side: a request that
+// could not be sent or whose answer could not be read (refused, reset,
+// timed out), or an answer of 5xx (InternalError, SlowDown,
+// ServiceUnavailable). The end of the caller's own context is not: that is
+// the client going away.
+func unreachable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var (
+		send *smithyhttp.RequestSendError
+		resp *smithyhttp.ResponseError
+		ne   net.Error
+	)
+	switch {
+	case errors.As(err, &send), errors.As(err, &ne):
+		return true
+	case errors.As(err, &resp):
+		return resp.HTTPStatusCode() >= 500
+	}
+	return false
 }

@@ -3,7 +3,6 @@ package s3
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -38,14 +37,14 @@ func (s *Store) cleanUnder(ctx context.Context, prefix string, olderThan time.Du
 	for objects.HasMorePages() {
 		page, err := objects.NextPage(ctx)
 		if err != nil {
-			return removed, fmt.Errorf("s3: %s: %w", what, err)
+			return removed, opError(what, err)
 		}
 		for _, obj := range page.Contents {
 			if !aws.ToTime(obj.LastModified).Before(cutoff) {
 				continue
 			}
 			if err := s.deleteObject(ctx, aws.ToString(obj.Key)); err != nil {
-				return removed, fmt.Errorf("s3: %s: %w", what, err)
+				return removed, opError(what, err)
 			}
 			removed++
 		}
@@ -61,14 +60,14 @@ func (s *Store) cleanUnder(ctx context.Context, prefix string, olderThan time.Du
 		if errors.As(err, &apiErr) && apiErr.ErrorCode() == "NotImplemented" {
 			return removed, nil // a server without the listing; nothing to find
 		} else if err != nil {
-			return removed, fmt.Errorf("s3: %s: %w", what, err)
+			return removed, opError(what, err)
 		}
 		for _, up := range page.Uploads {
 			if !aws.ToTime(up.Initiated).Before(cutoff) {
 				continue
 			}
 			if stale, err := s.uploadIdleSince(ctx, up.Key, up.UploadId, cutoff); err != nil {
-				return removed, fmt.Errorf("s3: %s: %w", what, err)
+				return removed, opError(what, err)
 			} else if !stale {
 				continue
 			}
@@ -78,7 +77,7 @@ func (s *Store) cleanUnder(ctx context.Context, prefix string, olderThan time.Du
 				UploadId: up.UploadId,
 			})
 			if err != nil && !isNoSuchUpload(err) {
-				return removed, fmt.Errorf("s3: %s: %w", what, err)
+				return removed, opError(what, err)
 			}
 			removed++
 		}

@@ -1,0 +1,119 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/fileframe/fileframe/internal/faultproxy"
+	"github.com/fileframe/fileframe/internal/fileframe"
+)
+
+// TestUnreachableServerIsUnavailable takes the S3 server out of reach (a
+// proxy in between ends every connection and refuses new ones): every
+// operation of the store, and an error of another client of the bucket
+// through WrapError, is CodeUnavailable, which the web layer answers 503
+// with Retry-After, not an error without a code (a 500). A bucket that does
+// not exist is not unavailability, nor is the end of the caller's context.
+// Back, the same store works.
+func TestUnreachableServerIsUnavailable(t *testing.T) {
+	s := newTestStore(t, nil)
+	info, err := s.Put(t.Context(), strings.NewReader("kept across the outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := faultproxy.New(t, strings.TrimPrefix(testServer.endpoint, "http://"))
+	cfg := testConfig()
+	cfg.Bucket, cfg.Endpoint = s.bucket, "http://"+proxy.Addr
+	through, err := newStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	proxy.Cut()
+	ops := map[string]func() error{
+		"Stat": func() error { _, err := through.Stat(t.Context(), info.Key); return err },
+		"Open": func() error { _, err := through.Open(t.Context(), info.Key); return err },
+		"Put": func() error {
+			_, err := through.Put(t.Context(), bytes.NewReader(make([]byte, 1000)))
+			return err
+		},
+		"Delete":    func() error { return through.Delete(t.Context(), info.Key) },
+		"Ping":      func() error { return through.Ping(t.Context()) },
+		"Walk":      func() error { return through.Walk(t.Context(), func(fileframe.BlobInfo) error { return nil }) },
+		"CleanTemp": func() error { _, err := through.CleanTemp(t.Context(), time.Hour); return err },
+		"WrapError": func() error {
+			_, err := through.client.ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: &through.bucket})
+			if err == nil {
+				return nil
+			}
+			return WrapError("another client", err)
+		},
+	}
+	var wg sync.WaitGroup // at once: the SDK's three tries take about 2 s each
+	for name, op := range ops {
+		wg.Go(func() {
+			if err := op(); fileframe.ErrorCode(err) != fileframe.CodeUnavailable {
+				t.Errorf("%s with the S3 server out of reach: %v (code %s), want code %s", name, err, fileframe.ErrorCode(err), fileframe.CodeUnavailable)
+			}
+		})
+	}
+	wg.Wait()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := through.Stat(ctx, info.Key); fileframe.ErrorCode(err) == fileframe.CodeUnavailable {
+		t.Errorf("Stat with the caller's context ended: %v, want no %s (the client went away)", err, fileframe.CodeUnavailable)
+	}
+
+	proxy.Restore()
+	if got, err := through.Stat(t.Context(), info.Key); err != nil || got.Size != info.Size {
+		t.Errorf("Stat once the server is back: %+v, %v", got, err)
+	}
+
+	cfg.Bucket = "fileframe-test-missing-" + strings.ToLower(time.Now().Format("150405.000000000"))
+	cfg.Bucket = strings.ReplaceAll(cfg.Bucket, ".", "-")
+	missing, err := newStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := missing.Ping(t.Context()); err == nil || fileframe.ErrorCode(err) == fileframe.CodeUnavailable {
+		t.Errorf("Ping of a missing bucket: %v, want an error other than %s", err, fileframe.CodeUnavailable)
+	}
+}
+
+// TestServerErrorIsUnavailable: a server that answers 503 SlowDown (or any
+// 5xx) to every request, after the SDK's retries, is out of reach too; its
+// 403 is not.
+func TestServerErrorIsUnavailable(t *testing.T) {
+	var status atomic.Int64
+	status.Store(http.StatusServiceUnavailable)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := int(status.Load())
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(st)
+		code := map[int]string{http.StatusServiceUnavailable: "SlowDown", http.StatusForbidden: "AccessDenied"}[st]
+		w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>` + code + `</Code><Message>no</Message></Error>`))
+	}))
+	defer srv.Close()
+	cfg := testConfig()
+	cfg.Endpoint = srv.URL
+	s, err := newStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.Repeat("ab", 32)
+	if _, err := s.Stat(t.Context(), key); fileframe.ErrorCode(err) != fileframe.CodeUnavailable {
+		t.Errorf("Stat answered 503 SlowDown: %v, want code %s", err, fileframe.CodeUnavailable)
+	}
+	status.Store(http.StatusForbidden)
+	if _, err := s.Stat(t.Context(), key); err == nil || fileframe.ErrorCode(err) == fileframe.CodeUnavailable {
+		t.Errorf("Stat answered 403: %v, want an error other than %s", err, fileframe.CodeUnavailable)
+	}
+}
