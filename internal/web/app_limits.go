@@ -89,13 +89,37 @@ type limitedBucket struct {
 	limit RateLimit
 }
 
+// guard is allow for the buckets that stand between a stranger and a
+// password (sign-in, sign-up, setup, password change, link and request
+// passwords): a limiter that fails (its shared database out of reach)
+// refuses the request, which its caller answers 503 with Retry-After
+// (errGuardFailed), rather than letting a guess through unlimited as allow
+// does for the API. failed reports that.
+func (s *Server) guard(r *http.Request, b limitedBucket) (d fileframe.RateDecision, failed bool) {
+	d, err := s.limits.Allow(r.Context(), b.name, b.limit.PerSecond, b.limit.Burst, s.now())
+	if err != nil {
+		s.logFor(r).Warn("rate limiter failed; refusing the password guess", "bucket", b.name, "err", err)
+		return fileframe.RateDecision{}, true
+	}
+	return d, false
+}
+
+// errGuardFailed is the answer to a password guess that guard refused
+// because the limiter failed.
+var errGuardFailed = fileframe.Errorf(fileframe.CodeUnavailable,
+	"The service is out of reach just now, so the password could not be checked. Please try again in a few seconds.")
+
 // rateLimited takes a token from each bucket, in order; when one is empty
 // it answers 429 with Retry-After on the form's page (name), keeping what
 // was typed, and reports true. The buckets after an empty one are not
-// charged.
+// charged. When the limiter fails it answers 503 (guard).
 func (s *Server) rateLimited(w http.ResponseWriter, r *http.Request, name string, p appPage, buckets ...limitedBucket) bool {
 	for _, b := range buckets {
-		d := s.allow(r, b.name, b.limit.PerSecond, b.limit.Burst)
+		d, failed := s.guard(r, b)
+		if failed {
+			s.appError(w, r, nil, errGuardFailed)
+			return true
+		}
 		if d.Allowed {
 			continue
 		}

@@ -183,6 +183,7 @@ const (
 	guessWrong
 	guessLimited // a bucket was empty: not checked
 	guessBusy    // the hashing budget stayed full: not checked
+	guessFailed  // the limiter failed (guard): not checked
 )
 
 // linkGuessBuckets are the buckets a guess at f's password takes a token
@@ -203,7 +204,9 @@ func (s *Server) linkGuessBuckets(r *http.Request, f fileframe.File) []limitedBu
 // guessLimited it returns how long until a token is there.
 func (s *Server) guessLinkPassword(r *http.Request, f fileframe.File, pw string) (guessResult, time.Duration, error) {
 	for _, b := range s.linkGuessBuckets(r, f) {
-		if d := s.allow(r, b.name, b.limit.PerSecond, b.limit.Burst); !d.Allowed {
+		if d, failed := s.guard(r, b); failed {
+			return guessFailed, 0, nil
+		} else if !d.Allowed {
 			return guessLimited, d.RetryAfter, nil
 		}
 	}
@@ -437,6 +440,9 @@ func (s *Server) unlockLink(w http.ResponseWriter, r *http.Request) {
 	case guessBusy:
 		w.Header().Set("Retry-After", strconv.FormatInt(retryAfterSeconds(s.passwords.Budget().MaxWait), 10))
 		s.passwordPage(w, r, e, http.StatusServiceUnavailable, "Too many passwords are being checked right now. Please try again in a few seconds.")
+	case guessFailed:
+		w.Header().Set("Retry-After", busyRetryAfter)
+		s.passwordPage(w, r, e, http.StatusServiceUnavailable, fileframe.ErrorMessage(errGuardFailed))
 	case guessWrong:
 		s.passwordPage(w, r, e, http.StatusUnauthorized, "That password is not right.")
 	case guessRight:
@@ -472,6 +478,9 @@ func (s *Server) linkAccess(w http.ResponseWriter, r *http.Request, f fileframe.
 			h.Set("Retry-After", strconv.FormatInt(retryAfterSeconds(s.passwords.Budget().MaxWait), 10))
 			s.linkRefusal(w, r, fileframe.Errorf(fileframe.CodeBusy,
 				"Too many passwords are being checked right now. Try again in a few seconds."))
+		case guessFailed:
+			h.Set("Retry-After", busyRetryAfter)
+			s.linkRefusal(w, r, errGuardFailed)
 		default:
 			s.linkRefusal(w, r, fileframe.Errorf(fileframe.CodePasswordRequired,
 				"The password in the %s header is not this link's password.", passwordHeader))

@@ -275,7 +275,13 @@ func (s *Server) unlockRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, b := range s.requestGuessBuckets(r, req) {
-		if d := s.allow(r, b.name, b.limit.PerSecond, b.limit.Burst); !d.Allowed {
+		d, failed := s.guard(r, b)
+		if failed {
+			w.Header().Set("Retry-After", busyRetryAfter)
+			s.requestPage(w, r, req, owner, "", http.StatusServiceUnavailable, "", fileframe.ErrorMessage(errGuardFailed))
+			return
+		}
+		if !d.Allowed {
 			secs := retryAfterSeconds(d.RetryAfter)
 			w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 			s.requestPage(w, r, req, owner, "", http.StatusTooManyRequests, "", "Too many attempts. Please wait "+strconv.FormatInt(secs, 10)+" seconds and try again.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -69,4 +70,45 @@ func TestAPIRateLimiterFailsOpen(t *testing.T) {
 	if !strings.Contains(fx.e.logs.String(), "database unreachable") {
 		t.Errorf("the limiter's error was not logged:\n%s", fx.e.logs.String())
 	}
+}
+
+// TestPasswordGuardsFailClosed: where a limiter stands between a stranger
+// and a password (the sign-in form, a protected link's password), a failing
+// limiter (its database out of reach) refuses the guess with 503 and
+// Retry-After, even the right password, rather than letting guesses through
+// unlimited as the API does; once it works again, the guess is checked.
+func TestPasswordGuardsFailClosed(t *testing.T) {
+	lim := &recordingLimiter{err: fileframe.Errorf(fileframe.CodeUnavailable, "database unreachable")}
+	e := newTestEnv(t, cheapHashes(t), func(c *Config) { c.RateLimiter = lim })
+	e.member("a@example.com", fileframe.PlanFree)
+	a, f := e.agencyFile("data.csv", []byte("a,b\n1,2\n"))
+	f = e.protect(a, f, linkPassword, fileframe.RevealNothing)
+	b := newAppBrowser(e)
+	csrf := b.token("/login")
+
+	lim.mu.Lock()
+	lim.calls = nil
+	lim.mu.Unlock()
+	refused := func(what string, resp *http.Response, body string) {
+		t.Helper()
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "could not be checked") {
+			t.Errorf("%s with the limiter failing: %d, Retry-After %q:\n%s\nwant 503 with Retry-After", what, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+	}
+	resp, body := b.post("/login", url.Values{"csrf": {csrf}, "email": {"a@example.com"}, "password": {testPassword}})
+	refused("POST /login", resp, body)
+	resp, raw := e.download(http.MethodGet, f, "Fileframe-Password", linkPassword, "Accept", "*/*")
+	refused("a download with Fileframe-Password", resp, string(raw))
+	lim.mu.Lock()
+	asked := len(lim.calls)
+	lim.err = nil
+	lim.mu.Unlock()
+	if asked == 0 {
+		t.Fatalf("the limiter was never asked")
+	}
+
+	if resp, raw := e.download(http.MethodGet, f, "Fileframe-Password", linkPassword, "Accept", "*/*"); resp.StatusCode != http.StatusOK || string(raw) != "a,b\n1,2\n" {
+		t.Errorf("the download with the password once the limiter works: %d %s", resp.StatusCode, raw)
+	}
+	b.login("a@example.com", testPassword)
 }
