@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -85,53 +87,56 @@ func (s *Server) startSession(ctx context.Context, w http.ResponseWriter, acct f
 
 // currentSession returns the request's session, or nil when it has none
 // that is valid: no cookie, an unknown, expired or ended session, or a
-// disabled account (whose session is then ended). A store failure counts as
-// signed out and is logged. An active session's expiry slides forward, with
-// a write at most once a minute.
-func (s *Server) currentSession(w http.ResponseWriter, r *http.Request) *signedIn {
+// disabled account (whose session is then ended). A store failure is its
+// error, for the caller to answer (503 while the database is out of reach),
+// rather than a signed-out visitor: the cookie is kept, so a passing
+// database failure does not end the session, and a browser's upload is not
+// told to sign in. An active session's expiry slides forward, with a write
+// at most once a minute.
+func (s *Server) currentSession(w http.ResponseWriter, r *http.Request) (*signedIn, error) {
 	c, err := r.Cookie(s.sessionCookieName())
 	if err != nil || c.Value == "" || len(c.Value) > 128 {
-		return nil
+		return nil, nil
 	}
 	ctx := r.Context()
 	hash := fileframe.HashKey(c.Value)
 	sess, err := s.store.SessionByHash(ctx, hash)
 	if err != nil {
 		if !fileframe.IsNotFound(err) {
-			// Signed out for this request only: the cookie is kept, so a
-			// passing database failure does not end the session.
-			s.logFor(r).Error("app: reading the session", "err", err)
-			return nil
+			return nil, fmt.Errorf("reading the session: %w", err)
 		}
 		s.setCookie(w, s.sessionCookieName(), "", -1)
-		return nil
+		return nil, nil
 	}
 	now := s.now()
 	if !now.Before(sess.ExpiresAt) {
 		s.endSession(r, hash)
 		s.setCookie(w, s.sessionCookieName(), "", -1)
-		return nil
+		return nil, nil
 	}
 	acct, err := s.store.AccountByID(ctx, sess.AccountID)
 	if err != nil || acct.Disabled {
 		if err != nil && !fileframe.IsNotFound(err) {
-			s.logFor(r).Error("app: reading the session's account", "err", err)
-			return nil
+			return nil, fmt.Errorf("reading the session's account: %w", err)
 		}
 		s.endSession(r, hash)
 		s.setCookie(w, s.sessionCookieName(), "", -1)
-		return nil
+		return nil, nil
 	}
 	if ok, _ := s.touches.allow("session:"+hash, 1/sessionTouchEvery.Seconds(), 1); ok {
 		expires := now.Add(s.sessionTTL())
 		if err := s.store.TouchSession(ctx, hash, now, expires); err != nil {
-			s.logFor(r).Error("app: touching the session", "err", err)
+			level := slog.LevelError
+			if fileframe.ErrorCode(err) == fileframe.CodeUnavailable {
+				level = slog.LevelWarn // the database out of reach: not a fault of the code
+			}
+			s.logFor(r).Log(ctx, level, "app: touching the session", "err", err)
 		} else {
 			sess.LastSeenAt, sess.ExpiresAt = now, expires
 			s.setCookie(w, s.sessionCookieName(), c.Value, int(s.sessionTTL().Seconds()))
 		}
 	}
-	return &signedIn{session: sess, account: acct, csrf: s.csrfToken("session:" + hash)}
+	return &signedIn{session: sess, account: acct, csrf: s.csrfToken("session:" + hash)}, nil
 }
 
 // endSession deletes a session, logging a failure.

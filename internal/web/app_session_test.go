@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -659,4 +660,49 @@ func FuzzVerifyCSRF(f *testing.F) {
 			t.Errorf("verifyCSRF rejected the binding's own token")
 		}
 	})
+}
+
+// sessionsDownStore is the real store, except that reading a session fails
+// as a database out of reach does while down is set.
+type sessionsDownStore struct {
+	fileframe.Store
+	down *atomic.Bool
+}
+
+func (s sessionsDownStore) SessionByHash(ctx context.Context, hash string) (fileframe.Session, error) {
+	if s.down.Load() {
+		return fileframe.Session{}, fileframe.Errorf(fileframe.CodeUnavailable, "The database is out of reach just now.")
+	}
+	return s.Store.SessionByHash(ctx, hash)
+}
+
+// TestSessionStoreOutOfReach: a signed-in browser whose session cannot be
+// read (the database out of reach) gets 503 with Retry-After on the
+// application's pages and its tus uploads, not the sign-in page or a 401
+// that tells an uploader to sign in; the session survives, and works again
+// when the database does.
+func TestSessionStoreOutOfReach(t *testing.T) {
+	var down atomic.Bool
+	e := newTestEnv(t, withUploads(t.TempDir()), func(c *Config) { c.Store = sessionsDownStore{Store: c.Store, down: &down} })
+	e.member("a@example.com", fileframe.PlanAgency)
+	b := newAppBrowser(e)
+	b.login("a@example.com", testPassword)
+
+	down.Store(true)
+	resp, body := b.get("/files")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("GET /files with the sessions out of reach: %d, Retry-After %q:\n%s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, e.app.URL+tusBasePath, nil)
+	req.Header.Set("Tus-Resumable", "1.0.0")
+	req.Header.Set("Upload-Length", "10")
+	resp, body = b.send(req)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("tus POST with the sessions out of reach: %d, Retry-After %q:\n%s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+
+	down.Store(false)
+	if !b.signedIn() {
+		t.Errorf("signed out after the database came back")
+	}
 }

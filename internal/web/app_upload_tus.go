@@ -348,7 +348,11 @@ func (s *Server) tusSession(h http.Handler) http.Handler {
 			}
 			account = caller.account
 		} else {
-			user := s.currentSession(w, r)
+			user, err := s.currentSession(w, r)
+			if err != nil {
+				refuse(err)
+				return
+			}
 			if user == nil {
 				refuse(errTusSignIn)
 				return

@@ -139,7 +139,10 @@ func (s *Server) wrap(g guard, h appFunc) http.Handler {
 		}
 		var user *signedIn
 		if !g.setup {
-			user = s.currentSession(w, r)
+			if user, err = s.currentSession(w, r); err != nil {
+				s.appError(w, r, nil, err)
+				return
+			}
 		}
 		if user != nil && g.session == anyone && !g.setup {
 			// A visitor's page or form (sign-in, sign-up) only sends a
