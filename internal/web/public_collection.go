@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"path"
@@ -160,6 +161,17 @@ func (s *Server) publicCollectionZip(w http.ResponseWriter, r *http.Request, e *
 		defer close(stop)
 		go t.renew(r.Context(), stop)
 	}
+	// The first entry's bytes are opened before the status is sent, so
+	// that a blob store out of reach is a 503 (with Retry-After), not a
+	// 200 with an empty body, and no download is counted.
+	var first io.ReadCloser
+	if len(e.items) > 0 {
+		var err error
+		if first, _, err = s.openDownload(r.Context(), e.items[0]); err != nil {
+			s.publicError(w, r, err)
+			return
+		}
+	}
 	// The write deadline grows with every entry (writeZip).
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Now().Add(time.Minute))
@@ -169,14 +181,22 @@ func (s *Server) publicCollectionZip(w http.ResponseWriter, r *http.Request, e *
 	s.stats.click(v)
 	// The status is sent at once, before the first entry is read.
 	_ = rc.Flush()
-	err := s.writeZip(r.Context(), w, rc, e.items, t)
+	err := s.writeZip(r.Context(), w, rc, e.items, first, t)
 	switch {
 	case err == nil:
 		s.stats.download(v)
 	case clientGone(r, err):
 		// A visitor who stops the download is no fault.
 	default:
-		s.logFor(r).Error("download: writing a collection's ZIP failed", "file_id", c.ID, "err", err)
+		level := slog.LevelError
+		if retryLater(fileframe.ErrorCode(err)) {
+			level = slog.LevelWarn // the blob store out of reach: not a fault of the code
+		}
+		s.logFor(r).Log(r.Context(), level, "download: writing a collection's ZIP failed", "file_id", c.ID, "err", err)
+		// The status is sent: the connection is cut without the end of
+		// the body (no last chunk), so that the client sees a failed
+		// download, not a ZIP that looks complete.
+		panic(http.ErrAbortHandler)
 	}
 }
 
@@ -206,7 +226,12 @@ func clientGone(r *http.Request, err error) bool {
 // and zip64 records where a size needs them. When t is set (a limited
 // link), the archive's last byte is written only once t has counted the
 // download, as a limited file's is.
-func (s *Server) writeZip(ctx context.Context, w io.Writer, rc *http.ResponseController, files []fileframe.File, t *limitedTransfer) error {
+//
+// first, if not nil, is the first file's body, opened already.
+func (s *Server) writeZip(ctx context.Context, w io.Writer, rc *http.ResponseController, files []fileframe.File, first io.ReadCloser, t *limitedTransfer) error {
+	if first != nil {
+		defer first.Close() // for a return before its entry; closing twice is harmless
+	}
 	var out io.Writer = w
 	var tail *heldTail
 	if t != nil {
@@ -223,9 +248,11 @@ func (s *Server) writeZip(ctx context.Context, w io.Writer, rc *http.ResponseCon
 		if err != nil {
 			return err
 		}
-		body, _, err := s.openDownload(ctx, f)
-		if err != nil {
-			return err
+		body := first
+		if i > 0 || body == nil {
+			if body, _, err = s.openDownload(ctx, f); err != nil {
+				return err
+			}
 		}
 		_, err = io.Copy(ew, body)
 		body.Close()

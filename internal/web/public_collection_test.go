@@ -335,3 +335,64 @@ func TestZipNames(t *testing.T) {
 		}
 	}
 }
+
+// downBlobs is the real blob store, except that opening the blobs in down
+// fails as an S3 server out of reach does.
+type downBlobs struct {
+	fileframe.Blobs
+	mu   sync.Mutex
+	down map[string]bool
+}
+
+func (b *downBlobs) Open(ctx context.Context, key string) (fileframe.BlobReader, error) {
+	b.mu.Lock()
+	down := b.down[key]
+	b.mu.Unlock()
+	if down {
+		return fileframe.BlobReader{}, fileframe.Errorf(fileframe.CodeUnavailable, "The file storage is out of reach just now.")
+	}
+	return b.Blobs.Open(ctx, key)
+}
+
+// TestCollectionZipBlobsOutOfReach: a collection's ZIP whose first file
+// cannot be read is 503 with Retry-After, not a 200 with an empty body, and
+// is not counted; one whose later file cannot be read is cut off without
+// the end of its body, so that the client sees a failed download rather
+// than a ZIP that looks complete.
+func TestCollectionZipBlobsOutOfReach(t *testing.T) {
+	blobs := &downBlobs{down: map[string]bool{}}
+	e := newTestEnv(t, func(c *Config) { blobs.Blobs = c.Blobs; c.Blobs = blobs })
+	a := e.account(fileframe.PlanFree)
+	one := e.file(a, "one.bin", deterministicBytes(100<<10)) // past the blob cache
+	two := e.file(a, "two.bin", deterministicBytes(100<<10+1))
+	c := e.collection(a, "pair", one, two)
+
+	blobs.mu.Lock()
+	blobs.down[one.BlobKey] = true
+	blobs.mu.Unlock()
+	resp, body := e.download(http.MethodGet, c)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("the ZIP with its first file out of reach: %d, Retry-After %q, %d bytes; want 503 with Retry-After",
+			resp.StatusCode, resp.Header.Get("Retry-After"), len(body))
+	}
+	if err := e.srv.counts.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.store.FileByID(context.Background(), c.ID); err != nil || got.Downloads != 0 {
+		t.Errorf("the refused ZIP was counted: %d downloads, %v", got.Downloads, err)
+	}
+
+	blobs.mu.Lock()
+	blobs.down = map[string]bool{two.BlobKey: true}
+	blobs.mu.Unlock()
+	req, _ := http.NewRequest(http.MethodGet, e.app.URL+"/f/"+c.Slug+"/download", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || err == nil {
+		t.Errorf("the ZIP with its second file out of reach: %d, %d bytes, read error %v; want 200 cut off with an error", res.StatusCode, len(got), err)
+	}
+}
