@@ -38,10 +38,13 @@ type IdempotencyStore interface {
 	// FinishIdempotent stores the answer of a claimed request. A record
 	// that is gone (released, collected) is ENOTFOUND.
 	FinishIdempotent(ctx context.Context, r IdempotentRequest) error
-	// ReleaseIdempotent forgets a claimed request, so that a retry runs
-	// again (its answer is not one to repeat: a 5xx, a 429). Releasing a
-	// missing record is not an error.
-	ReleaseIdempotent(ctx context.Context, keyID KeyID, key string) error
+	// ReleaseIdempotent forgets the claim of the pair made at claimedAt
+	// (the now given to ClaimIdempotent), so that a retry runs again (its
+	// answer is not one to repeat: a 5xx, a 429). A claim made at another
+	// time (after this one was released, or taken over as stale) is left
+	// alone, so that a release tried again late never frees a newer
+	// request's claim. Releasing a missing record is not an error.
+	ReleaseIdempotent(ctx context.Context, keyID KeyID, key string, claimedAt time.Time) error
 	// DeleteIdempotentBefore forgets the requests claimed before t and
 	// returns how many.
 	DeleteIdempotentBefore(ctx context.Context, t time.Time) (int, error)

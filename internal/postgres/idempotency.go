@@ -78,12 +78,14 @@ func (s *Store) FinishIdempotent(ctx context.Context, r fileframe.IdempotentRequ
 	return nil
 }
 
-// ReleaseIdempotent forgets a claimed request that is still running.
-func (s *Store) ReleaseIdempotent(ctx context.Context, keyID fileframe.KeyID, key string) error {
+// ReleaseIdempotent forgets the claim made at claimedAt of a request that
+// is still running.
+func (s *Store) ReleaseIdempotent(ctx context.Context, keyID fileframe.KeyID, key string, claimedAt time.Time) error {
 	if !storable(string(keyID), key) {
 		return nil
 	}
-	_, err := s.pool.Exec(ctx, `DELETE FROM idempotent_requests WHERE key_id = $1 AND idem_key = $2 AND NOT done`, keyID, key)
+	_, err := s.pool.Exec(ctx, `DELETE FROM idempotent_requests WHERE key_id = $1 AND idem_key = $2 AND NOT done AND created_at = $3`,
+		keyID, key, stored(claimedAt))
 	return wrap("release idempotent request", err)
 }
 

@@ -96,10 +96,12 @@ func (s *Store) FinishIdempotent(ctx context.Context, r fileframe.IdempotentRequ
 	return wrap("finish idempotent request", err)
 }
 
-// ReleaseIdempotent forgets a claimed request that is still running.
-func (s *Store) ReleaseIdempotent(ctx context.Context, keyID fileframe.KeyID, key string) error {
+// ReleaseIdempotent forgets the claim made at claimedAt of a request that
+// is still running.
+func (s *Store) ReleaseIdempotent(ctx context.Context, keyID fileframe.KeyID, key string, claimedAt time.Time) error {
 	err := s.inTx(ctx, func(ctx context.Context, tx querier) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM idempotent_requests WHERE key_id = ? AND idem_key = ? AND done = 0`, keyID, key)
+		_, err := tx.ExecContext(ctx, `DELETE FROM idempotent_requests WHERE key_id = ? AND idem_key = ? AND done = 0 AND created_at = ?`,
+			keyID, key, claimedAt.UnixMilli())
 		return err
 	})
 	return wrap("release idempotent request", err)

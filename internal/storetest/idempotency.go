@@ -58,14 +58,41 @@ func testIdempotency(t *testing.T, newStore func(t *testing.T) fileframe.Store) 
 		if _, claimed, err := s.ClaimIdempotent(ctx, k.ID, "released", now, stale); err != nil || !claimed {
 			t.Fatalf("ClaimIdempotent: %v, %v", claimed, err)
 		}
-		if err := s.ReleaseIdempotent(ctx, k.ID, "released"); err != nil {
+		if err := s.ReleaseIdempotent(ctx, k.ID, "released", now); err != nil {
 			t.Fatalf("ReleaseIdempotent: %v", err)
 		}
-		if err := s.ReleaseIdempotent(ctx, k.ID, "never-claimed"); err != nil {
+		if err := s.ReleaseIdempotent(ctx, k.ID, "never-claimed", now); err != nil {
 			t.Errorf("ReleaseIdempotent of nothing: %v, want nil", err)
 		}
 		if _, claimed, err := s.ClaimIdempotent(ctx, k.ID, "released", now, stale); err != nil || !claimed {
 			t.Errorf("ClaimIdempotent after release: claimed %v, %v; want true", claimed, err)
+		}
+	})
+
+	t.Run("a late release leaves a newer claim alone", func(t *testing.T) {
+		first := now.Add(-time.Minute)
+		if _, claimed, err := s.ClaimIdempotent(ctx, k.ID, "late", first, stale); err != nil || !claimed {
+			t.Fatalf("ClaimIdempotent: %v, %v", claimed, err)
+		}
+		if err := s.ReleaseIdempotent(ctx, k.ID, "late", first); err != nil {
+			t.Fatalf("ReleaseIdempotent: %v", err)
+		}
+		// A retry claims the key again; the first request's release, tried
+		// again (its answer was lost), must not free the retry's claim.
+		if _, claimed, err := s.ClaimIdempotent(ctx, k.ID, "late", now, stale); err != nil || !claimed {
+			t.Fatalf("ClaimIdempotent of the retry: %v, %v", claimed, err)
+		}
+		if err := s.ReleaseIdempotent(ctx, k.ID, "late", first); err != nil {
+			t.Fatalf("ReleaseIdempotent, late: %v", err)
+		}
+		if _, claimed, err := s.ClaimIdempotent(ctx, k.ID, "late", now.Add(time.Second), stale); err != nil || claimed {
+			t.Errorf("a third request after the late release: claimed %v, %v; want false (the retry still runs)", claimed, err)
+		}
+		if err := s.ReleaseIdempotent(ctx, k.ID, "late", now); err != nil {
+			t.Fatalf("ReleaseIdempotent of the retry: %v", err)
+		}
+		if _, claimed, err := s.ClaimIdempotent(ctx, k.ID, "late", now.Add(time.Second), stale); err != nil || !claimed {
+			t.Errorf("ClaimIdempotent after the retry's release: claimed %v, %v; want true", claimed, err)
 		}
 	})
 

@@ -89,7 +89,8 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, e apiEndpoin
 		return 0, nil, err
 	}
 	keyID := c.caller.key.ID
-	prev, claimed, err := s.store.ClaimIdempotent(r.Context(), keyID, key, s.now(), idempotencyStale)
+	claimedAt := s.now()
+	prev, claimed, err := s.store.ClaimIdempotent(r.Context(), keyID, key, claimedAt, idempotencyStale)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -108,7 +109,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, e apiEndpoin
 		if !settled { // a panic: let a retry run again
 			ctx, cancel := settle()
 			defer cancel()
-			s.store.ReleaseIdempotent(ctx, keyID, key)
+			s.releaseIdempotent(ctx, r, keyID, key, claimedAt)
 		}
 	}()
 	status, resp, err := e.run(rec, r, c)
@@ -121,9 +122,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, e apiEndpoin
 	ctx, cancel := settle()
 	defer cancel()
 	if !keepAnswer(rec.status) || c.fingerprint == "" || r.Context().Err() != nil {
-		if err := s.store.ReleaseIdempotent(ctx, keyID, key); err != nil {
-			s.logFor(r).Error("api: releasing an idempotency key", "key_id", keyID, "err", err)
-		}
+		s.releaseIdempotent(ctx, r, keyID, key, claimedAt)
 		return 0, nil, nil
 	}
 	kept := fileframe.IdempotentRequest{KeyID: keyID, Key: key, Fingerprint: c.fingerprint,
@@ -139,6 +138,52 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, e apiEndpoin
 		s.logFor(r).Error("api: keeping the answer of an idempotent request", "key_id", keyID, "err", err)
 	}
 	return 0, nil, nil
+}
+
+// releaseRetryFor is how long releaseIdempotent keeps trying to release a
+// claim that the store could not (its database out of reach), and
+// releaseRetryMax the longest wait between two tries.
+const (
+	releaseRetryFor = 30 * time.Minute
+	releaseRetryMax = 30 * time.Second
+)
+
+// releaseIdempotent releases the claim of (keyID, key) made at claimedAt,
+// so that a retry of the request runs again. When the store cannot (the
+// database out of reach), it tries again in the background, every second
+// at first, then up to every releaseRetryMax, for releaseRetryFor: else the
+// retry would be told the request still runs (409) until the claim is
+// stale, hours later. Since the release names its claim, one tried again
+// late never frees a newer request's.
+func (s *Server) releaseIdempotent(ctx context.Context, r *http.Request, keyID fileframe.KeyID, key string, claimedAt time.Time) {
+	err := s.store.ReleaseIdempotent(ctx, keyID, key, claimedAt)
+	if err == nil {
+		return
+	}
+	log := s.logFor(r).With("key_id", keyID)
+	log.Warn("api: releasing an idempotency key failed; trying again in the background", "err", err)
+	go func() {
+		start := time.Now()
+		for wait := time.Second; ; wait = min(2*wait, releaseRetryMax) {
+			select {
+			case <-s.closing:
+				log.Warn("api: an idempotency key stays claimed: the server stopped before it could be released", "err", err)
+				return
+			case <-time.After(wait):
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err = s.store.ReleaseIdempotent(ctx, keyID, key, claimedAt)
+			cancel()
+			if err == nil {
+				log.Info("api: idempotency key released after all")
+				return
+			}
+			if time.Since(start) > releaseRetryFor {
+				log.Error("api: an idempotency key stays claimed until it is stale", "err", err)
+				return
+			}
+		}
+	}()
 }
 
 // replay answers a request whose Idempotency-Key another request holds.

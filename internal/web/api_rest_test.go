@@ -10,7 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
@@ -714,4 +716,74 @@ func TestAPIIdempotencyKey(t *testing.T) {
 			t.Errorf("files after the retries: %d, want %d", got, n+1)
 		}
 	})
+}
+
+// outageStore is the real store, except that reading a file and releasing
+// an idempotency key fail, as with the database out of reach, while down is
+// set.
+type outageStore struct {
+	fileframe.Store
+	down     *atomic.Bool
+	releases *atomic.Int32
+}
+
+var errOutage = fileframe.Errorf(fileframe.CodeUnavailable, "The database is out of reach just now.")
+
+func (s outageStore) FileByID(ctx context.Context, id fileframe.FileID) (fileframe.File, error) {
+	if s.down.Load() {
+		return fileframe.File{}, errOutage
+	}
+	return s.Store.FileByID(ctx, id)
+}
+
+func (s outageStore) ReleaseIdempotent(ctx context.Context, keyID fileframe.KeyID, key string, claimedAt time.Time) error {
+	s.releases.Add(1)
+	if s.down.Load() {
+		return errOutage
+	}
+	return s.Store.ReleaseIdempotent(ctx, keyID, key, claimedAt)
+}
+
+// TestAPIIdempotencyReleaseRetried: a request with an Idempotency-Key
+// answered 503 while the database is away, whose key cannot be released
+// then either, has its release tried again in the background, so that its
+// retry runs once the database is back, instead of being told 409 until
+// the claim is stale (hours).
+func TestAPIIdempotencyReleaseRetried(t *testing.T) {
+	var down atomic.Bool
+	var releases atomic.Int32
+	fx := newAPIFixture(t, func(c *Config) {
+		c.Store = outageStore{Store: c.Store, down: &down, releases: &releases}
+	})
+	body := []byte(jsonBody(t, map[string]any{"fileId": string(fx.file.ID), "html": validPage}))
+
+	down.Store(true)
+	resp, raw, err := idemPost(fx.e.app.URL, customHTMLPath, fx.general, "across-the-outage", "application/json", body)
+	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("POST with the database away: %v %d %s, want 503", err, resp.StatusCode, raw)
+	}
+	resp, raw, err = idemPost(fx.e.app.URL, customHTMLPath, fx.general, "across-the-outage", "application/json", body)
+	if err != nil || resp.StatusCode != http.StatusConflict {
+		t.Fatalf("the retry while the key could not be released: %v %d %s, want 409", err, resp.StatusCode, raw)
+	}
+
+	down.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, raw, err = idemPost(fx.e.app.URL, customHTMLPath, fx.general, "across-the-outage", "application/json", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if resp.StatusCode != http.StatusConflict || time.Now().After(deadline) {
+			t.Fatalf("the retry once the database is back: %d %s (releases tried: %d), want 200 within 10 s",
+				resp.StatusCode, raw, releases.Load())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(fx.e.logs.String(), "idempotency key released after all") {
+		t.Errorf("the background release was not logged:\n%s", fx.e.logs.String())
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -211,6 +212,9 @@ type Server struct {
 	tus *tusUploads
 	// svc runs the use cases that the CLI shares (internal/service).
 	svc *service.Service
+	// closing is closed by Close: background work stops (releaseLater).
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
 // New checks cfg, fills defaults and returns a Server. Call Close when done.
@@ -272,7 +276,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, pages: pages}
+	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, pages: pages, closing: make(chan struct{})}
 	s.passwords, s.decoy = cfg.Passwords, cfg.Passwords.Decoy()
 	s.store = cfg.Store
 	s.cache = newPublicCache(publicCacheSize)
@@ -336,6 +340,7 @@ func New(cfg Config) (*Server, error) {
 // writes the download counts still in memory; call it after the HTTP
 // servers have shut down.
 func (s *Server) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() { close(s.closing) })
 	var err error
 	if cerr := s.counts.Close(ctx); cerr != nil {
 		err = fmt.Errorf("writing download counts: %w", cerr)
