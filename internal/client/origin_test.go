@@ -74,33 +74,47 @@ func TestAnswersAreCapped(t *testing.T) {
 // client asks where the upload stands and sends the rest (CI saw the
 // resumed upload give up there once).
 func TestUploadInterruptedIsRetried(t *testing.T) {
-	var patches atomic.Int32
-	var got bytes.Buffer
-	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Tus-Resumable", "1.0.0")
-		switch r.Method {
-		case http.MethodPost:
-			w.Header().Set("Location", "/uploads/tus/u1")
-			w.WriteHeader(http.StatusCreated)
-		case http.MethodHead:
-			w.Header().Set("Upload-Offset", "0")
-			w.Header().Set("Upload-Length", "6")
-			w.WriteHeader(http.StatusOK)
-		case http.MethodPatch:
-			if patches.Add(1) == 1 {
-				io.Copy(io.Discard, r.Body)
-				w.WriteHeader(http.StatusBadRequest)
-				io.WriteString(w, "ERR_UPLOAD_INTERRUPTED: upload has been interrupted by another request for this upload resource\n")
-				return
+	for _, first := range []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"upload_interrupted", http.StatusBadRequest, "ERR_UPLOAD_INTERRUPTED: upload has been interrupted by another request for this upload resource\n"},
+		// The server's database or file storage out of reach for a moment
+		// (the eighteenth outside attack: remote upload stopped here).
+		{"unavailable", http.StatusServiceUnavailable, "ERR_UNAVAILABLE: The file storage is out of reach just now, so this request could not be completed. Please try again in a few seconds.\n"},
+	} {
+		t.Run(first.name, func(t *testing.T) {
+			var patches atomic.Int32
+			var got bytes.Buffer
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Tus-Resumable", "1.0.0")
+				switch r.Method {
+				case http.MethodPost:
+					w.Header().Set("Location", "/uploads/tus/u1")
+					w.WriteHeader(http.StatusCreated)
+				case http.MethodHead:
+					w.Header().Set("Upload-Offset", "0")
+					w.Header().Set("Upload-Length", "6")
+					w.WriteHeader(http.StatusOK)
+				case http.MethodPatch:
+					if patches.Add(1) == 1 {
+						io.Copy(io.Discard, r.Body)
+						w.Header().Set("Retry-After", "1")
+						w.WriteHeader(first.status)
+						io.WriteString(w, first.body)
+						return
+					}
+					io.Copy(&got, r.Body)
+					w.Header().Set("Upload-Offset", "6")
+					w.Header().Set("Fileframe-File-Id", "f_done")
+					w.WriteHeader(http.StatusNoContent)
+				}
+			})
+			up, err := c.Upload(context.Background(), Upload{Body: bytes.NewReader([]byte("secret")), Size: 6, Name: "a.txt"})
+			if err != nil || up.FileID != "f_done" || got.String() != "secret" || patches.Load() != 2 {
+				t.Errorf("upload after %s: %+v, %v, sent %q in %d PATCHes", first.name, up, err, got.String(), patches.Load())
 			}
-			io.Copy(&got, r.Body)
-			w.Header().Set("Upload-Offset", "6")
-			w.Header().Set("Fileframe-File-Id", "f_done")
-			w.WriteHeader(http.StatusNoContent)
-		}
-	})
-	up, err := c.Upload(context.Background(), Upload{Body: bytes.NewReader([]byte("secret")), Size: 6, Name: "a.txt"})
-	if err != nil || up.FileID != "f_done" || got.String() != "secret" || patches.Load() != 2 {
-		t.Errorf("upload after upload_interrupted: %+v, %v, sent %q in %d PATCHes", up, err, got.String(), patches.Load())
+		})
 	}
 }

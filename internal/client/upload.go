@@ -126,9 +126,12 @@ func (c *Client) Upload(ctx context.Context, u Upload) (Uploaded, error) {
 		var e *Error
 		// A 409 (the offsets disagree) and tusd's upload_interrupted (a
 		// request of ours still held the upload's lock on the server, as
-		// after a cut connection) pass once the server has let go: ask it
-		// where it stands and go on. Any other refusal is final.
-		refused := errors.As(err, &e) && e.Status != http.StatusConflict && e.Code != "upload_interrupted"
+		// after a cut connection) pass once the server has let go, and a
+		// 503 (the server busy, or its database or file storage out of
+		// reach) once it is back: ask it where it stands and go on. Any
+		// other refusal is final.
+		refused := errors.As(err, &e) && e.Status != http.StatusConflict && e.Code != "upload_interrupted" &&
+			e.Status != http.StatusServiceUnavailable
 		if ctx.Err() != nil || refused || attempt >= c.MaxRetries {
 			return Uploaded{}, err
 		}
