@@ -590,10 +590,11 @@ func (d detachedStore) storeError(ctx context.Context, id string, err error) err
 		// streaming too): 507 with the code of a full disk, not tusd's
 		// 500. The bytes written stay; the upload resumes from them once
 		// there is room.
-		return tusd.NewError("ERR_"+strings.ToUpper(fileframe.CodeStorageFull), fileframe.ErrorMessage(diskspace.ErrFull), http.StatusInsufficientStorage)
-	}
-	if classify := d.s.cfg.TusStoreError; classify != nil {
-		err = classify(err)
+		err = fmt.Errorf("%w: %w", diskspace.ErrFull, err)
+	default:
+		if classify := d.s.cfg.TusStoreError; classify != nil {
+			err = classify(err)
+		}
 	}
 	if code, _ := kindOf(err); code == fileframe.EINTERNAL {
 		// tusd's s3store keeps only the text of some errors (NewUpload's,
