@@ -5,7 +5,6 @@ package faultproxy
 
 import (
 	"errors"
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -14,7 +13,9 @@ import (
 // Proxy forwards the connections made to Addr to its upstream server.
 // Cut ends every connection through it and refuses new ones (a connection
 // is accepted and closed at once, as a server that is down or restarting
-// does); Restore lets them through again.
+// does); Hang keeps every connection open but forwards nothing, and
+// accepts new ones without connecting them (a network partition, a stopped
+// virtual machine); Restore lets them through again.
 type Proxy struct {
 	// Addr is the proxy's host:port on loopback.
 	Addr string
@@ -24,6 +25,7 @@ type Proxy struct {
 
 	mu    sync.Mutex
 	down  bool
+	hung  chan struct{} // closed by Restore; nil while not hung
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
 }
@@ -47,13 +49,28 @@ func New(tb testing.TB, upstream string) *Proxy {
 }
 
 // Cut ends every connection through the proxy and refuses new ones until
-// Restore.
+// Restore. It ends a Hang.
 func (p *Proxy) Cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.down = true
 	for c := range p.conns {
 		c.Close()
+	}
+	if p.hung != nil {
+		close(p.hung)
+		p.hung = nil
+	}
+}
+
+// Hang stops forwarding until Restore: what is sent either way waits in
+// the proxy, and new connections are accepted and wait too. Restore
+// forwards it all, as a network does when a partition heals.
+func (p *Proxy) Hang() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hung == nil {
+		p.hung = make(chan struct{})
 	}
 }
 
@@ -62,6 +79,45 @@ func (p *Proxy) Restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.down = false
+	if p.hung != nil {
+		close(p.hung)
+		p.hung = nil
+	}
+}
+
+// gate waits while the proxy hangs, and reports whether it may go on: not
+// once the proxy is cut, or c is closed.
+func (p *Proxy) gate() bool {
+	p.mu.Lock()
+	hung, down := p.hung, p.down
+	p.mu.Unlock()
+	if hung != nil {
+		<-hung // Restore, or Cut, which closes the connections and restores
+		p.mu.Lock()
+		down = p.down
+		p.mu.Unlock()
+	}
+	return !down
+}
+
+// copy copies from src to dst until either fails, holding each piece
+// while the proxy hangs.
+func (p *Proxy) copy(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if !p.gate() {
+				return
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (p *Proxy) serve() {
@@ -81,9 +137,14 @@ func (p *Proxy) serve() {
 func (p *Proxy) pipe(c net.Conn) {
 	defer c.Close()
 	p.mu.Lock()
-	down := p.down
+	p.conns[c] = struct{}{}
 	p.mu.Unlock()
-	if down {
+	defer func() {
+		p.mu.Lock()
+		delete(p.conns, c)
+		p.mu.Unlock()
+	}()
+	if !p.gate() {
 		return
 	}
 	s, err := net.Dial("tcp", p.upstream)
@@ -96,21 +157,20 @@ func (p *Proxy) pipe(c net.Conn) {
 		p.mu.Unlock()
 		return
 	}
-	p.conns[c], p.conns[s] = struct{}{}, struct{}{}
+	p.conns[s] = struct{}{}
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
-		delete(p.conns, c)
 		delete(p.conns, s)
 		p.mu.Unlock()
 	}()
 	done := make(chan struct{})
 	go func() {
-		io.Copy(s, c)
+		p.copy(s, c)
 		s.Close()
 		close(done)
 	}()
-	io.Copy(c, s)
+	p.copy(c, s)
 	c.Close()
 	<-done
 }

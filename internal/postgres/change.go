@@ -51,15 +51,7 @@ var _ fileframe.ChangeWatcher = (*ChangeWatcher)(nil)
 // at once, and returns an error when it cannot; it reconnects by itself
 // later.
 func (s *Store) WatchChanges(ctx context.Context) (fileframe.ChangeWatcher, error) {
-	config := s.pool.Config().ConnConfig.Copy()
-	config.RuntimeParams["application_name"] = config.RuntimeParams["application_name"] + " changes"
-	// Ending a wait for notifications must leave the connection usable:
-	// a read deadline does, where pgx's default (a cancel request to the
-	// server, then a deadline) costs a connection each time.
-	config.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
-	}
-	w := &ChangeWatcher{config: config, done: make(chan struct{})}
+	w := &ChangeWatcher{config: s.listenConfig(" changes"), done: make(chan struct{})}
 	conn, err := w.listen(ctx)
 	if err != nil {
 		return nil, wrap("watch changes", err)
@@ -97,6 +89,20 @@ func (w *ChangeWatcher) listen(ctx context.Context) (*pgx.Conn, error) {
 	w.gen.Add(1)
 	w.listening.Store(true)
 	return conn, nil
+}
+
+// listenConfig is the configuration of a connection that waits for
+// notifications, named in pg_stat_activity by the pool's application name
+// and suffix. Ending a wait for notifications must leave the connection
+// usable: a read deadline does, where pgx's default (a cancel request to
+// the server, then a deadline) costs a connection each time.
+func (s *Store) listenConfig(suffix string) *pgx.ConnConfig {
+	config := s.pool.Config().ConnConfig.Copy()
+	config.RuntimeParams["application_name"] = config.RuntimeParams["application_name"] + suffix
+	config.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
+	}
+	return config
 }
 
 // listenConn connects with config and LISTENs on channel.
@@ -144,16 +150,24 @@ func (w *ChangeWatcher) run(ctx context.Context, conn *pgx.Conn) {
 }
 
 // wait bumps the generation for each notification on conn until the
-// connection fails or ctx ends. An idle connection is pinged every
-// changePingInterval.
+// connection fails or ctx ends.
 func (w *ChangeWatcher) wait(ctx context.Context, conn *pgx.Conn) error {
+	return waitPinging(ctx, conn, func(*pgconn.Notification) { w.gen.Add(1) })
+}
+
+// waitPinging calls fn with each notification on conn until the
+// connection fails or ctx ends. An idle connection is pinged every
+// changePingInterval, so that one lost without an error (a silent network
+// partition) is found. conn must end waits with a read deadline
+// (listenConfig), not a cancel request.
+func waitPinging(ctx context.Context, conn *pgx.Conn, fn func(*pgconn.Notification)) error {
 	for {
 		waitCtx, cancel := context.WithTimeout(ctx, changePingInterval)
-		_, err := conn.WaitForNotification(waitCtx)
+		n, err := conn.WaitForNotification(waitCtx)
 		cancel()
 		switch {
 		case err == nil:
-			w.gen.Add(1)
+			fn(n)
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err):

@@ -41,8 +41,10 @@ var errUnavailable = fileframe.Errorf(fileframe.CodeUnavailable,
 // unreachable reports whether err means that the database could not be
 // reached: no connection could be made (refused, timed out, the server
 // starting or shutting down, out of connection slots), or the connection
-// was lost mid-request (reset, closed, ended by the server). The end of
-// the caller's own context is not: that is the client going away.
+// was lost mid-request (reset, closed, ended by the server), or it did
+// not answer in time (a deadline passed: the store's own, see
+// deadlineTracer, or the caller's). A cancelled context is not: that is
+// the client going away.
 func unreachable(err error) bool {
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) {
@@ -55,8 +57,11 @@ func unreachable(err error) bool {
 		}
 		return strings.HasPrefix(pe.Code, "08") // connection_exception
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.Canceled) {
 		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, pgconn.ErrConnClosed) ||

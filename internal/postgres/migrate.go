@@ -51,9 +51,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	latest := len(ms)
+	// Waiting for another instance's migration, and running one, may take
+	// longer than the store's statement deadline allows.
+	long := noDeadline(ctx)
 	for _, m := range ms {
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+			if _, err := tx.Exec(long, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -74,7 +77,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 			// Without arguments, Exec uses the simple query protocol, which
 			// runs a file of several statements.
-			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			if _, err := tx.Exec(long, m.SQL); err != nil {
 				return fmt.Errorf("%s: %w", m.Name, err)
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`, m.Version, now())

@@ -58,7 +58,17 @@ var _ fileframe.Store = (*Store)(nil)
 // pgxpool's, among them pool_max_conns, the size of the connection pool
 // (default: the larger of 4 and the number of CPUs). Statements are
 // prepared once per connection and cached, pgx's default.
+//
+// A connection that is not made within connect_timeout (default 10 s), and
+// a statement, or a wait for a pooled connection, that gets no answer within
+// 20 s, fail with CodeUnavailable: a database that accepts connections and
+// then answers nothing holds no request longer than that (see deadline.go).
 func Open(ctx context.Context, url string) (*Store, error) {
+	return openDeadline(ctx, url, defaultStatementDeadline)
+}
+
+// openDeadline is Open with the statement deadline d (none when 0).
+func openDeadline(ctx context.Context, url string, d time.Duration) (*Store, error) {
 	config, err := pgxpool.ParseConfig(url)
 	var pe *pgconn.ParseConfigError
 	if errors.As(err, &pe) {
@@ -72,6 +82,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if _, ok := config.ConnConfig.RuntimeParams["application_name"]; !ok {
 		config.ConnConfig.RuntimeParams["application_name"] = "fileframe"
 	}
+	if config.ConnConfig.ConnectTimeout == 0 {
+		config.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	config.ConnConfig.Tracer = deadlineTracer{d: d}
 	pool, err := pgxpool.NewWithConfig(ctx, config)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)

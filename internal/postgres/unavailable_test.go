@@ -123,3 +123,79 @@ func callWithArgs(t *testing.T, method reflect.Value, ctxType reflect.Type, give
 	}
 	return err
 }
+
+// TestBlackHoledDatabaseIsUnavailable puts the database behind a proxy
+// that keeps every connection open and forwards nothing (a network
+// partition): without deadlines, every request that needs the database
+// waited for as long as the partition lasted. Each call now fails with
+// CodeUnavailable once the store's deadline passes, whether it was
+// waiting for an answer, for a new connection or for a pooled one, and
+// the store works again once the partition heals.
+func TestBlackHoledDatabaseIsUnavailable(t *testing.T) {
+	proxy := pgtest.NewProxy(t, newDatabase(t))
+	const deadline = time.Second
+	s, err := openDeadline(t.Context(), withParam(t, withParam(t, proxy.URL, "connect_timeout", "1"), "pool_max_conns", "2"), deadline)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping through the proxy: %v", err)
+	}
+
+	proxy.Hang()
+	// More callers than the pool has connections: the pooled ones hang on
+	// their statements, the rest wait for a connection; the new
+	// connections the pool opens hang before they are ready.
+	const callers = 6
+	errs := make(chan error, callers)
+	took := make(chan time.Duration, callers)
+	for i := range callers {
+		go func() {
+			start := time.Now()
+			var err error
+			switch i % 3 {
+			case 0:
+				_, err = s.SchemaVersion(t.Context())
+			case 1:
+				_, err = s.CreateAccount(t.Context(), fileframe.Account{Email: fmt.Sprintf("hole%d@example.com", i), Plan: fileframe.PlanAgency})
+			case 2:
+				_, err = s.FileBySlug(t.Context(), "some-slug")
+			}
+			took <- time.Since(start)
+			errs <- err
+		}()
+	}
+	for range callers {
+		select {
+		case err := <-errs:
+			d := <-took
+			if code := fileframe.ErrorCode(err); code != fileframe.CodeUnavailable {
+				t.Errorf("a call with the database black-holed: %v (code %s) after %v, want %s", err, code, d, fileframe.CodeUnavailable)
+			}
+			// A statement's deadline after a connection's wait, and
+			// perhaps a new connection's timeout: never much more.
+			if d > 4*deadline {
+				t.Errorf("a call with the database black-holed took %v, want no more than %v", d, 4*deadline)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("calls still waiting 30 s into the partition")
+		}
+	}
+
+	proxy.Restore()
+	until := time.Now().Add(10 * time.Second)
+	for {
+		err := s.Ping(t.Context())
+		if err == nil {
+			break
+		}
+		if time.Now().After(until) {
+			t.Fatalf("the store still cannot reach the database 10 s after the partition healed: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := s.CreateAccount(t.Context(), fileframe.Account{Email: "healed@example.com", Plan: fileframe.PlanAgency}); err != nil {
+		t.Errorf("CreateAccount after the partition healed: %v", err)
+	}
+}
