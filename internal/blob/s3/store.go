@@ -102,8 +102,15 @@ type Config struct {
 	// PresignTTL is how long a URL from PresignGet stays valid,
 	// DefaultPresignTTL when 0, at most 7 days.
 	PresignTTL time.Duration
-	// HTTPClient sends the requests; nil means the SDK's default client.
+	// HTTPClient sends the requests; nil means the SDK's default client
+	// with IdleTimeout.
 	HTTPClient *http.Client
+	// IdleTimeout is how long a connection to the server may send and
+	// receive nothing, while a request waits on it, before the request
+	// fails (and is tried again, as the SDK tries every request three
+	// times), DefaultIdleTimeout when 0. It applies when HTTPClient is
+	// nil.
+	IdleTimeout time.Duration
 }
 
 // Store keeps blobs in an S3 bucket. It implements fileframe.Blobs and is
@@ -186,6 +193,14 @@ func newStore(cfg Config) (*Store, error) {
 	}
 	if cfg.HTTPClient != nil {
 		opts.HTTPClient = cfg.HTTPClient
+	} else {
+		if cfg.IdleTimeout == 0 {
+			cfg.IdleTimeout = DefaultIdleTimeout
+		}
+		if cfg.IdleTimeout < 0 {
+			return nil, fmt.Errorf("s3: idle timeout %v is negative", cfg.IdleTimeout)
+		}
+		opts.HTTPClient = idleClient(cfg.IdleTimeout)
 	}
 	if cfg.Endpoint != "" {
 		u, err := url.Parse(cfg.Endpoint)

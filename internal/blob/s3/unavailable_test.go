@@ -3,6 +3,8 @@ package s3
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -115,5 +117,88 @@ func TestServerErrorIsUnavailable(t *testing.T) {
 	status.Store(http.StatusForbidden)
 	if _, err := s.Stat(t.Context(), key); err == nil || fileframe.ErrorCode(err) == fileframe.CodeUnavailable {
 		t.Errorf("Stat answered 403: %v, want an error other than %s", err, fileframe.CodeUnavailable)
+	}
+}
+
+// TestBlackHoledServerIsUnavailable puts the S3 server behind a proxy that
+// keeps every connection open and forwards nothing (a network partition):
+// without the idle timeout, every operation waited for as long as the
+// partition lasted, and so did a download that was streaming when it
+// began. Each now fails with CodeUnavailable, or the stream with an error,
+// once the connection has been idle for IdleTimeout on each of the SDK's
+// tries; a large upload whose bytes keep flowing is not cut, however much
+// longer than IdleTimeout it takes; and the store works again once the
+// partition heals.
+func TestBlackHoledServerIsUnavailable(t *testing.T) {
+	s := newTestStore(t, nil)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 4<<20/16*5) // 20 MiB
+	info, err := s.Put(t.Context(), bytes.NewReader(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := faultproxy.New(t, strings.TrimPrefix(testServer.endpoint, "http://"))
+	cfg := testConfig()
+	const idle = 300 * time.Millisecond
+	cfg.Bucket, cfg.Endpoint, cfg.IdleTimeout = s.bucket, "http://"+proxy.Addr, idle
+	through, err := newStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Progress is not idleness: 20 MiB up and down through the proxy, at
+	// this machine's pace, with connections that give up after 300 ms
+	// without a byte.
+	if _, err := through.Put(t.Context(), bytes.NewReader(big)); err != nil {
+		t.Fatalf("Put of 20 MiB through the proxy: %v", err)
+	}
+	r, err := through.Open(t.Context(), info.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	head := make([]byte, 1<<20)
+	if _, err := io.ReadFull(r.Body, head); err != nil {
+		t.Fatalf("reading the first MiB: %v", err)
+	}
+
+	proxy.Hang()
+	ops := map[string]func() error{
+		"Stat": func() error { _, err := through.Stat(t.Context(), info.Key); return err },
+		"Put": func() error {
+			_, err := through.Put(t.Context(), bytes.NewReader(make([]byte, 1000)))
+			return err
+		},
+		"Delete": func() error { return through.Delete(t.Context(), strings.Repeat("cd", 32)) },
+		"Ping":   func() error { return through.Ping(t.Context()) },
+		"the rest of a download": func() error {
+			_, err := io.Copy(io.Discard, r.Body)
+			if err == nil {
+				return errors.New("the download ended without an error")
+			}
+			return errUnavailable // a stream's failure cuts the answer: any error will do
+		},
+	}
+	var wg sync.WaitGroup
+	for name, op := range ops {
+		wg.Go(func() {
+			start := time.Now()
+			done := make(chan error, 1)
+			go func() { done <- op() }()
+			select {
+			case err := <-done:
+				if fileframe.ErrorCode(err) != fileframe.CodeUnavailable {
+					t.Errorf("%s with the S3 server black-holed: %v (code %s), want code %s", name, err, fileframe.ErrorCode(err), fileframe.CodeUnavailable)
+				}
+				t.Logf("%s: failed after %v", name, time.Since(start).Round(time.Millisecond))
+			case <-time.After(20 * time.Second):
+				t.Errorf("%s still waiting 20 s into the partition", name)
+			}
+		})
+	}
+	wg.Wait()
+
+	proxy.Restore()
+	if got, err := through.Stat(t.Context(), info.Key); err != nil || got.Size != info.Size {
+		t.Errorf("Stat once the partition healed: %+v, %v", got, err)
 	}
 }
