@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -252,6 +253,134 @@ func TestServeS3OutOfReach(t *testing.T) {
 	for line := range strings.SplitSeq(p.stderr.String(), "\n") {
 		if strings.Contains(line, `"level":"ERROR"`) {
 			t.Errorf("serve logged an error for an outage of S3, a warning's matter: %s", line)
+		}
+	}
+}
+
+// TestServeTusLockLost takes PostgreSQL out of reach while two tus PATCHes
+// stream. The instance's tus locks live on one database connection; the
+// first query on it after the cut (the second PATCH's unlock) finds it
+// lost, and with it every lock, so the request still holding one must
+// stop. It was answered tusd's 400 ERR_UPLOAD_INTERRUPTED, which tells
+// the client that it sent a newer request itself and which tus clients
+// do not retry; it is 503 ERR_UNAVAILABLE with Retry-After, and the upload
+// resumes from its acknowledged offset once the database is back.
+func TestServeTusLockLost(t *testing.T) {
+	t.Parallel()
+	proxy := pgtest.NewProxy(t, newTestDatabase(t))
+	env := []string{"FILEFRAME_DATABASE_URL=" + proxy.URL}
+	data := t.TempDir()
+	cli := func(args ...string) map[string]any {
+		t.Helper()
+		return cliJSONEnv(t, env, append(args, "--data", data)...)
+	}
+	cli("account", "create", "--email", "agent@example.com", "--plan", "agency")
+	key := cli("key", "create", "--email", "agent@example.com")["key"].(string)
+	p := startServeEnv(t, env, data)
+
+	content := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
+	const sent = 64 << 10
+	tusReq := func(method, url string, body io.Reader, header ...string) *http.Request {
+		t.Helper()
+		req, err := http.NewRequest(method, url, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("Tus-Resumable", "1.0.0")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		return req
+	}
+	create := func(name string) string {
+		t.Helper()
+		resp, body := httpDo(t, tusReq(http.MethodPost, p.app+"/uploads/tus/", nil, "Upload-Length", strconv.Itoa(len(content)),
+			"Upload-Metadata", "filename "+base64.StdEncoding.EncodeToString([]byte(name))))
+		if resp.StatusCode != http.StatusCreated || resp.Header.Get("Location") == "" {
+			t.Fatalf("tus POST: %d %s", resp.StatusCode, body)
+		}
+		return resp.Header.Get("Location")
+	}
+	uploadA, uploadB := create("a.bin"), create("b.bin")
+	type answer struct {
+		resp *http.Response
+		body []byte
+		err  error
+	}
+	// streaming starts a PATCH from offset 0 whose body is what is then
+	// written to the returned pipe.
+	streaming := func(upload string) (*io.PipeWriter, chan answer) {
+		pr, pw := io.Pipe()
+		done := make(chan answer, 1)
+		go func() {
+			req := tusReq(http.MethodPatch, upload, pr, "Content-Type", "application/offset+octet-stream", "Upload-Offset", "0")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				done <- answer{err: err}
+				return
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			done <- answer{resp, body, err}
+		}()
+		if _, err := pw.Write(content[:sent]); err != nil {
+			t.Fatal(err)
+		}
+		return pw, done
+	}
+	pwA, doneA := streaming(uploadA)
+	pwB, doneB := streaming(uploadB)
+	defer pwA.Close()
+	time.Sleep(500 * time.Millisecond) // both PATCHes hold their locks
+
+	proxy.Cut()
+	pwB.Close() // B's PATCH ends; its unlock finds the lock connection lost
+	b := <-doneB
+	if b.err != nil || b.resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("PATCH of B, ended by its client: %+v %s, want 204", b.resp, b.body)
+	}
+	var a answer
+	select {
+	case a = <-doneA:
+	case <-time.After(10 * time.Second):
+		t.Fatal("PATCH of A still running 10 s after its lock was lost")
+	}
+	if a.err != nil {
+		t.Fatalf("PATCH of A: %v", a.err)
+	}
+	if a.resp.StatusCode != http.StatusServiceUnavailable || a.resp.Header.Get("Retry-After") == "" || !strings.Contains(string(a.body), "ERR_UNAVAILABLE") {
+		t.Errorf("PATCH of A whose lock went with the database connection: %d, Retry-After %q, %s; want 503 ERR_UNAVAILABLE with Retry-After",
+			a.resp.StatusCode, a.resp.Header.Get("Retry-After"), a.body)
+	}
+
+	proxy.Restore()
+	var offset int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		resp, body := httpDo(t, tusReq(http.MethodHead, uploadA, nil))
+		if resp.StatusCode == http.StatusOK {
+			offset, _ = strconv.Atoi(resp.Header.Get("Upload-Offset"))
+			break
+		}
+		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("HEAD of A once the database is back: %d %s", resp.StatusCode, body)
+		}
+	}
+	if offset > sent {
+		t.Fatalf("A's offset is %d, more than the %d bytes sent", offset, sent)
+	}
+	resp, body := httpDo(t, tusReq(http.MethodPatch, uploadA, bytes.NewReader(content[offset:]),
+		"Content-Type", "application/offset+octet-stream", "Upload-Offset", strconv.Itoa(offset)))
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("PATCH of the rest of A from %d: %d %s", offset, resp.StatusCode, body)
+	}
+	link := resp.Header.Get("Fileframe-File-Url")
+	if resp, got := httpGet(t, link+"/download"); resp.StatusCode != http.StatusOK || !bytes.Equal(got, content) {
+		t.Errorf("download of A (%q): %d, %d bytes, want the %d sent", link, resp.StatusCode, len(got), len(content))
+	}
+	for line := range strings.SplitSeq(p.stderr.String(), "\n") {
+		if strings.Contains(line, `"level":"ERROR"`) {
+			t.Errorf("serve logged an error for an outage of the database, a warning's matter: %s", line)
 		}
 	}
 }

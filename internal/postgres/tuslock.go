@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	tusd "github.com/tus/tusd/v2/pkg/handler"
 )
 
@@ -44,7 +46,8 @@ const (
 // connection fails, this process's locks are lost with it: their requests
 // are asked to let go, and the next Lock connects again.
 type TusLocker struct {
-	config *pgx.ConnConfig
+	config *pgx.ConnConfig // of the lock connection
+	listen *pgx.ConnConfig // of the listener (listenConfig)
 	log    *slog.Logger
 
 	mu   sync.Mutex // guards conn and held; the lock queries run under it
@@ -59,6 +62,7 @@ type TusLocker struct {
 type tusHeld struct {
 	requestRelease func()
 	released       chan struct{} // closed by Unlock
+	lost           *atomic.Bool  // the lock's tusLock.lost
 }
 
 var _ tusd.Locker = (*TusLocker)(nil)
@@ -69,11 +73,11 @@ var _ tusd.Locker = (*TusLocker)(nil)
 func (s *Store) TusLocker(ctx context.Context, log *slog.Logger) (*TusLocker, error) {
 	config := s.pool.Config().ConnConfig.Copy()
 	config.RuntimeParams["application_name"] = config.RuntimeParams["application_name"] + " tus locks"
-	l := &TusLocker{config: config, log: log, held: map[string]*tusHeld{}, done: make(chan struct{})}
+	l := &TusLocker{config: config, listen: s.listenConfig(" tus locks"), log: log, held: map[string]*tusHeld{}, done: make(chan struct{})}
 	if err := l.connect(ctx); err != nil {
 		return nil, wrap("tus locks", err)
 	}
-	listener, err := listenConn(ctx, l.config, tusReleaseChannel)
+	listener, err := listenConn(ctx, l.listen, tusReleaseChannel)
 	if err != nil {
 		l.conn.Close(context.Background())
 		return nil, wrap("tus locks", err)
@@ -117,10 +121,20 @@ func (l *TusLocker) NewLock(id string) (tusd.Lock, error) {
 }
 
 type tusLock struct {
-	l   *TusLocker
-	id  string
-	key int64 // of the advisory lock
+	l    *TusLocker
+	id   string
+	key  int64       // of the advisory lock
+	lost atomic.Bool // see LostWithConnection
 }
+
+// LostWithConnection reports whether the holder of the lock was asked to
+// let go because the lock connection failed (the database out of reach),
+// which took the lock with it, rather than because another request for
+// the upload asked for it. It is set before the holder's requestRelease
+// is called. The request is then the server's to fail, with a 503 the
+// client retries, not tusd's 400 ERR_UPLOAD_INTERRUPTED, which says that
+// the client itself sent a newer request.
+func (k *tusLock) LostWithConnection() bool { return k.lost.Load() }
 
 // Lock takes the upload's lock, asking its holder to let go and waiting
 // until it does or ctx ends (tusd.ErrLockTimeout).
@@ -142,7 +156,8 @@ func (k *tusLock) Lock(ctx context.Context, requestRelease func()) error {
 		}
 		ok, err := l.tryLock(ctx, k.key)
 		if ok {
-			l.held[k.id] = &tusHeld{requestRelease: requestRelease, released: make(chan struct{})}
+			k.lost.Store(false)
+			l.held[k.id] = &tusHeld{requestRelease: requestRelease, released: make(chan struct{}), lost: &k.lost}
 		} else if err == nil && time.Since(asked) >= tusReleaseAgain {
 			// Held by another instance: ask it to let go.
 			err = l.query(new(any), `SELECT pg_notify($1, $2)`, tusReleaseChannel, k.id)
@@ -150,7 +165,7 @@ func (k *tusLock) Lock(ctx context.Context, requestRelease func()) error {
 		}
 		l.mu.Unlock()
 		if err != nil {
-			l.log.Error("postgres: locking a tus upload failed", "upload", k.id, "err", err)
+			l.log.Warn("postgres: cannot lock a tus upload: the database is out of reach", "upload", k.id, "err", err)
 			return errTusLockUnavailable
 		}
 		if ok {
@@ -208,13 +223,15 @@ func (l *TusLocker) query(dest any, sql string, args ...any) error {
 		l.conn.Close(context.Background())
 		l.conn = nil
 		for _, h := range l.held {
+			h.lost.Store(true)
 			h.requestRelease()
 		}
 	}
 	return err
 }
 
-// Unlock releases the lock.
+// Unlock releases the lock. It fails only for a lock not held: when the
+// database cannot be asked, the lock goes with the connection.
 func (k *tusLock) Unlock() error {
 	l := k.l
 	l.mu.Lock()
@@ -228,10 +245,10 @@ func (k *tusLock) Unlock() error {
 	if l.conn == nil {
 		return nil // lost with the connection
 	}
+	// A failed query drops the connection (query), and the lock with its
+	// session: released either way.
 	var released bool
-	if err := l.query(&released, `SELECT pg_advisory_unlock($1)`, k.key); err != nil {
-		return fmt.Errorf("postgres: unlocking upload %s: %w", k.id, err)
-	}
+	_ = l.query(&released, `SELECT pg_advisory_unlock($1)`, k.key)
 	return nil
 }
 
@@ -240,21 +257,19 @@ func (k *tusLock) Unlock() error {
 func (l *TusLocker) run(ctx context.Context, conn *pgx.Conn) {
 	defer close(l.done)
 	for {
-		for conn != nil {
-			n, err := conn.WaitForNotification(ctx)
-			if err != nil {
-				conn.Close(context.Background())
-				conn = nil
-				if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-					l.log.Warn("postgres: tus lock listener lost; connecting again", "err", err)
+		if conn != nil {
+			err := waitPinging(ctx, conn, func(n *pgconn.Notification) {
+				l.mu.Lock()
+				if h, ok := l.held[n.Payload]; ok {
+					h.requestRelease()
 				}
-				break
+				l.mu.Unlock()
+			})
+			conn.Close(context.Background())
+			conn = nil
+			if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+				l.log.Warn("postgres: tus lock listener lost; connecting again", "err", err)
 			}
-			l.mu.Lock()
-			if h, ok := l.held[n.Payload]; ok {
-				h.requestRelease()
-			}
-			l.mu.Unlock()
 		}
 		select {
 		case <-ctx.Done():
@@ -262,7 +277,7 @@ func (l *TusLocker) run(ctx context.Context, conn *pgx.Conn) {
 		case <-time.After(time.Second):
 		}
 		var err error
-		if conn, err = listenConn(ctx, l.config, tusReleaseChannel); err != nil && ctx.Err() == nil {
+		if conn, err = listenConn(ctx, l.listen, tusReleaseChannel); err != nil && ctx.Err() == nil {
 			l.log.Warn("postgres: tus lock listener cannot connect", "err", err)
 		}
 	}

@@ -325,7 +325,7 @@ func TestTusInterruptedConnectionCloses(t *testing.T) {
 	rec := httptest.NewRecorder()
 	fw := &clientFaultWriter{ResponseWriter: rec, body: &clientBodyReader{ReadCloser: http.NoBody}}
 	ctx := context.WithValue(context.Background(), responseKey{}, http.NewResponseController(fw))
-	ctx = context.WithValue(ctx, interruptedKey{}, &fw.interrupted)
+	ctx = context.WithValue(ctx, interruptedKey{}, fw)
 
 	locker := interruptingLocker{memorylocker.New()}
 	held, _ := locker.NewLock("a_x.upload")

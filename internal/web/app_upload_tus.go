@@ -141,22 +141,39 @@ func (l interruptingLocker) NewLock(id string) (tusd.Lock, error) {
 
 type interruptingLock struct{ inner tusd.Lock }
 
+// lostLock is a lock that can tell why its holder was asked to let go:
+// postgres.TusLocker's, whose locks go with its database connection.
+type lostLock interface {
+	LostWithConnection() bool
+}
+
 // Lock takes the lock; ctx carries the request's values (tusSession's
 // response controller), as tusd's contexts pass them through.
 func (l interruptingLock) Lock(ctx context.Context, requestRelease func()) error {
 	rc, _ := ctx.Value(responseKey{}).(*http.ResponseController)
-	interrupted, _ := ctx.Value(interruptedKey{}).(*atomic.Bool)
+	fw, _ := ctx.Value(interruptedKey{}).(*clientFaultWriter)
 	body, _ := ctx.Value(clientBodyKey{}).(*clientBodyReader)
 	return l.inner.Lock(ctx, func() {
+		ll, ok := l.inner.(lostLock)
+		lost := ok && ll.LostWithConnection()
 		if body != nil {
 			// The read that stops now stops for the client's own newer
-			// request, not for a fault: tusLog keeps it out of the errors.
-			body.fail(errInterrupted)
+			// request, or for the database, not for the client's fault:
+			// tusLog keeps it out of the errors (the locker warns of
+			// the database).
+			if lost {
+				body.fail(errLockLost)
+			} else {
+				body.fail(errInterrupted)
+			}
+		}
+		if fw != nil && lost {
+			fw.lockLost.Store(true)
 		}
 		requestRelease()
 		if rc != nil {
-			if interrupted != nil {
-				interrupted.Store(true)
+			if fw != nil {
+				fw.interrupted.Store(true)
 			}
 			// A writer that cannot set deadlines (httptest's recorder)
 			// has no connection to interrupt.
@@ -171,6 +188,19 @@ func (l interruptingLock) Unlock() error { return l.inner.Unlock() }
 // errInterrupted is how the body of a request ends whose upload another
 // request took (interruptingLock).
 var errInterrupted = errors.New("another request for this upload took its lock")
+
+// errLockLost is how the body of a request ends whose upload's lock went
+// with the locker's database connection (lostLock).
+var errLockLost = errors.New("the upload's lock was lost with the database connection")
+
+// errTusLockLost answers a request whose upload's lock was lost with the
+// database connection: what arrived before is kept (its offset says how
+// much), and the client resumes from there once the database is back.
+var errTusLockLost = func() tusd.Error {
+	e := tusd.NewError("ERR_UNAVAILABLE", "The upload was paused: the database is out of reach. The bytes received so far are kept; resume in a moment.", http.StatusServiceUnavailable)
+	e.HTTPResponse.Header = tusd.HTTPHeader{"Retry-After": busyRetryAfter}
+	return e
+}()
 
 // tusSettle answers HEAD and PATCH of an upload (h is tusd's handler of
 // either) once it has settled an upload that is complete but has no file:
@@ -404,7 +434,7 @@ func (s *Server) tusServe(w http.ResponseWriter, r *http.Request, h http.Handler
 	fw := &clientFaultWriter{ResponseWriter: w, body: body}
 	w = fw
 	ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
-	ctx = context.WithValue(ctx, interruptedKey{}, &fw.interrupted)
+	ctx = context.WithValue(ctx, interruptedKey{}, fw)
 	ctx = context.WithValue(ctx, clientBodyKey{}, body)
 	ctx = context.WithValue(ctx, requestContextKey{}, ctx)
 	h.ServeHTTP(w, r.WithContext(ctx))
@@ -469,13 +499,17 @@ type clientFaultWriter struct {
 	// and moved this connection's read deadline to now
 	// (interruptingLock): the connection is then closed after the answer.
 	interrupted atomic.Bool
+	// lockLost is set, before interrupted, when the interruption came
+	// from the lock going with the locker's database connection
+	// (lostLock): a failure is then answered errTusLockLost.
+	lockLost atomic.Bool
 	// replaced is set when WriteHeader answered in tusd's place: tusd's
 	// own body is then dropped.
 	replaced bool
 }
 
 // interruptedKey is the context key of a tus request's
-// clientFaultWriter.interrupted.
+// clientFaultWriter.
 type interruptedKey struct{}
 
 func (w *clientFaultWriter) WriteHeader(code int) {
@@ -485,13 +519,26 @@ func (w *clientFaultWriter) WriteHeader(code int) {
 		// request of a kept-alive connection, which would all fail at
 		// once. The client opens a new one.
 		w.Header().Set("Connection", "close")
-		if code == http.StatusRequestTimeout || code >= 500 {
+		var te tusd.Error
+		switch {
+		case w.lockLost.Load() && code >= 400:
+			// Whatever tusd made of the interrupted read (its 400
+			// ERR_UPLOAD_INTERRUPTED, a 408 or a 500): the server's
+			// failure, for a while.
+			te = errTusLockLost
+		case code == http.StatusRequestTimeout || code >= 500:
 			// The read ended at the deadline moved to now, or on the
 			// body tusd closed, for the newer request: not a stall and
 			// not the server's fault, whichever tusd saw first. Answered
-			// as tusd answers an interrupted upload, its body dropped.
+			// as tusd answers an interrupted upload.
+			te = tusd.ErrUploadInterrupted
+		}
+		if te.HTTPResponse.StatusCode != 0 {
+			// tusd's own body is dropped.
 			w.replaced = true
-			te := tusd.ErrUploadInterrupted
+			for k, v := range te.HTTPResponse.Header {
+				w.Header().Set(k, v)
+			}
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.Header().Set("Content-Length", strconv.Itoa(len(te.HTTPResponse.Body)))
 			w.ResponseWriter.WriteHeader(te.HTTPResponse.StatusCode)
