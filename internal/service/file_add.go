@@ -212,11 +212,16 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		r.id = "p." + fileframe.RandomBase62(24)
 		// A resumable upload's reservation is its owner's to release
 		// (ReleaseUpload). A plain upload's becomes its file, or is
-		// released here when the upload fails (or expires by itself,
-		// plainReservationTTL, if even that fails).
+		// released here when the upload fails; if even that fails (the
+		// database out of reach), it is tried again later (Config.Later),
+		// and expires by itself after plainReservationTTL.
 		defer func() {
 			if !added {
-				_ = s.store.ReleaseReservation(context.WithoutCancel(ctx), r.id)
+				id := r.id
+				release := func(ctx context.Context) error { return s.store.ReleaseReservation(ctx, id) }
+				if err := release(context.WithoutCancel(ctx)); err != nil {
+					s.later("upload: releasing the room reserved for a failed upload", err, release)
+				}
 			}
 		}()
 		err := r.reserve(max(nf.Size, 0))
@@ -342,9 +347,16 @@ func (s *Service) RenewUpload(ctx context.Context, a fileframe.Account, id strin
 }
 
 // ReleaseUpload gives back the room of a resumable upload that ended
-// without becoming a file.
+// without becoming a file. When the store cannot (the database out of
+// reach), it is tried again later (Config.Later) rather than failing the
+// request: the upload is gone either way, and its room would otherwise be
+// held until the reservation expires (UploadReservationTTL).
 func (s *Service) ReleaseUpload(ctx context.Context, id string) error {
-	return s.store.ReleaseReservation(ctx, id)
+	release := func(ctx context.Context) error { return s.store.ReleaseReservation(ctx, id) }
+	if err := release(ctx); err != nil {
+		s.later("upload: releasing the room reserved for a resumable upload", err, release)
+	}
+	return nil
 }
 
 // reservedReader reads a plain upload's bytes, growing its reservation

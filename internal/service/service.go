@@ -48,6 +48,12 @@ type Config struct {
 	// (webhook.Client.CheckURL); nil means one with production's rules:
 	// public https addresses only.
 	Webhooks *webhook.Client
+	// Later tries fn again in the background after it failed with err:
+	// a clean-up after a failed request (releasing an upload's
+	// reservation) that failed too, the database being out of reach.
+	// what names it for the log. Nil: not tried again (a CLI command,
+	// which ends at once; what fn frees expires by itself).
+	Later func(what string, err error, fn func(context.Context) error)
 }
 
 // Service runs the use cases.
@@ -65,6 +71,7 @@ type Service struct {
 	passwordsOnce sync.Once
 	fetcher       *fetch.Fetcher
 	webhooks      *webhook.Client
+	later         func(what string, err error, fn func(context.Context) error)
 	// accountFetches bounds each account's fetches of page resources
 	// (page_assets.go, fetchFor).
 	accountFetches *accountSlots
@@ -92,10 +99,14 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Webhooks == nil {
 		cfg.Webhooks = webhook.NewClient(webhook.ClientConfig{})
 	}
+	if cfg.Later == nil {
+		cfg.Later = func(string, error, func(context.Context) error) {}
+	}
 	return &Service{
 		store: cfg.Store, blobs: cfg.Blobs, quotas: cfg.Quotas, now: cfg.Now, changed: cfg.Changed,
 		serviceHosts: cfg.ServiceHosts, checks: newCheckSlots(), passwords: cfg.Passwords, fetcher: cfg.Fetcher,
 		webhooks:       cfg.Webhooks,
+		later:          cfg.Later,
 		accountFetches: newAccountSlots(pageFetchParallel),
 		reports:        semaphore.NewWeighted(statsReportsAtOnce),
 		endedBatch:     endedLinkBatch,

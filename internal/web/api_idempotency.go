@@ -140,50 +140,17 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, e apiEndpoin
 	return 0, nil, nil
 }
 
-// releaseRetryFor is how long releaseIdempotent keeps trying to release a
-// claim that the store could not (its database out of reach), and
-// releaseRetryMax the longest wait between two tries.
-const (
-	releaseRetryFor = 30 * time.Minute
-	releaseRetryMax = 30 * time.Second
-)
-
 // releaseIdempotent releases the claim of (keyID, key) made at claimedAt,
 // so that a retry of the request runs again. When the store cannot (the
-// database out of reach), it tries again in the background, every second
-// at first, then up to every releaseRetryMax, for releaseRetryFor: else the
-// retry would be told the request still runs (409) until the claim is
-// stale, hours later. Since the release names its claim, one tried again
-// late never frees a newer request's.
+// database out of reach), it is tried again in the background
+// (tryAgainLater): else the retry would be told the request still runs
+// (409) until the claim is stale, hours later. Since the release names its
+// claim, one tried again late never frees a newer request's.
 func (s *Server) releaseIdempotent(ctx context.Context, r *http.Request, keyID fileframe.KeyID, key string, claimedAt time.Time) {
-	err := s.store.ReleaseIdempotent(ctx, keyID, key, claimedAt)
-	if err == nil {
-		return
+	release := func(ctx context.Context) error { return s.store.ReleaseIdempotent(ctx, keyID, key, claimedAt) }
+	if err := release(ctx); err != nil {
+		s.tryAgainLater(s.logFor(r).With("key_id", keyID), "api: releasing an idempotency key", err, release)
 	}
-	log := s.logFor(r).With("key_id", keyID)
-	log.Warn("api: releasing an idempotency key failed; trying again in the background", "err", err)
-	go func() {
-		start := time.Now()
-		for wait := time.Second; ; wait = min(2*wait, releaseRetryMax) {
-			select {
-			case <-s.closing:
-				log.Warn("api: an idempotency key stays claimed: the server stopped before it could be released", "err", err)
-				return
-			case <-time.After(wait):
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err = s.store.ReleaseIdempotent(ctx, keyID, key, claimedAt)
-			cancel()
-			if err == nil {
-				log.Info("api: idempotency key released after all")
-				return
-			}
-			if time.Since(start) > releaseRetryFor {
-				log.Error("api: an idempotency key stays claimed until it is stale", "err", err)
-				return
-			}
-		}
-	}()
 }
 
 // replay answers a request whose Idempotency-Key another request holds.

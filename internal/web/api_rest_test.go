@@ -744,6 +744,60 @@ func (s outageStore) ReleaseIdempotent(ctx context.Context, keyID fileframe.KeyI
 	return s.Store.ReleaseIdempotent(ctx, keyID, key, claimedAt)
 }
 
+func (s outageStore) CreateFileReserved(ctx context.Context, f fileframe.File, reservation, upload string, q fileframe.Quota, now time.Time) (fileframe.File, error) {
+	if s.down.Load() {
+		return fileframe.File{}, errOutage
+	}
+	return s.Store.CreateFileReserved(ctx, f, reservation, upload, q, now)
+}
+
+func (s outageStore) ReleaseReservation(ctx context.Context, id string) error {
+	if s.down.Load() {
+		return errOutage
+	}
+	return s.Store.ReleaseReservation(ctx, id)
+}
+
+// TestAPIUploadRoomReleasedAfterOutage: an upload whose file cannot be
+// recorded (the database out of reach) is 503, and its reservation, which
+// cannot be released then either, is released in the background once the
+// database is back; it held the account's room until it expired, 15
+// minutes later (the eighteenth attack, row 658).
+func TestAPIUploadRoomReleasedAfterOutage(t *testing.T) {
+	var down atomic.Bool
+	var releases atomic.Int32
+	fx := newAPIFixture(t, func(c *Config) {
+		c.Store = outageStore{Store: c.Store, down: &down, releases: &releases}
+		c.Quotas = map[fileframe.Plan]fileframe.Quota{fileframe.PlanAgency: {Storage: 4 << 20}}
+	})
+	content := bytes.Repeat([]byte("room"), 3<<20/4) // 3 MiB of the 4
+	upload := func() (*http.Response, []byte) {
+		req, _ := http.NewRequest(http.MethodPost, fx.e.app.URL+"/api/files?name=big.bin", bytes.NewReader(content))
+		req.Header.Set("Authorization", "Bearer "+fx.general)
+		req.Header.Set("Content-Type", "application/octet-stream")
+		return fx.e.do(req)
+	}
+	down.Store(true)
+	if resp, body := upload(); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("upload with the database away: %d %s, want 503", resp.StatusCode, body)
+	}
+	down.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, body := upload()
+		if resp.StatusCode == http.StatusCreated {
+			break
+		}
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || time.Now().After(deadline) {
+			t.Fatalf("the upload again once the database is back: %d %s, want 201 within 10 s", resp.StatusCode, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(fx.e.logs.String(), "releasing the room reserved for a failed upload: done after all") {
+		t.Errorf("the background release was not logged:\n%s", fx.e.logs.String())
+	}
+}
+
 // TestAPIIdempotencyReleaseRetried: a request with an Idempotency-Key
 // answered 503 while the database is away, whose key cannot be released
 // then either, has its release tried again in the background, so that its
@@ -783,7 +837,7 @@ func TestAPIIdempotencyReleaseRetried(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if !strings.Contains(fx.e.logs.String(), "idempotency key released after all") {
+	if !strings.Contains(fx.e.logs.String(), "releasing an idempotency key: done after all") {
 		t.Errorf("the background release was not logged:\n%s", fx.e.logs.String())
 	}
 }

@@ -300,6 +300,9 @@ func New(cfg Config) (*Server, error) {
 		Passwords:    cfg.Passwords,
 		Fetcher:      cfg.Fetcher,
 		Webhooks:     cfg.Webhooks,
+		Later: func(what string, err error, fn func(context.Context) error) {
+			s.tryAgainLater(s.log, what, err, fn)
+		},
 	})
 	if err != nil {
 		return nil, err
