@@ -135,7 +135,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, e apiEndpoin
 	if err := s.store.FinishIdempotent(ctx, kept); err != nil {
 		// The answer went out; a retry will find the key running until it
 		// is stale, and be told to wait (409) rather than run twice.
-		s.logFor(r).Error("api: keeping the answer of an idempotent request", "key_id", keyID, "err", err)
+		s.logFor(r).Log(ctx, faultLevel(err), "api: keeping the answer of an idempotent request", "key_id", keyID, "err", err)
 	}
 	return 0, nil, nil
 }

@@ -447,7 +447,7 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, user *signed
 	// is an orphan that the hourly collector removes, so a failure is
 	// logged, not shown.
 	if blobErr != nil {
-		s.logFor(r).Error("app: removing a deleted file's blob", "file_id", f.ID, "err", blobErr)
+		s.logFor(r).Log(r.Context(), faultLevel(blobErr), "app: removing a deleted file's blob", "file_id", f.ID, "err", blobErr)
 	}
 	appRedirect(w, r, "/files?done=deleted")
 }

@@ -7,7 +7,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -126,11 +125,7 @@ func (s *Server) currentSession(w http.ResponseWriter, r *http.Request) (*signed
 	if ok, _ := s.touches.allow("session:"+hash, 1/sessionTouchEvery.Seconds(), 1); ok {
 		expires := now.Add(s.sessionTTL())
 		if err := s.store.TouchSession(ctx, hash, now, expires); err != nil {
-			level := slog.LevelError
-			if fileframe.ErrorCode(err) == fileframe.CodeUnavailable {
-				level = slog.LevelWarn // the database out of reach: not a fault of the code
-			}
-			s.logFor(r).Log(ctx, level, "app: touching the session", "err", err)
+			s.logFor(r).Log(ctx, faultLevel(err), "app: touching the session", "err", err)
 		} else {
 			sess.LastSeenAt, sess.ExpiresAt = now, expires
 			s.setCookie(w, s.sessionCookieName(), c.Value, int(s.sessionTTL().Seconds()))

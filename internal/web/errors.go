@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -126,6 +127,18 @@ func fault(err error) error {
 // (CodeUnavailable).
 func retryLater(code string) bool {
 	return code == fileframe.CodeBusy || code == fileframe.CodeUnavailable
+}
+
+// faultLevel is the level to log err at when work beside a request's
+// answer fails (a clean-up, a download's count, a blob read mid-stream): a
+// warning when the database or the blob store is out of reach or busy,
+// which the operator must hear of but which is no fault of the code; an
+// error otherwise.
+func faultLevel(err error) slog.Level {
+	if retryLater(fileframe.ErrorCode(err)) {
+		return slog.LevelWarn
+	}
+	return slog.LevelError
 }
 
 // noteOutage logs a request refused because the disk is full (507) or the

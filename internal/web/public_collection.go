@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"path"
@@ -188,11 +187,7 @@ func (s *Server) publicCollectionZip(w http.ResponseWriter, r *http.Request, e *
 	case clientGone(r, err):
 		// A visitor who stops the download is no fault.
 	default:
-		level := slog.LevelError
-		if retryLater(fileframe.ErrorCode(err)) {
-			level = slog.LevelWarn // the blob store out of reach: not a fault of the code
-		}
-		s.logFor(r).Log(r.Context(), level, "download: writing a collection's ZIP failed", "file_id", c.ID, "err", err)
+		s.logFor(r).Log(r.Context(), faultLevel(err), "download: writing a collection's ZIP failed", "file_id", c.ID, "err", err)
 		// The status is sent: the connection is cut without the end of
 		// the body (no last chunk), so that the client sees a failed
 		// download, not a ZIP that looks complete.

@@ -174,7 +174,7 @@ func (t *limitedTransfer) copy(w http.ResponseWriter, body io.Reader, size int64
 				t.log.Info("download: stopped while the blob was read (the request ended)", "err", err)
 				return
 			}
-			t.log.Error("download: reading the blob failed", "err", err)
+			t.log.Log(context.Background(), faultLevel(err), "download: reading the blob failed", "err", err)
 			return
 		}
 		last := sent+int64(n) == size
@@ -214,7 +214,7 @@ func (t *limitedTransfer) finish(completed bool) bool {
 		// An incomplete download whose claim is not ended gives its slot
 		// back when the claim runs out (downloadClaimTTL); a complete one
 		// that cannot be counted does not get its last byte.
-		t.log.Error("download: finishing the claim failed", "completed", completed, "err", err)
+		t.log.Log(ctx, faultLevel(err), "download: finishing the claim failed", "completed", completed, "err", err)
 		return false
 	}
 	t.finished = true

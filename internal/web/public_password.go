@@ -379,7 +379,7 @@ func (s *Server) inlineLogo(r *http.Request, key string) template.URL {
 	} else {
 		blob, err := s.blobs.Open(r.Context(), key)
 		if err != nil {
-			s.logFor(r).Error("public: reading a logo for the password page", "err", err)
+			s.logFor(r).Log(r.Context(), faultLevel(err), "public: reading a logo for the password page", "err", err)
 			return ""
 		}
 		defer blob.Body.Close()
