@@ -93,8 +93,16 @@ func TestServeDatabaseOutOfReach(t *testing.T) {
 	resp, body = httpGet(t, p.app+"/login")
 	unavailable("GET /login", resp, body, "database is out of reach")
 	resp, body = httpGet(t, p.app+"/readyz", "Authorization", "Bearer "+scaleOpsToken)
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"store":"unavailable"`) {
-		t.Errorf("GET /readyz with the database out of reach: %d %s, want 503 with the store unavailable", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"store":"unavailable"`) || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("GET /readyz with the database out of reach: %d, Retry-After %q, %s; want 503 with Retry-After and the store unavailable",
+			resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	// What can be no link's is not found, whether or not the database
+	// answers.
+	for _, path := range []string{"/f/a.b", "/f/a.b/download", "/f/%2e%2e", "/f/" + strings.Repeat("x", 3000), "/f/a%2Fb"} {
+		if resp, body := httpGet(t, p.app+path); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %.40s with the database out of reach: %d %.200s, want 404", path, resp.StatusCode, body)
+		}
 	}
 
 	// The client, started now, retries on 503 after Retry-After (2 s): the

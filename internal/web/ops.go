@@ -71,11 +71,14 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 
 	status := http.StatusOK
 	body.Status = "ok"
+	h := w.Header()
 	if body.Checks.Store != "ok" || body.Checks.Blobs != "ok" {
 		status = http.StatusServiceUnavailable
 		body.Status = "unavailable"
+		if body.Checks.Store == "unavailable" || body.Checks.Blobs == "unavailable" {
+			setBusyRetry(h) // out of reach for now; a full disk waits for the operator
+		}
 	}
-	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
 	setDataHeaders(h)

@@ -149,7 +149,14 @@ func (s *Server) contentPageURL(slug string, rev int, token string) string {
 // or missing account) it writes the 404 page; on a store failure the 500
 // page; and returns ok false.
 func (s *Server) publicLookupEntry(w http.ResponseWriter, r *http.Request) (*publicEntry, bool) {
-	e, err := s.publicRecord(r.Context(), r.PathValue("slug"))
+	slug := r.PathValue("slug")
+	if !plausibleSlug(slug) {
+		// Nothing the store holds: 404 without asking it, which also
+		// holds while the database is out of reach.
+		s.publicNotFound(w, r)
+		return nil, false
+	}
+	e, err := s.publicRecord(r.Context(), slug)
 	if err != nil {
 		s.publicLookupError(w, r, err)
 		return nil, false
@@ -164,6 +171,24 @@ func (s *Server) publicLookupEntry(w http.ResponseWriter, r *http.Request) (*pub
 		return nil, false
 	}
 	return e, true
+}
+
+// plausibleSlug reports whether slug could be a link's: 1 to 64 ASCII
+// letters, digits, '-' and '_'. The service makes them of 12 base62
+// letters (fileframe.NewSlug); the wider set leaves room for other shapes
+// without letting a dot, a slash, an encoded byte or a long string reach
+// the store.
+func plausibleSlug(slug string) bool {
+	if len(slug) == 0 || len(slug) > 64 {
+		return false
+	}
+	for i := 0; i < len(slug); i++ {
+		c := slug[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) publicLookupError(w http.ResponseWriter, r *http.Request, err error) {

@@ -354,9 +354,13 @@ func (s *Server) requestUploadForm(w http.ResponseWriter, r *http.Request) {
 			s.publicError(w, r, err)
 			return
 		}
-		_, k := kindOf(err)
+		code, k := kindOf(err)
 		if status == 0 {
 			status = k.status
+		}
+		s.noteOutage(r.Context(), r.URL.Path, code, err)
+		if retryLater(code) {
+			setBusyRetry(w.Header())
 		}
 		fresh, _, ferr := s.svc.OpenRequest(r.Context(), req.Slug)
 		if ferr == nil {
