@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	fileclient "github.com/fileframe/fileframe/internal/client"
 
@@ -144,12 +145,45 @@ type keyTransport struct {
 	base   http.RoundTripper
 }
 
+// How keyTransport rides out a server that answers 503 with Retry-After
+// (busy, or its database or file storage out of reach for a moment): at
+// most mcpRetries more tries, each after its Retry-After if that is at
+// most mcpMaxWait.
+const (
+	mcpRetries = 5
+	mcpMaxWait = 10 * time.Second
+)
+
 func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	if k.origin != nil && fileclient.SameOrigin(r.URL, k.origin) {
 		r.Header.Set("Authorization", "Bearer "+k.key)
 	}
 	resp, err := k.base.RoundTrip(r)
+	// The server answers 503 before it runs anything of the request (the
+	// key's check, or the request's admission, could not be made), and a
+	// tool's own failure is a tool result, never an HTTP status: a 503
+	// can be sent again, body and all, as `fileframe remote` does.
+	for try := 0; err == nil && resp.StatusCode == http.StatusServiceUnavailable && try < mcpRetries; try++ {
+		wait, ok := fileclient.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if !ok || wait > mcpMaxWait || (r.Body != nil && r.GetBody == nil) {
+			break
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		select {
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		case <-time.After(wait):
+		}
+		again := r.Clone(r.Context())
+		if r.GetBody != nil {
+			if again.Body, err = r.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+		resp, err = k.base.RoundTrip(again)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/fileframe/fileframe/internal/faultproxy"
 	"github.com/fileframe/fileframe/internal/postgres/pgtest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestServeDatabaseOutOfReach takes serve's PostgreSQL out of reach (a
@@ -24,7 +28,8 @@ import (
 // what is wrong, never 500; /readyz reports the store unavailable; an
 // upload is refused whole; the log has warnings, no error. When the
 // database is back, the same process serves again, and the binary's
-// client, started during the outage, gets its answer by retrying.
+// clients, `remote` and `mcp`, started during the outage, get their
+// answers by retrying.
 func TestServeDatabaseOutOfReach(t *testing.T) {
 	t.Parallel()
 	proxy := pgtest.NewProxy(t, newTestDatabase(t))
@@ -107,15 +112,39 @@ func TestServeDatabaseOutOfReach(t *testing.T) {
 
 	// The client, started now, retries on 503 after Retry-After (2 s): the
 	// database is back before its retries run out.
+	// So does `fileframe mcp`, which lists the server's tools as it starts.
 	clientDone := make(chan cliResult, 1)
 	go func() {
 		clientDone <- remoteRun(t, []string{"FILEFRAME_URL=" + p.app, "FILEFRAME_KEY=" + key, "HOME=" + t.TempDir()}, "remote", "files", "--json")
+	}()
+	var mcpStderr lockedBuffer
+	mcpTools := make(chan error, 1)
+	go func() {
+		cmd := exec.Command(binPath, "mcp")
+		cmd.Env = cleanEnv("FILEFRAME_URL="+p.app, "FILEFRAME_KEY="+key)
+		cmd.Stderr = &mcpStderr
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "outage-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			mcpTools <- fmt.Errorf("connecting: %w", err)
+			return
+		}
+		defer cs.Close()
+		tools, err := cs.ListTools(ctx, nil)
+		if err == nil && len(tools.Tools) < 10 {
+			err = fmt.Errorf("%d tools, want the server's", len(tools.Tools))
+		}
+		mcpTools <- err
 	}()
 	time.Sleep(time.Second)
 	proxy.Restore()
 	r := <-clientDone
 	if r.code != 0 || !strings.Contains(r.stdout, `"ok":true`) {
 		t.Errorf("fileframe remote files across the outage: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if err := <-mcpTools; err != nil {
+		t.Errorf("fileframe mcp started in the outage: %v; stderr:\n%s", err, mcpStderr.String())
 	}
 	if n := countFiles(); n != 1 {
 		t.Errorf("after the outage, GET /api/files lists %d files, want 1: the refused upload stored nothing", n)

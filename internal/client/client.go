@@ -232,7 +232,7 @@ func readError(resp *http.Response) *Error {
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	e := &Error{Status: resp.StatusCode}
-	e.RetryAfter, _ = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	e.RetryAfter, _ = RetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	var p problemBody
 	if (mediaType == "application/problem+json" || mediaType == "application/json") && json.Unmarshal(raw, &p) == nil {
@@ -251,8 +251,8 @@ func readError(resp *http.Response) *Error {
 	return e
 }
 
-// retryAfter parses a Retry-After value: seconds, or an HTTP date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
+// RetryAfter parses a Retry-After value: seconds, or an HTTP date.
+func RetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
@@ -346,7 +346,7 @@ func (c *Client) authorize(r *http.Request) {
 // Retry-After (busy; the same Idempotency-Key still running), each only
 // while the wait is at most MaxWait.
 func (c *Client) retryable(resp *http.Response) (time.Duration, bool) {
-	wait, has := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	wait, has := RetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		if !has {

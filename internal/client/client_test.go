@@ -201,8 +201,8 @@ func TestRetryAfter(t *testing.T) {
 		{"-1", 0, false},
 		{"soon", 0, false},
 	} {
-		if got, ok := retryAfter(tt.in, now); got != tt.want || ok != tt.ok {
-			t.Errorf("retryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		if got, ok := RetryAfter(tt.in, now); got != tt.want || ok != tt.ok {
+			t.Errorf("RetryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }
