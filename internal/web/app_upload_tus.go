@@ -645,9 +645,12 @@ func (d detachedStore) storeError(ctx context.Context, id string, err error) err
 	}
 	if code, _ := kindOf(err); code == fileframe.EINTERNAL {
 		// tusd's s3store keeps only the text of some errors (NewUpload's,
-		// "unable to create multipart upload"): whether the server is out
-		// of reach is asked of the blob store, which shares it (the SDK
-		// tries three times, which takes about 2 s when it is down).
+		// "unable to create multipart upload"), in which TusStoreError
+		// finds the S3 store's mark of a server out of reach
+		// (s3.Store.Client); for any other unexplained error, whether the
+		// server is out of reach is asked of the blob store, which shares
+		// it (the SDK tries three times, which takes about 2 s when it is
+		// down).
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		perr := d.s.blobs.Ping(pctx)
 		cancel()

@@ -378,8 +378,15 @@ var errUnavailable = fileframe.Errorf(fileframe.CodeUnavailable,
 	"The file storage is out of reach just now, so this request could not be completed. Please try again in a few seconds.")
 
 // WrapError is opError for the S3 errors of another client of the bucket
-// (tusd's s3store, for the uploads under UploadsPrefix).
-func WrapError(op string, err error) error { return opError(op, err) }
+// (tusd's s3store, for the uploads under UploadsPrefix): an error of
+// Client's whose text says the server was out of reach is CodeUnavailable
+// even when its chain was lost on the way.
+func WrapError(op string, err error) error {
+	if !unreachable(err) && strings.Contains(err.Error(), outOfReachMark) {
+		return fmt.Errorf("s3: %s: %w: %w", op, errUnavailable, err)
+	}
+	return opError(op, err)
+}
 
 // opError wraps err with the operation, as CodeUnavailable when the server
 // is out of reach (unreachable).

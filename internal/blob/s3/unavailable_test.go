@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -200,5 +201,50 @@ func TestBlackHoledServerIsUnavailable(t *testing.T) {
 	proxy.Restore()
 	if got, err := through.Stat(t.Context(), info.Key); err != nil || got.Size != info.Size {
 		t.Errorf("Stat once the partition healed: %+v, %v", got, err)
+	}
+}
+
+// TestUploadsClientErrorsKeepOutOfReach: tusd's s3store formats some of
+// its client's errors with %s, which loses their chain; an error of
+// Client's that means the server is out of reach still says so in its
+// text, so WrapError makes it CodeUnavailable (the eighteenth attack, row
+// 660: a tus POST was 500 when S3 came back before the blob store's ping
+// asked). The text of any other error is no such mark.
+func TestUploadsClientErrorsKeepOutOfReach(t *testing.T) {
+	s := newTestStore(t, nil)
+	proxy := faultproxy.New(t, strings.TrimPrefix(testServer.endpoint, "http://"))
+	cfg := testConfig()
+	cfg.Bucket, cfg.Endpoint = s.bucket, "http://"+proxy.Addr
+	through, err := newStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := through.UploadsPrefix() + "u1"
+	create := func() error {
+		_, err := through.Client().CreateMultipartUpload(t.Context(), &s3.CreateMultipartUploadInput{Bucket: &through.bucket, Key: &name})
+		return err
+	}
+	proxy.Cut()
+	err = create()
+	if err == nil {
+		t.Fatal("CreateMultipartUpload with the server out of reach: no error")
+	}
+	lost := fmt.Errorf("s3store: unable to create multipart upload:\n%s", err) // as s3store does
+	if code := fileframe.ErrorCode(WrapError("tus upload", lost)); code != fileframe.CodeUnavailable {
+		t.Errorf("WrapError of %q: code %s, want %s", lost, code, fileframe.CodeUnavailable)
+	}
+	proxy.Restore()
+
+	missing := "no-such-bucket-" + strings.ToLower(time.Now().Format("150405"))
+	_, err = through.Client().CreateMultipartUpload(t.Context(), &s3.CreateMultipartUploadInput{Bucket: &missing, Key: &name})
+	if err == nil {
+		t.Fatal("CreateMultipartUpload in a bucket that does not exist: no error")
+	}
+	lost = fmt.Errorf("s3store: unable to create multipart upload:\n%s", err)
+	if code := fileframe.ErrorCode(WrapError("tus upload", lost)); code == fileframe.CodeUnavailable {
+		t.Errorf("WrapError of %q: %s, want another code", lost, code)
+	}
+	if err := create(); err != nil {
+		t.Errorf("CreateMultipartUpload once the server is back: %v", err)
 	}
 }

@@ -2,14 +2,44 @@ package s3
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // Client returns the store's S3 client, so that tusd's s3store keeps
 // unfinished resumable uploads in the same bucket with the same settings.
-func (s *Store) Client() *s3.Client { return s.client }
+// Its errors that mean the server is out of reach say so in their text
+// (outOfReachMark), which WrapError finds again: s3store keeps only the
+// text of some errors ("unable to create multipart upload:\n%s"), and
+// without it such an error was a 500 whenever the server was back by the
+// time the blob store's ping asked.
+func (s *Store) Client() *s3.Client {
+	return s3.New(s.client.Options(), func(o *s3.Options) {
+		o.APIOptions = append(slices.Clip(o.APIOptions), func(st *middleware.Stack) error {
+			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("FileframeOutOfReach",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					out, md, err := next.HandleInitialize(ctx, in)
+					if err != nil && unreachable(err) {
+						err = outOfReachError{err}
+					}
+					return out, md, err
+				}), middleware.Before)
+		})
+	})
+}
+
+// outOfReachMark begins the text of an outOfReachError.
+const outOfReachMark = "[the S3 server is out of reach] "
+
+// outOfReachError is an error of Client's that means the server is out of
+// reach, marked so in its text.
+type outOfReachError struct{ err error }
+
+func (e outOfReachError) Error() string { return outOfReachMark + e.err.Error() }
+func (e outOfReachError) Unwrap() error { return e.err }
 
 // Bucket returns the store's bucket.
 func (s *Store) Bucket() string { return s.bucket }
