@@ -32,13 +32,7 @@ func TestUnreachableServerIsUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := faultproxy.New(t, strings.TrimPrefix(testServer.endpoint, "http://"))
-	cfg := testConfig()
-	cfg.Bucket, cfg.Endpoint = s.bucket, "http://"+proxy.Addr
-	through, err := newStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	through, proxy, cfg := throughProxy(t, s, nil)
 
 	proxy.Cut()
 	ops := map[string]func() error{
@@ -137,14 +131,8 @@ func TestBlackHoledServerIsUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := faultproxy.New(t, strings.TrimPrefix(testServer.endpoint, "http://"))
-	cfg := testConfig()
 	const idle = 300 * time.Millisecond
-	cfg.Bucket, cfg.Endpoint, cfg.IdleTimeout = s.bucket, "http://"+proxy.Addr, idle
-	through, err := newStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	through, proxy, _ := throughProxy(t, s, func(c *Config) { c.IdleTimeout = idle })
 
 	// Progress is not idleness: 20 MiB up and down through the proxy, at
 	// this machine's pace, with connections that give up after 300 ms
@@ -212,20 +200,14 @@ func TestBlackHoledServerIsUnavailable(t *testing.T) {
 // asked). The text of any other error is no such mark.
 func TestUploadsClientErrorsKeepOutOfReach(t *testing.T) {
 	s := newTestStore(t, nil)
-	proxy := faultproxy.New(t, strings.TrimPrefix(testServer.endpoint, "http://"))
-	cfg := testConfig()
-	cfg.Bucket, cfg.Endpoint = s.bucket, "http://"+proxy.Addr
-	through, err := newStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	through, proxy, _ := throughProxy(t, s, nil)
 	name := through.UploadsPrefix() + "u1"
 	create := func() error {
 		_, err := through.Client().CreateMultipartUpload(t.Context(), &s3.CreateMultipartUploadInput{Bucket: &through.bucket, Key: &name})
 		return err
 	}
 	proxy.Cut()
-	err = create()
+	err := create()
 	if err == nil {
 		t.Fatal("CreateMultipartUpload with the server out of reach: no error")
 	}
@@ -247,4 +229,22 @@ func TestUploadsClientErrorsKeepOutOfReach(t *testing.T) {
 	if err := create(); err != nil {
 		t.Errorf("CreateMultipartUpload once the server is back: %v", err)
 	}
+}
+
+// throughProxy returns a store of s's bucket whose requests go through a
+// faultproxy to the test server, changed first by configure if not nil;
+// and the proxy, and the store's configuration.
+func throughProxy(t *testing.T, s *Store, configure func(*Config)) (*Store, *faultproxy.Proxy, Config) {
+	t.Helper()
+	proxy := faultproxy.New(t, strings.TrimPrefix(testServer.endpoint, "http://"))
+	cfg := testConfig()
+	cfg.Bucket, cfg.Endpoint = s.bucket, "http://"+proxy.Addr
+	if configure != nil {
+		configure(&cfg)
+	}
+	through, err := newStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return through, proxy, cfg
 }
