@@ -102,7 +102,17 @@ func (d readDeadlineReader) Read(p []byte) (int, error) {
 	// extend.
 	_ = d.rc.SetReadDeadline(time.Now().Add(d.idle))
 	_ = d.rc.SetWriteDeadline(time.Now().Add(2 * d.idle))
-	return d.r.Read(p)
+	n, err := d.r.Read(p)
+	if err == io.EOF {
+		// The whole body is in. net/http now reads the connection in the
+		// background (to see the client leave), under the deadline just
+		// set: storing what arrived may take longer (S3 through its
+		// tries), and that read's timeout would end the request's
+		// context as if the client had gone. The answer gets its own
+		// write deadline (statusWriter); the next request, net/http's.
+		_ = d.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 // uploadForm handles POST /files/upload, the upload panel's form for a

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/fileframe/fileframe/internal/fileframe"
+	"github.com/tus/tusd/v2/pkg/filestore"
+	tusd "github.com/tus/tusd/v2/pkg/handler"
 	"github.com/tus/tusd/v2/pkg/memorylocker"
 )
 
@@ -351,5 +354,124 @@ func TestTusInterruptedConnectionCloses(t *testing.T) {
 	(&clientFaultWriter{ResponseWriter: rec2, body: &clientBodyReader{ReadCloser: http.NoBody}}).WriteHeader(http.StatusNoContent)
 	if got := rec2.Header().Get("Connection"); got != "" {
 		t.Errorf("an answer not interrupted: Connection %q, want none", got)
+	}
+}
+
+// slowBlobs is a blob store whose Put takes delay more once it has read
+// its whole body: S3 out of reach for its tries, or slow.
+type slowBlobs struct {
+	fileframe.Blobs
+	delay time.Duration
+}
+
+func (b slowBlobs) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error) {
+	info, err := b.Blobs.Put(ctx, r)
+	time.Sleep(b.delay)
+	return info, err
+}
+
+// TestUploadAnsweredAfterSlowStore: an upload whose storing takes longer,
+// after its last byte, than the write deadline its reading left (twice the
+// idle timeout) is still answered: the answer gets that time again when it
+// starts. It was an empty reply (the nineteenth attack: S3 black-holed
+// through its tries, 122 s, against 2 minutes).
+func TestUploadAnsweredAfterSlowStore(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) {
+		c.UploadIdleTimeout = 200 * time.Millisecond
+		c.Blobs = slowBlobs{Blobs: c.Blobs, delay: time.Second}
+	})
+	a := e.account(fileframe.PlanAgency)
+	key, _ := e.key(a, "")
+	req, _ := http.NewRequest(http.MethodPost, e.app.URL+"/api/files?name=slow.bin", strings.NewReader("stored slowly"))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/octet-stream")
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatalf("upload stored slowly: %v, want its answer", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Errorf("upload stored slowly: %d %s %v, want 201; log:\n%s", resp.StatusCode, body, err, e.logs.String())
+	}
+}
+
+// slowTusStore is a tus store on disk whose creations, and whose writes
+// once they have read their bytes, take delay more, unless their context
+// ends first: S3 out of reach for its tries, or slow.
+type slowTusStore struct {
+	filestore.FileStore
+	create, delay time.Duration // of NewUpload, of WriteChunk
+}
+
+func (s slowTusStore) UseIn(c *tusd.StoreComposer) {
+	c.UseCore(s)
+	c.UseTerminater(s)
+}
+
+func (s slowTusStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.Upload, error) {
+	if err := sleepCtx(ctx, s.create); err != nil {
+		return nil, err
+	}
+	return s.FileStore.NewUpload(ctx, info)
+}
+
+// sleepCtx waits d, or until ctx ends, as the S3 SDK's requests do.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+func (s slowTusStore) GetUpload(ctx context.Context, id string) (tusd.Upload, error) {
+	u, err := s.FileStore.GetUpload(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return slowTusUpload{u, s.delay}, nil
+}
+
+func (s slowTusStore) AsTerminatableUpload(u tusd.Upload) tusd.TerminatableUpload {
+	return s.FileStore.AsTerminatableUpload(u.(slowTusUpload).Upload)
+}
+
+type slowTusUpload struct {
+	tusd.Upload
+	delay time.Duration
+}
+
+func (u slowTusUpload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (int64, error) {
+	n, err := u.Upload.WriteChunk(ctx, offset, src)
+	if err == nil {
+		err = sleepCtx(ctx, u.delay)
+	}
+	return n, err
+}
+
+// TestTusAnsweredAfterSlowStore: a tus creation, and a PATCH, whose store
+// takes longer than tusd's network timeout after the request's last byte
+// are answered, not ended as if the client had left: tusd's read deadline
+// stayed on the connection, net/http's background read hit it and ended
+// the request's context (the nineteenth attack: a tus POST with S3
+// black-holed was a 500 after 70 s). tusd passes that end on to the store
+// 10 s later (its GracefulRequestCompletionTimeout), so the creation here
+// takes 10.5 s.
+func TestTusAnsweredAfterSlowStore(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t, func(c *Config) {
+		c.UploadIdleTimeout = 200 * time.Millisecond
+		c.TusStore = slowTusStore{FileStore: filestore.New(t.TempDir()), create: 10500 * time.Millisecond, delay: time.Second}
+	})
+	c, _ := signedInUploader(e, "slow@example.com", fileframe.PlanAgency)
+	content := []byte("stored slowly, answered all the same")
+	url := c.create("slow.txt", len(content))
+	if resp, body := c.patch(url, 0, content); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("PATCH stored slowly: %d %s, want 204; log:\n%s", resp.StatusCode, body, e.logs.String())
+	}
+	if off := c.offset(url); off != len(content) {
+		t.Errorf("offset after the PATCH: %d, want %d", off, len(content))
 	}
 }

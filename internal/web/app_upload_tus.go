@@ -433,7 +433,8 @@ func (s *Server) tusServe(w http.ResponseWriter, r *http.Request, h http.Handler
 	r.Body = body
 	fw := &clientFaultWriter{ResponseWriter: w, body: body}
 	w = fw
-	ctx = context.WithValue(ctx, responseKey{}, http.NewResponseController(w))
+	body.rc = http.NewResponseController(w)
+	ctx = context.WithValue(ctx, responseKey{}, body.rc)
 	ctx = context.WithValue(ctx, interruptedKey{}, fw)
 	ctx = context.WithValue(ctx, clientBodyKey{}, body)
 	ctx = context.WithValue(ctx, requestContextKey{}, ctx)
@@ -461,15 +462,62 @@ type clientBodyReader struct {
 	read atomic.Int64 // bytes read
 	mu   sync.Mutex
 	err  error
+	// rc, when set, is the request's: once the body is all in (or the
+	// request has none), its read deadline is lifted (allIn).
+	rc    *http.ResponseController
+	ended atomic.Bool // the body was read to its end
 }
 
 func (b *clientBodyReader) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.read.Add(int64(n))
-	if err != nil && err != io.EOF {
+	if err == io.EOF {
+		b.ended.Store(true)
+	} else if err != nil {
 		b.fail(err)
 	}
 	return n, err
+}
+
+// allIn lifts the connection's read deadline when the request's body has
+// arrived whole (the store saw its end, after tusd moved the deadline on
+// for the last time) or it has none. net/http then reads the connection in
+// the background (to see the client leave) under the deadline last set
+// (tusd's middleware sets one of its NetworkTimeout on every request, and
+// its body reader after every read): storing what arrived may take longer
+// (S3 through its tries), and that read's timeout would end the request's
+// context as if the client had gone. The answer gets its own write
+// deadline (statusWriter); the next request, net/http's.
+//
+// Only then: tusd's reader reports a body that failed (a stalled client)
+// as an end too, and net/http reads what is left of an unread body before
+// it answers, which must stay bounded.
+func (b *clientBodyReader) allIn() {
+	if b.rc != nil && (b.ended.Load() || b.ReadCloser == http.NoBody) {
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+}
+
+// atEnd calls end when its reader ends (io.EOF).
+type atEnd struct {
+	r   io.Reader
+	end func()
+}
+
+func (a atEnd) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if err == io.EOF {
+		a.end()
+	}
+	return n, err
+}
+
+// bodiless lifts the read deadline of a request without a body (allIn):
+// called by the store's first call, after tusd's middleware set it.
+func bodiless(ctx context.Context) {
+	if b, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok && b.ReadCloser == http.NoBody {
+		b.allIn()
+	}
 }
 
 // fail records err as how reading the body failed, unless it already had.
@@ -675,6 +723,7 @@ func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.
 	if _, ok := tusUploadAccount(info.ID); !ok {
 		return nil, errors.New("upload: refusing to create an upload without an ID of ours")
 	}
+	bodiless(detach(ctx))
 	u, err := d.core.NewUpload(detach(ctx), info)
 	if err != nil {
 		if rerr := d.quota.ReleaseUpload(context.WithoutCancel(ctx), reservationID(info.ID)); rerr != nil {
@@ -696,6 +745,7 @@ func (d detachedStore) GetUpload(ctx context.Context, id string) (tusd.Upload, e
 		return nil, tusd.ErrNotFound
 	}
 	ctx = detach(ctx)
+	bodiless(ctx)
 	u, err := d.core.GetUpload(ctx, id)
 	if err != nil {
 		return nil, d.storeError(ctx, id, err)
@@ -744,6 +794,9 @@ func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Rea
 		if body, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok && !info.SizeIsDeferred {
 			src = newLastByteGuard(src, info.Size-offset, body)
 		}
+	}
+	if body, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok {
+		src = atEnd{src, body.allIn}
 	}
 	n, err := u.Upload.WriteChunk(ctx, offset, src)
 	return n, u.store.storeError(ctx, u.id, err)

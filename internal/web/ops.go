@@ -281,7 +281,19 @@ func (s *Server) beginRequest(w http.ResponseWriter, r *http.Request, ids *reque
 		setHSTS(w.Header())
 	}
 	s.clientAddr(r)
-	return r.WithContext(withRequestID(r.Context(), id)), &statusWriter{ResponseWriter: w}, id
+	sw := &statusWriter{ResponseWriter: w}
+	if r.Body != http.NoBody && r.Body != nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// A request with a body may be answered long after its last byte
+		// arrived (an upload stored in S3 while the server takes its
+		// tries), when the write deadline that reading it moved
+		// (readDeadlineReader, tusd's) has passed, and so may any request
+		// that writes (a tus creation waiting for S3): the answer would be
+		// lost and the client see an empty reply. Its answer gets the same
+		// time again when it starts. The public paths (GET, HEAD) keep
+		// the server's.
+		sw.answerTime = 2 * s.cfg.UploadIdleTimeout
+	}
+	return r.WithContext(withRequestID(r.Context(), id)), sw, id
 }
 
 // answerPanic logs the panic p of the handler of r and, when the response
@@ -371,12 +383,19 @@ type statusWriter struct {
 	status      int
 	bytes       int64
 	wroteHeader bool
+	// answerTime, when not 0, is the write deadline the answer gets from
+	// when its status is written (beginRequest).
+	answerTime time.Duration
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wroteHeader {
 		if code >= 200 {
 			w.status, w.wroteHeader = code, true
+			if w.answerTime > 0 {
+				// A writer that cannot set deadlines (a recorder) has none.
+				_ = http.NewResponseController(w.ResponseWriter).SetWriteDeadline(time.Now().Add(w.answerTime))
+			}
 		} else if w.status == 0 {
 			w.status = code // a 1xx stays until a final status is written
 		}
