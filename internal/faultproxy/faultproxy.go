@@ -7,7 +7,9 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Proxy forwards the connections made to Addr to its upstream server.
@@ -22,6 +24,8 @@ type Proxy struct {
 
 	ln       net.Listener
 	upstream string
+
+	rate atomic.Int64 // bytes a second each way, per connection; 0: as fast as it goes
 
 	mu    sync.Mutex
 	down  bool
@@ -85,6 +89,10 @@ func (p *Proxy) Restore() {
 	}
 }
 
+// Throttle forwards at most rate bytes a second each way on each
+// connection (a slow link), or as fast as it goes when rate is 0.
+func (p *Proxy) Throttle(rate int64) { p.rate.Store(rate) }
+
 // gate waits while the proxy hangs, and reports whether it may go on: not
 // once the proxy is cut, or c is closed.
 func (p *Proxy) gate() bool {
@@ -103,7 +111,7 @@ func (p *Proxy) gate() bool {
 // copy copies from src to dst until either fails, holding each piece
 // while the proxy hangs.
 func (p *Proxy) copy(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, 16<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
@@ -112,6 +120,9 @@ func (p *Proxy) copy(dst, src net.Conn) {
 			}
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				return
+			}
+			if rate := p.rate.Load(); rate > 0 {
+				time.Sleep(time.Duration(int64(n) * int64(time.Second) / rate))
 			}
 		}
 		if err != nil {

@@ -2,8 +2,10 @@ package s3
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -50,9 +52,23 @@ func idleClient(timeout time.Duration) aws.HTTPClient {
 // read for the answer waits meanwhile, its deadline moving with each
 // write), and a connection idle in the pool for longer than timeout is
 // closed.
+//
+// Progress is measured in bytes, not calls: one write may hand the
+// transport a whole part of an upload (megabytes), which a slow link takes
+// longer than timeout to send, and the socket's send buffer may hold
+// megabytes that leave after the last write has returned, before the
+// server can answer. So a write that times out having sent some of its
+// bytes goes on with the rest; and a read or write that times out having
+// moved nothing is tried again while the bytes not yet acknowledged
+// (sendQueue) keep decreasing. A peer that takes nothing (a black hole)
+// makes no such progress.
 type idleConn struct {
 	net.Conn
 	timeout time.Duration
+	// readQueued and writeQueued are the send queue when a read, or a
+	// write, last timed out (0: empty, or not asked yet); each is used by
+	// the one goroutine that reads, or writes, at a time.
+	readQueued, writeQueued int
 }
 
 func (c *idleConn) extend() {
@@ -60,15 +76,43 @@ func (c *idleConn) extend() {
 }
 
 func (c *idleConn) Read(p []byte) (int, error) {
-	c.extend()
-	return c.Conn.Read(p)
+	for {
+		c.extend()
+		n, err := c.Conn.Read(p)
+		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && c.draining(&c.readQueued) {
+			continue
+		}
+		c.readQueued = 0
+		return n, err
+	}
 }
 
 func (c *idleConn) Write(p []byte) (int, error) {
-	c.extend()
-	n, err := c.Conn.Write(p)
-	if n > 0 {
+	sent := 0
+	for {
 		c.extend()
+		n, err := c.Conn.Write(p[sent:])
+		sent += n
+		if errors.Is(err, os.ErrDeadlineExceeded) && (n > 0 || c.draining(&c.writeQueued)) {
+			continue
+		}
+		c.writeQueued = 0
+		if sent > 0 {
+			c.extend()
+		}
+		return sent, err
 	}
-	return n, err
+}
+
+// draining reports whether bytes written earlier are still leaving: the
+// send queue is not empty, and smaller than at the last timeout that
+// *queued recorded (or this is the first).
+func (c *idleConn) draining(queued *int) bool {
+	q, ok := sendQueue(c.Conn)
+	if !ok || q == 0 {
+		return false
+	}
+	prev := *queued
+	*queued = q
+	return prev == 0 || q < prev
 }

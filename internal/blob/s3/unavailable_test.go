@@ -140,6 +140,14 @@ func TestBlackHoledServerIsUnavailable(t *testing.T) {
 	if _, err := through.Put(t.Context(), bytes.NewReader(big)); err != nil {
 		t.Fatalf("Put of 20 MiB through the proxy: %v", err)
 	}
+	// Nor is a slow link: at 4 MB/s, the last megabytes written wait in
+	// the socket's send buffer for longer than the idle timeout, and the
+	// server answers only once they have arrived.
+	proxy.Throttle(4 << 20)
+	if _, err := through.Put(t.Context(), bytes.NewReader(big[:8<<20])); err != nil {
+		t.Fatalf("Put of 8 MiB through a 4 MB/s link: %v", err)
+	}
+	proxy.Throttle(0)
 	r, err := through.Open(t.Context(), info.Key)
 	if err != nil {
 		t.Fatal(err)
