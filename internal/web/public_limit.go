@@ -211,10 +211,20 @@ func (t *limitedTransfer) finish(completed bool) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := t.s.store.FinishDownload(ctx, t.file, t.claim, completed); err != nil {
-		// An incomplete download whose claim is not ended gives its slot
-		// back when the claim runs out (downloadClaimTTL); a complete one
-		// that cannot be counted does not get its last byte.
+		// A complete download that cannot be counted does not get its
+		// last byte, and is then finished as incomplete (the handler's
+		// deferred call). An incomplete one whose claim cannot be ended
+		// (the database out of reach) would hold its slot until the claim
+		// runs out (downloadClaimTTL), the link busy for everyone if it
+		// was the last: its slot is given back in the background once the
+		// database is back. Ending a claim twice is harmless.
 		t.log.Log(ctx, faultLevel(err), "download: finishing the claim failed", "completed", completed, "err", err)
+		if !completed {
+			file, claim := t.file, t.claim
+			t.s.tryAgainLater(t.log, "download: giving back a limited link's slot", err, func(ctx context.Context) error {
+				return t.s.store.FinishDownload(ctx, file, claim, false)
+			})
+		}
 		return false
 	}
 	t.finished = true

@@ -2,10 +2,12 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -251,5 +253,58 @@ func TestUnlimitedDownloadWritesNothing(t *testing.T) {
 	}
 	if !strings.Contains(resp.Header.Get("Accept-Ranges"), "bytes") {
 		t.Errorf("Accept-Ranges %q, want bytes", resp.Header.Get("Accept-Ranges"))
+	}
+}
+
+// finishOutageStore is a store whose FinishDownload fails, as with the
+// database out of reach, while down is set.
+type finishOutageStore struct {
+	fileframe.Store
+	down *atomic.Bool
+}
+
+func (s finishOutageStore) FinishDownload(ctx context.Context, id fileframe.FileID, claim string, completed bool) error {
+	if s.down.Load() {
+		return fileframe.Errorf(fileframe.CodeUnavailable, "The database is out of reach just now.")
+	}
+	return s.Store.FinishDownload(ctx, id, claim, completed)
+}
+
+// TestLimitedDownloadSlotBackAfterOutage: a limited download that cannot
+// be counted (the database out of reach) is cut a byte short, and its
+// claim, which cannot be ended then either, is given back in the
+// background once the database is back: the link was busy (503) for
+// everyone until the claim ran out, two minutes (the nineteenth attack).
+func TestLimitedDownloadSlotBackAfterOutage(t *testing.T) {
+	var down atomic.Bool
+	e := newTestEnv(t, func(c *Config) { c.Store = finishOutageStore{Store: c.Store, down: &down} })
+	content := deterministicBytes(10 << 10)
+	f := e.setLink(e.file(e.account(fileframe.PlanFree), "once.bin", content), fileframe.Link{MaxDownloads: 1})
+	url := e.app.URL + "/f/" + f.Slug + "/download"
+
+	down.Store(true)
+	if _, _, body, _ := rawDownload(url); bytes.Equal(body, content) {
+		t.Fatal("the download that could not be counted came whole")
+	}
+	down.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, _, body, err := rawDownload(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status == http.StatusOK {
+			if !bytes.Equal(body, content) {
+				t.Fatalf("the download once the database is back: 200 with %d bytes, want all %d", len(body), len(content))
+			}
+			break
+		}
+		if status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("the download once the database is back: %d, want 200 within 10 s", status)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if got := e.linkDownloads(f); got != 1 {
+		t.Errorf("downloads counted: %d, want 1", got)
 	}
 }
