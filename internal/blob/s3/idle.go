@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -59,16 +60,17 @@ func idleClient(timeout time.Duration) aws.HTTPClient {
 // megabytes that leave after the last write has returned, before the
 // server can answer. So a write that times out having sent some of its
 // bytes goes on with the rest; and a read or write that times out having
-// moved nothing is tried again while the bytes not yet acknowledged
-// (sendQueue) keep decreasing. A peer that takes nothing (a black hole)
-// makes no such progress.
+// moved nothing is tried again while the peer keeps acknowledging bytes
+// (those written less those still in the send queue, sendQueue). A peer
+// that takes nothing (a black hole) acknowledges nothing.
 type idleConn struct {
 	net.Conn
 	timeout time.Duration
-	// readQueued and writeQueued are the send queue when a read, or a
-	// write, last timed out (0: empty, or not asked yet); each is used by
-	// the one goroutine that reads, or writes, at a time.
-	readQueued, writeQueued int
+	written atomic.Int64 // bytes handed to the socket
+	// readAcked and writeAcked are the bytes acknowledged when a read, or
+	// a write, last timed out; each is used by the one goroutine that
+	// reads, or writes, at a time.
+	readAcked, writeAcked int64
 }
 
 func (c *idleConn) extend() {
@@ -79,10 +81,9 @@ func (c *idleConn) Read(p []byte) (int, error) {
 	for {
 		c.extend()
 		n, err := c.Conn.Read(p)
-		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && c.draining(&c.readQueued) {
+		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && c.draining(&c.readAcked) {
 			continue
 		}
-		c.readQueued = 0
 		return n, err
 	}
 }
@@ -93,10 +94,10 @@ func (c *idleConn) Write(p []byte) (int, error) {
 		c.extend()
 		n, err := c.Conn.Write(p[sent:])
 		sent += n
-		if errors.Is(err, os.ErrDeadlineExceeded) && (n > 0 || c.draining(&c.writeQueued)) {
+		c.written.Add(int64(n))
+		if errors.Is(err, os.ErrDeadlineExceeded) && (n > 0 || c.draining(&c.writeAcked)) {
 			continue
 		}
-		c.writeQueued = 0
 		if sent > 0 {
 			c.extend()
 		}
@@ -104,15 +105,16 @@ func (c *idleConn) Write(p []byte) (int, error) {
 	}
 }
 
-// draining reports whether bytes written earlier are still leaving: the
-// send queue is not empty, and smaller than at the last timeout that
-// *queued recorded (or this is the first).
-func (c *idleConn) draining(queued *int) bool {
+// draining reports whether bytes written earlier are still leaving: some
+// are in the send queue, and the peer has acknowledged more of them than
+// when *acked was last recorded.
+func (c *idleConn) draining(acked *int64) bool {
 	q, ok := sendQueue(c.Conn)
 	if !ok || q == 0 {
 		return false
 	}
-	prev := *queued
-	*queued = q
-	return prev == 0 || q < prev
+	now := c.written.Load() - int64(q)
+	progress := now > *acked
+	*acked = now
+	return progress
 }
