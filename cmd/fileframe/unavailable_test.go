@@ -185,14 +185,7 @@ func TestServeS3OutOfReach(t *testing.T) {
 			bucket = b
 		}
 	}
-	data := t.TempDir()
-	cli := func(args ...string) map[string]any {
-		t.Helper()
-		return cliJSONEnv(t, env, append(args, "--data", data)...)
-	}
-	cli("account", "create", "--email", "agent@example.com", "--plan", "agency")
-	key := cli("key", "create", "--email", "agent@example.com")["key"].(string)
-	p := startServeEnv(t, env, data)
+	p, key := startAgencyServe(t, env)
 
 	do := func(method, url string, body []byte, header ...string) (*http.Response, []byte) {
 		t.Helper()
@@ -306,14 +299,7 @@ func TestServeTusLockLost(t *testing.T) {
 	t.Parallel()
 	proxy := pgtest.NewProxy(t, newTestDatabase(t))
 	env := []string{"FILEFRAME_DATABASE_URL=" + proxy.URL}
-	data := t.TempDir()
-	cli := func(args ...string) map[string]any {
-		t.Helper()
-		return cliJSONEnv(t, env, append(args, "--data", data)...)
-	}
-	cli("account", "create", "--email", "agent@example.com", "--plan", "agency")
-	key := cli("key", "create", "--email", "agent@example.com")["key"].(string)
-	p := startServeEnv(t, env, data)
+	p, key := startAgencyServe(t, env)
 
 	content := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
 	const sent = 64 << 10
@@ -420,4 +406,19 @@ func TestServeTusLockLost(t *testing.T) {
 			t.Errorf("serve logged an error for an outage of the database, a warning's matter: %s", line)
 		}
 	}
+}
+
+// startAgencyServe starts serve with env on a data directory of its own,
+// with an Agency account made first by the CLI, and returns it and a
+// general API key of the account.
+func startAgencyServe(t *testing.T, env []string) (*serveProc, string) {
+	t.Helper()
+	data := t.TempDir()
+	cli := func(args ...string) map[string]any {
+		t.Helper()
+		return cliJSONEnv(t, env, append(args, "--data", data)...)
+	}
+	cli("account", "create", "--email", "agent@example.com", "--plan", "agency")
+	key := cli("key", "create", "--email", "agent@example.com")["key"].(string)
+	return startServeEnv(t, env, data), key
 }
