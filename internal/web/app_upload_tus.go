@@ -723,8 +723,9 @@ func (d detachedStore) NewUpload(ctx context.Context, info tusd.FileInfo) (tusd.
 	if _, ok := tusUploadAccount(info.ID); !ok {
 		return nil, errors.New("upload: refusing to create an upload without an ID of ours")
 	}
-	bodiless(detach(ctx))
-	u, err := d.core.NewUpload(detach(ctx), info)
+	dctx := detach(ctx)
+	bodiless(dctx)
+	u, err := d.core.NewUpload(dctx, info)
 	if err != nil {
 		if rerr := d.quota.ReleaseUpload(context.WithoutCancel(ctx), reservationID(info.ID)); rerr != nil {
 			err = errors.Join(err, rerr)
@@ -787,15 +788,16 @@ type detachedUpload struct {
 // request of its own).
 func (u detachedUpload) WriteChunk(ctx context.Context, offset int64, src io.Reader) (int64, error) {
 	ctx = detach(ctx)
+	body, hasBody := ctx.Value(clientBodyKey{}).(*clientBodyReader)
 	if info, err := u.Upload.GetInfo(ctx); err == nil {
 		if a, ok := uploader(ctx); ok {
 			_ = u.store.quota.RenewUpload(ctx, a, reservationID(info.ID), info.Size)
 		}
-		if body, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok && !info.SizeIsDeferred {
+		if hasBody && !info.SizeIsDeferred {
 			src = newLastByteGuard(src, info.Size-offset, body)
 		}
 	}
-	if body, ok := ctx.Value(clientBodyKey{}).(*clientBodyReader); ok {
+	if hasBody {
 		src = atEnd{src, body.allIn}
 	}
 	n, err := u.Upload.WriteChunk(ctx, offset, src)
