@@ -54,17 +54,30 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (fileframe.BlobInfo, error
 		Body:   body, // neither a Seeker nor a ReaderAt: the uploader streams it
 	})
 	if err != nil {
-		s.removeTemp(ctx, tmp, err)
+		s.dropTemp(ctx, tmp, err, err)
 		return fileframe.BlobInfo{}, putError(ctx, err)
 	}
 	key := hex.EncodeToString(body.h.Sum(nil))
 	name, _ := s.objectName(key) // a hex SHA-256 is a valid key
 	modTime, err := s.copyObject(ctx, tmp, name, body.n)
-	s.removeTemp(ctx, tmp, nil)
 	if err != nil {
+		s.dropTemp(ctx, tmp, nil, err)
 		return fileframe.BlobInfo{}, putError(ctx, err)
 	}
+	s.removeTemp(ctx, tmp, nil)
 	return fileframe.BlobInfo{Key: key, Size: body.n, ModTime: modTime}, nil
+}
+
+// dropTemp removes a failed Put's temp object (removeTemp): before Put
+// returns, unless the Put failed because the server is out of reach. Then
+// the removal, as likely to wait for its whole cleanupTimeout as to
+// succeed, goes on in the background, and the caller gets its 503 at once.
+func (s *Store) dropTemp(ctx context.Context, tmp string, uploadErr, err error) {
+	if unreachable(err) {
+		go s.removeTemp(ctx, tmp, uploadErr)
+		return
+	}
+	s.removeTemp(ctx, tmp, uploadErr)
 }
 
 // putError wraps err, making sure that a Put stopped by its context returns

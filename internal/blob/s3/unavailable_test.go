@@ -115,6 +115,46 @@ func TestServerErrorIsUnavailable(t *testing.T) {
 	}
 }
 
+// TestPutOutOfReachAnswersAtOnce: a Put that failed because the server is
+// out of reach returns its CodeUnavailable without waiting for the removal
+// of its temp object, which fails as slowly. Here every PUT is answered 503
+// and every DELETE waits; Put waited the removal's whole 30 s before.
+func TestPutOutOfReachAnswersAtOnce(t *testing.T) {
+	deletes := make(chan struct{}, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			deletes <- struct{}{}
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>no</Message></Error>`))
+	}))
+	defer srv.Close()
+	defer srv.CloseClientConnections() // ends the removal's wait
+	cfg := testConfig()
+	cfg.Endpoint = srv.URL
+	s, err := newStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = s.Put(t.Context(), strings.NewReader("refused"))
+	took := time.Since(start)
+	if fileframe.ErrorCode(err) != fileframe.CodeUnavailable {
+		t.Errorf("Put with every PUT answered 503: %v, want code %s", err, fileframe.CodeUnavailable)
+	}
+	if took > cleanupTimeout/2 {
+		t.Errorf("Put returned after %v: it waited for the removal of its temp object", took)
+	}
+	select {
+	case <-deletes:
+	case <-time.After(10 * time.Second):
+		t.Error("the temp object's removal was not tried")
+	}
+}
+
 // TestBlackHoledServerIsUnavailable puts the S3 server behind a proxy that
 // keeps every connection open and forwards nothing (a network partition):
 // without the idle timeout, every operation waited for as long as the
