@@ -74,6 +74,11 @@ const (
 	UploadReservationTTL = 25 * time.Hour
 )
 
+// outageReleaseWait is how long a plain upload that failed because
+// something was out of reach waits to give back its room before it
+// answers; what does not finish in that time goes on in the background.
+const outageReleaseWait = 2 * time.Second
+
 // AddFile adds a file to an account: the one way a file comes in, from the
 // web application's uploads (tus and the plain form), the API and the
 // admin CLI alike. It checks the name, the plan's largest file and the
@@ -214,12 +219,20 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 		// (ReleaseUpload). A plain upload's becomes its file, or is
 		// released here when the upload fails; if even that fails (the
 		// database out of reach), it is tried again later (Config.Later),
-		// and expires by itself after plainReservationTTL.
+		// and expires by itself after plainReservationTTL. When the upload
+		// failed because something was out of reach, the release here gets
+		// outageReleaseWait, not a whole statement deadline: if the
+		// database is what is gone, the client need not wait for it twice.
 		defer func() {
 			if !added {
 				id := r.id
 				release := func(ctx context.Context) error { return s.store.ReleaseReservation(ctx, id) }
-				if err := release(context.WithoutCancel(ctx)); err != nil {
+				rctx, cancel := context.WithoutCancel(ctx), context.CancelFunc(func() {})
+				if fileframe.ErrorCode(err) == fileframe.CodeUnavailable {
+					rctx, cancel = context.WithTimeout(rctx, outageReleaseWait)
+				}
+				defer cancel()
+				if err := release(rctx); err != nil {
 					s.later("upload: releasing the room reserved for a failed upload", err, release)
 				}
 			}
