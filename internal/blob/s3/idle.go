@@ -45,35 +45,35 @@ func idleClient(timeout time.Duration) aws.HTTPClient {
 	}).Freeze()
 }
 
-// idleConn is a connection whose reads and writes fail once it has made no
-// progress either way for timeout: every read and write, and every byte
-// written, counts as progress. So a response the server is slow to start
-// still has timeout after the request's last byte, a long upload whose
-// bytes keep going out is never cut (the transport's read for the answer
-// waits meanwhile, each write counting for it too), and a connection idle
-// in the pool for longer than timeout is closed.
+// idleConn is a connection whose reads and writes fail once the peer has
+// made no progress for timeout. Progress is bytes received, bytes the peer
+// acknowledges (those written less those still in the send queue,
+// sendQueue), and the start of a read, or of a write with nothing left
+// unacknowledged: a new request or a new answer to wait for. So a response
+// the server is slow to start still has timeout after the request's last
+// byte was acknowledged; a long upload whose bytes keep being acknowledged
+// is never cut, however long each write takes and however much the send
+// buffer holds after the last one; and a connection idle in the pool for
+// longer than timeout is closed.
 //
-// Progress is measured in bytes, not calls: one write may hand the
-// transport a whole part of an upload (megabytes), which a slow link takes
-// longer than timeout to send, and the socket's send buffer may hold
-// megabytes that leave after the last write has returned, before the
-// server can answer. So bytes the peer acknowledges (those written less
-// those still in the send queue, sendQueue) are progress too. They are
+// Bytes that the socket merely takes are not progress: a send buffer that
+// has room, or grows (Linux's autotuning grows it for tens of seconds),
+// takes more bytes from a stream sent into a black hole, and counting those
+// kept a try going for 40 to 60 s instead of 30. The acknowledged count is
 // read every quarter of timeout while a read or a write waits, and after
 // each piece (writePiece) a write hands the socket: the connection fails
-// between one and one and a quarter timeouts after the peer last took a
-// byte, and one timeout after the wait began if it took none. A peer that takes nothing (a black hole) acknowledges nothing.
+// between one and one and a quarter timeouts after the peer last
+// acknowledged or sent a byte. Where the send queue cannot be read (not
+// Linux), every byte the socket takes counts instead.
 type idleConn struct {
 	net.Conn
 	timeout time.Duration
 	written atomic.Int64 // bytes handed to the socket
 	active  atomic.Int64 // when progress was last seen, in Unix nanoseconds
-	// readAcked and writeAcked are the bytes acknowledged when a piece was
-	// last written, or a read, or a write, last checked while it waited:
-	// what progress is measured from. Each side has its own, since both
-	// wait at once when the link stops, and each must see the progress
-	// made.
-	readAcked, writeAcked atomic.Int64
+	// acked is the acknowledged count when it was last read: progress is
+	// a higher count. Reads and writes share it, and active: both wait at
+	// once when the link stops, and progress seen by either keeps both.
+	acked atomic.Int64
 }
 
 // idleChecks is how many times per timeout a waiting read or write checks
@@ -93,11 +93,34 @@ func (c *idleConn) progress() {
 	_ = c.Conn.SetDeadline(now.Add(c.timeout / idleChecks))
 }
 
+// wait gives both sides a check's time, no more than is left of timeout
+// since the last progress, and reports whether any is left.
+func (c *idleConn) wait() bool {
+	left := time.Until(time.Unix(0, c.active.Load()).Add(c.timeout))
+	if left <= 0 {
+		return false
+	}
+	_ = c.Conn.SetDeadline(time.Now().Add(min(left, c.timeout/idleChecks)))
+	return true
+}
+
+// acknowledged reads the acknowledged count and reports whether the peer
+// made progress since it was last read (when the queue cannot be read,
+// whether took bytes moved), and whether nothing written is left
+// unacknowledged.
+func (c *idleConn) acknowledged(took int) (progress, caughtUp bool) {
+	q, ok := sendQueue(c.Conn)
+	if !ok {
+		return took > 0, false
+	}
+	return raise(&c.acked, c.written.Load()-int64(q)), q == 0
+}
+
 func (c *idleConn) Read(p []byte) (int, error) {
 	c.progress()
 	for {
 		n, err := c.Conn.Read(p)
-		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && !c.idle(&c.readAcked, 0) {
+		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && !c.idle(0) {
 			continue
 		}
 		return n, err
@@ -108,7 +131,11 @@ func (c *idleConn) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return c.Conn.Write(p)
 	}
-	c.progress()
+	if _, caughtUp := c.acknowledged(0); caughtUp {
+		c.progress()
+	} else if !c.wait() {
+		return 0, c.timedOut("write")
+	}
 	sent := 0
 	for sent < len(p) {
 		n, err := c.Conn.Write(p[sent:min(len(p), sent+writePiece)])
@@ -116,13 +143,12 @@ func (c *idleConn) Write(p []byte) (int, error) {
 		c.written.Add(int64(n))
 		switch {
 		case err == nil:
-			c.progress()
-			if q, ok := sendQueue(c.Conn); ok {
-				acked := c.written.Load() - int64(q)
-				raise(&c.readAcked, acked)
-				raise(&c.writeAcked, acked)
+			if progress, _ := c.acknowledged(n); progress {
+				c.progress()
+			} else if !c.wait() && sent < len(p) {
+				return sent, c.timedOut("write")
 			}
-		case errors.Is(err, os.ErrDeadlineExceeded) && !c.idle(&c.writeAcked, n):
+		case errors.Is(err, os.ErrDeadlineExceeded) && !c.idle(n):
 		default:
 			return sent, err
 		}
@@ -133,23 +159,19 @@ func (c *idleConn) Write(p []byte) (int, error) {
 // idle is called when a read or write timed out having moved took bytes.
 // It reports whether the connection has made no progress for c.timeout;
 // if it has, or not for that long yet, it gives both sides another check's
-// time (no more than what is left of c.timeout). Progress here is the peer acknowledging more bytes than *mark
-// records, which it then records. The bytes a timed-out write moved are
-// not progress in themselves (a send buffer growing takes a few more while
-// the link stands still), except where the send queue cannot be read: then
-// they are all there is to go by.
-func (c *idleConn) idle(mark *atomic.Int64, took int) bool {
-	q, ok := sendQueue(c.Conn)
-	if ok && q > 0 && raise(mark, c.written.Load()-int64(q)) || !ok && took > 0 {
+// time.
+func (c *idleConn) idle(took int) bool {
+	if progress, _ := c.acknowledged(took); progress {
 		c.progress()
 		return false
 	}
-	left := time.Until(time.Unix(0, c.active.Load()).Add(c.timeout))
-	if left <= 0 {
-		return true
-	}
-	_ = c.Conn.SetDeadline(time.Now().Add(min(left, c.timeout/idleChecks)))
-	return false
+	return !c.wait()
+}
+
+// timedOut is the error of an operation op that ran out of time before it
+// reached the socket, as the socket's own would read.
+func (c *idleConn) timedOut(op string) error {
+	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.ErrDeadlineExceeded}
 }
 
 // raise sets *mark to now if now is more, and reports whether it was.

@@ -51,27 +51,65 @@ func pipeTCP(t *testing.T, rcvbuf int) (client, server net.Conn) {
 
 // TestIdleConnBlackHoleCostsOneTimeout: a peer that stops taking bytes in
 // the middle of a large write fails the write about one idle timeout after
-// it stopped. It took four before: the bytes a growing send buffer took
-// during a timed-out write, and the bytes acknowledged before the stop,
-// each counted as progress for one more timeout; with the SDK's three
-// tries, an 8 MB upload into a black hole waited six to eight minutes for
-// its 503.
+// it stopped, whether the bytes come in one write (a part of an upload) or
+// in many of 32 KiB (the transport's copy of a body). It took four
+// timeouts for one write before (the bytes a growing send buffer took
+// during a timed-out write, and those acknowledged before the stop, each
+// counted as progress for one more), and many small writes counted each
+// write as progress: with the SDK's three tries, an 8 MB upload into a
+// black hole waited 2 to 8 minutes for its 503.
 func TestIdleConnBlackHoleCostsOneTimeout(t *testing.T) {
 	const timeout = time.Second
-	// The peer takes a MiB, then nothing; its small receive buffer fills
-	// at once, so it stops acknowledging as a black hole does.
-	client, peer := pipeTCP(t, 64<<10)
-	go io.CopyN(io.Discard, peer, 1<<20)
-	c := &idleConn{Conn: client, timeout: timeout}
+	for _, tc := range []struct {
+		name  string
+		write func(c *idleConn) (int, error)
+	}{
+		{"one write", func(c *idleConn) (int, error) { return c.Write(make([]byte, 64<<20)) }},
+		{"writes of 32 KiB", func(c *idleConn) (int, error) {
+			piece, sent := make([]byte, 32<<10), 0
+			for sent < 64<<20 {
+				n, err := c.Write(piece)
+				sent += n
+				if err != nil {
+					return sent, err
+				}
+			}
+			return sent, nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The peer takes a MiB, then nothing; its small receive buffer
+			// fills at once, so it stops acknowledging as a black hole does.
+			// The send buffer, small too, grows twice meanwhile, as Linux's
+			// autotuning grows it: the socket takes more bytes, although
+			// none leave.
+			client, peer := pipeTCP(t, 64<<10)
+			tcp := client.(*net.TCPConn)
+			if err := tcp.SetWriteBuffer(32 << 10); err != nil {
+				t.Fatal(err)
+			}
+			go io.CopyN(io.Discard, peer, 1<<20)
+			grown := make(chan struct{})
+			go func() {
+				defer close(grown)
+				for _, size := range []int{64 << 10, 100 << 10} {
+					time.Sleep(timeout * 6 / 10)
+					tcp.SetWriteBuffer(size)
+				}
+			}()
+			defer func() { <-grown }()
+			c := &idleConn{Conn: client, timeout: timeout}
 
-	start := time.Now()
-	n, err := c.Write(make([]byte, 64<<20))
-	took := time.Since(start)
-	if !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("Write into a peer that stopped reading: %d bytes, %v; want a deadline error", n, err)
-	}
-	if took < timeout || took > timeout*7/4 {
-		t.Errorf("Write failed after %v (%d bytes in), want one idle timeout (%v) after the buffers filled", took, n, timeout)
+			start := time.Now()
+			n, err := tc.write(c)
+			took := time.Since(start)
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("writing into a peer that stopped reading: %d bytes, %v; want a deadline error", n, err)
+			}
+			if took < timeout || took > timeout*7/4 {
+				t.Errorf("the write failed after %v (%d bytes in), want one idle timeout (%v) after the buffers filled", took, n, timeout)
+			}
+		})
 	}
 }
 
