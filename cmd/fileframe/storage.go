@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/blob/disk"
 	"github.com/fileframe/fileframe/internal/blob/s3"
@@ -78,6 +79,7 @@ type backendFlags struct {
 	s3AccessKey, s3AccessKeyFile             string
 	s3SecretKey, s3SecretKeyFile             string
 	s3PathStyle                              bool
+	s3IdleTimeout                            time.Duration
 }
 
 // addBackendFlags binds the backend flags to b and returns the variable
@@ -94,6 +96,7 @@ func addBackendFlags(fs *flag.FlagSet, b *backendFlags) map[string]string {
 	fs.StringVar(&b.s3SecretKeyFile, "s3-secret-key-file", "", "file holding the S3 secret access key")
 	fs.BoolVar(&b.s3PathStyle, "s3-path-style", false, "address the bucket as ENDPOINT/BUCKET (most self-hosted S3 servers need it)")
 	fs.StringVar(&b.s3Prefix, "s3-prefix", "", "prefix of every object name, to share a bucket (e.g. fileframe/)")
+	fs.DurationVar(&b.s3IdleTimeout, "s3-idle-timeout", s3.DefaultIdleTimeout, "how long an S3 connection may go without the server taking or sending a byte before the try fails (raise it when a proxy on a slow link holds more than that much of an upload)")
 	return map[string]string{
 		"database-url":       "FILEFRAME_DATABASE_URL",
 		"database-url-file":  "FILEFRAME_DATABASE_URL_FILE",
@@ -106,6 +109,7 @@ func addBackendFlags(fs *flag.FlagSet, b *backendFlags) map[string]string {
 		"s3-secret-key-file": "FILEFRAME_S3_SECRET_KEY_FILE",
 		"s3-path-style":      "FILEFRAME_S3_PATH_STYLE",
 		"s3-prefix":          "FILEFRAME_S3_PREFIX",
+		"s3-idle-timeout":    "FILEFRAME_S3_IDLE_TIMEOUT",
 	}
 }
 
@@ -142,6 +146,7 @@ func (b *backendFlags) storage(data string) (Storage, error) {
 			{"--s3-endpoint", b.s3Endpoint != ""}, {"--s3-region", b.s3Region != ""},
 			{"--s3-access-key", accessKey != ""}, {"--s3-secret-key", secretKey != ""},
 			{"--s3-prefix", b.s3Prefix != ""}, {"--s3-path-style", b.s3PathStyle},
+			{"--s3-idle-timeout", b.s3IdleTimeout != s3.DefaultIdleTimeout},
 		} {
 			if f.set {
 				return st, usagef("%s is set but --s3-bucket (FILEFRAME_S3_BUCKET) is not; set the bucket to keep files in S3", f.name)
@@ -161,14 +166,18 @@ func (b *backendFlags) storage(data string) (Storage, error) {
 	if strings.HasPrefix(b.s3Prefix, "/") || strings.Contains(b.s3Prefix, "//") {
 		return st, usagef("--s3-prefix %q must not start with a slash or contain an empty segment", b.s3Prefix)
 	}
+	if b.s3IdleTimeout < time.Second || b.s3IdleTimeout > time.Hour {
+		return st, usagef("--s3-idle-timeout (FILEFRAME_S3_IDLE_TIMEOUT) must be 1s to 1h, got %s", b.s3IdleTimeout)
+	}
 	st.S3 = s3.Config{
-		Endpoint:  b.s3Endpoint,
-		Region:    b.s3Region,
-		Bucket:    b.s3Bucket,
-		AccessKey: accessKey,
-		SecretKey: secretKey,
-		PathStyle: b.s3PathStyle,
-		Prefix:    b.s3Prefix,
+		Endpoint:    b.s3Endpoint,
+		Region:      b.s3Region,
+		Bucket:      b.s3Bucket,
+		AccessKey:   accessKey,
+		SecretKey:   secretKey,
+		PathStyle:   b.s3PathStyle,
+		Prefix:      b.s3Prefix,
+		IdleTimeout: b.s3IdleTimeout,
 	}
 	if st.S3.Region == "" {
 		st.S3.Region = s3.DefaultRegion

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fileframe/fileframe/internal/blob/s3"
 )
@@ -29,12 +30,12 @@ func TestParseServeConfigBackends(t *testing.T) {
 	t.Run("flags", func(t *testing.T) {
 		c, err := parseForTest([]string{"--database-url", "postgres://ff@db/ff", "--s3-bucket", "files",
 			"--s3-endpoint", "http://127.0.0.1:7070", "--s3-region", "eu-west-1", "--s3-access-key", "AK",
-			"--s3-secret-key-file", secretFile, "--s3-path-style", "--s3-prefix", "ff/", "--download-redirect"}, envOf())
+			"--s3-secret-key-file", secretFile, "--s3-path-style", "--s3-prefix", "ff/", "--s3-idle-timeout", "5m", "--download-redirect"}, envOf())
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := s3.Config{Endpoint: "http://127.0.0.1:7070", Region: "eu-west-1", Bucket: "files", AccessKey: "AK",
-			SecretKey: "s3cr3t/with+chars", PathStyle: true, Prefix: "ff/"}
+			SecretKey: "s3cr3t/with+chars", PathStyle: true, Prefix: "ff/", IdleTimeout: 5 * time.Minute}
 		if c.DatabaseURL != "postgres://ff@db/ff" || c.S3 != want || !c.DownloadRedirect {
 			t.Errorf("got %q %+v %v\nwant the flags' values, %+v", c.DatabaseURL, c.S3, c.DownloadRedirect, want)
 		}
@@ -52,7 +53,7 @@ func TestParseServeConfigBackends(t *testing.T) {
 		if c.DatabaseURL != "postgresql://ff:pw@db.internal:5432/ff?sslmode=require" {
 			t.Errorf("DatabaseURL from file: got %q", c.DatabaseURL)
 		}
-		if c.S3.SecretKey != "s3cr3t/with+chars" || !c.S3.PathStyle || c.S3.Region != s3.DefaultRegion || !c.DownloadRedirect {
+		if c.S3.SecretKey != "s3cr3t/with+chars" || !c.S3.PathStyle || c.S3.Region != s3.DefaultRegion || c.S3.IdleTimeout != s3.DefaultIdleTimeout || !c.DownloadRedirect {
 			t.Errorf("S3 from env: got %+v, redirect %v", c.S3, c.DownloadRedirect)
 		}
 	})
@@ -83,6 +84,9 @@ func TestParseServeConfigBackendErrors(t *testing.T) {
 		{"endpoint with credentials", append([]string{"--s3-endpoint", "http://u:hunter2@minio:9000"}, s3ok...), nil, "without credentials"},
 		{"endpoint without bucket", []string{"--s3-endpoint", "http://127.0.0.1:9000"}, nil, "--s3-endpoint is set but --s3-bucket"},
 		{"bad prefix", append([]string{"--s3-prefix", "/x"}, s3ok...), nil, "--s3-prefix"},
+		{"idle timeout too short", s3ok, envOf("FILEFRAME_S3_IDLE_TIMEOUT", "500ms"), "--s3-idle-timeout (FILEFRAME_S3_IDLE_TIMEOUT) must be 1s to 1h, got 500ms"},
+		{"idle timeout not a duration", s3ok, envOf("FILEFRAME_S3_IDLE_TIMEOUT", "30"), "FILEFRAME_S3_IDLE_TIMEOUT"},
+		{"idle timeout without bucket", []string{"--s3-idle-timeout", "5m"}, nil, "--s3-idle-timeout is set but --s3-bucket"},
 		{"redirect without S3", []string{"--download-redirect"}, nil, "--download-redirect (FILEFRAME_DOWNLOAD_REDIRECT) needs the files in S3"},
 		{"bad path style", nil, envOf("FILEFRAME_S3_PATH_STYLE", "maybe"), "FILEFRAME_S3_PATH_STYLE: invalid value"},
 	}
@@ -124,7 +128,7 @@ func TestCLIBackendFlags(t *testing.T) {
 	for _, cmd := range [][]string{{"serve"}, {"account", "create"}, {"account", "set-plan"}, {"file", "add"}, {"key", "create"}, {"key", "revoke"}, {"migrate"}} {
 		r := runCLI(t, append(cmd, "-h")...)
 		for _, f := range []string{"-data", "-database-url", "-database-url-file", "-s3-bucket", "-s3-endpoint", "-s3-region",
-			"-s3-access-key", "-s3-access-key-file", "-s3-secret-key", "-s3-secret-key-file", "-s3-path-style", "-s3-prefix"} {
+			"-s3-access-key", "-s3-access-key-file", "-s3-secret-key", "-s3-secret-key-file", "-s3-path-style", "-s3-prefix", "-s3-idle-timeout"} {
 			if !strings.Contains(r.stderr, "  "+f+" ") && !strings.Contains(r.stderr, "  "+f+"\n") {
 				t.Errorf("fileframe %s -h does not list %s", strings.Join(cmd, " "), f)
 			}
