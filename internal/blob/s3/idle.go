@@ -60,10 +60,10 @@ func idleClient(timeout time.Duration) aws.HTTPClient {
 // has room, or grows (Linux's autotuning grows it for tens of seconds),
 // takes more bytes from a stream sent into a black hole, and counting those
 // kept a try going for 40 to 60 s instead of 30. The acknowledged count is
-// read every quarter of timeout while a read or a write waits, and after
+// read every tenth of timeout while a read or a write waits, and after
 // each piece (writePiece) a write hands the socket: the connection fails
-// between one and one and a quarter timeouts after the peer last
-// acknowledged or sent a byte. Where the send queue cannot be read (not
+// between one and 1.1 timeouts after the peer last acknowledged or sent a
+// byte. Where the send queue cannot be read (not
 // Linux), every byte the socket takes counts instead.
 type idleConn struct {
 	net.Conn
@@ -77,8 +77,11 @@ type idleConn struct {
 }
 
 // idleChecks is how many times per timeout a waiting read or write checks
-// for acknowledged bytes.
-const idleChecks = 4
+// for acknowledged bytes. Progress found by a check is counted when the
+// check runs, up to a tenth of timeout after the bytes were acknowledged:
+// a try into a black hole whose buffers took bytes as it began lasted a
+// quarter more than timeout when it was checked four times.
+const idleChecks = 10
 
 // writePiece is the most one write hands the socket, so that the
 // acknowledged count read after each is fresh when the send buffer fills.
