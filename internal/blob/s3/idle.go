@@ -108,13 +108,13 @@ func (c *idleConn) wait() bool {
 }
 
 // acknowledged reads the acknowledged count and reports whether the peer
-// made progress since it was last read (when the queue cannot be read,
-// whether took bytes moved), and whether nothing written is left
-// unacknowledged.
+// made progress since it was last read, and whether nothing written is
+// left unacknowledged. When the queue cannot be read, progress is whether
+// took bytes moved, and nothing is left.
 func (c *idleConn) acknowledged(took int) (progress, caughtUp bool) {
 	q, ok := sendQueue(c.Conn)
 	if !ok {
-		return took > 0, false
+		return took > 0, true
 	}
 	return raise(&c.acked, c.written.Load()-int64(q)), q == 0
 }
