@@ -96,8 +96,8 @@ func putError(ctx context.Context, err error) error {
 func (s *Store) removeTemp(ctx context.Context, tmp string, uploadErr error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	// The uploader aborts a failed multipart upload itself, but with the
-	// Put's context, which fails when that context is what was cancelled.
+	// The uploader leaves a failed multipart upload to this
+	// (Uploader.LeavePartsOnError).
 	var mu manager.MultiUploadFailure
 	if errors.As(uploadErr, &mu) && mu.UploadID() != "" {
 		s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{

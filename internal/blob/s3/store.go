@@ -223,6 +223,12 @@ func newStore(cfg Config) (*Store, error) {
 		uploader: manager.NewUploader(client, func(u *manager.Uploader) {
 			u.PartSize = cfg.PartSize
 			u.Concurrency = uploadConcurrency
+			// Put aborts a failed multipart upload itself (removeTemp),
+			// with a context of its own, and in the background when the
+			// server is out of reach: the uploader's abort, with the
+			// Put's context, made a Put whose parts met an outage wait
+			// for three more tries before it could answer.
+			u.LeavePartsOnError = true
 			if opts.RequestChecksumCalculation != aws.RequestChecksumCalculationUnset {
 				// The uploader has its own copy of this setting
 				// (https://github.com/aws/aws-sdk-go-v2/issues/3007).

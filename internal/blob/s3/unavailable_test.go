@@ -117,41 +117,62 @@ func TestServerErrorIsUnavailable(t *testing.T) {
 
 // TestPutOutOfReachAnswersAtOnce: a Put that failed because the server is
 // out of reach returns its CodeUnavailable without waiting for the removal
-// of its temp object, which fails as slowly. Here every PUT is answered 503
-// and every DELETE waits; Put waited the removal's whole 30 s before.
+// of what it began, which fails as slowly: its temp object, or its
+// multipart upload. Here every PUT (an object or a part) is answered 503,
+// and every DELETE (of the object, or the abort of the multipart upload)
+// waits. Put waited for the removal's whole 30 s before, and for the
+// uploader's own abort of a multipart upload (three more tries) after that
+// had moved to the background.
 func TestPutOutOfReachAnswersAtOnce(t *testing.T) {
-	deletes := make(chan struct{}, 10)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodDelete {
-			deletes <- struct{}{}
-			<-r.Context().Done()
-			return
-		}
-		w.Header().Set("Content-Type", "application/xml")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>no</Message></Error>`))
-	}))
-	defer srv.Close()
-	defer srv.CloseClientConnections() // ends the removal's wait
-	cfg := testConfig()
-	cfg.Endpoint = srv.URL
-	s, err := newStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	_, err = s.Put(t.Context(), strings.NewReader("refused"))
-	took := time.Since(start)
-	if fileframe.ErrorCode(err) != fileframe.CodeUnavailable {
-		t.Errorf("Put with every PUT answered 503: %v, want code %s", err, fileframe.CodeUnavailable)
-	}
-	if took > cleanupTimeout/2 {
-		t.Errorf("Put returned after %v: it waited for the removal of its temp object", took)
-	}
-	select {
-	case <-deletes:
-	case <-time.After(10 * time.Second):
-		t.Error("the temp object's removal was not tried")
+	for _, tc := range []struct {
+		name string
+		size int
+	}{
+		{"one PUT", 1000},
+		{"multipart", int(MinPartSize) + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			deletes := make(chan struct{}, 10)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/xml")
+				switch {
+				case r.Method == http.MethodDelete:
+					deletes <- struct{}{}
+					select {
+					case <-r.Context().Done():
+					case <-time.After(40 * time.Second):
+					}
+				case r.Method == http.MethodPost && r.URL.Query().Has("uploads"):
+					w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><UploadId>up-1</UploadId></InitiateMultipartUploadResult>`))
+				default:
+					io.Copy(io.Discard, r.Body)
+					w.WriteHeader(http.StatusServiceUnavailable)
+					w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>no</Message></Error>`))
+				}
+			}))
+			defer srv.Close()
+			defer srv.CloseClientConnections() // ends the removal's wait
+			cfg := testConfig()
+			cfg.Endpoint, cfg.PartSize = srv.URL, MinPartSize
+			s, err := newStore(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_, err = s.Put(t.Context(), bytes.NewReader(make([]byte, tc.size)))
+			took := time.Since(start)
+			if fileframe.ErrorCode(err) != fileframe.CodeUnavailable {
+				t.Errorf("Put with every PUT answered 503: %v, want code %s", err, fileframe.CodeUnavailable)
+			}
+			if took > cleanupTimeout/2 {
+				t.Errorf("Put returned after %v: it waited for the removal of what it began", took)
+			}
+			select {
+			case <-deletes:
+			case <-time.After(10 * time.Second):
+				t.Error("the removal was not tried")
+			}
+		})
 	}
 }
 
