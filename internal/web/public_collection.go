@@ -435,8 +435,32 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, f *filefram
 	}
 	if cached != nil {
 		defer release(w, hold(r, size))
+		serveContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, f.CreatedAt, body)
+		return
 	}
-	serveContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, f.CreatedAt, body)
+	// http.ServeContent cuts the answer short when the store fails mid-way
+	// and says nothing: the failure is logged here (a warning when the
+	// store is out of reach), unless the client had gone.
+	rs := &readFailure{ReadSeeker: body}
+	serveContent(&countingWriter{ResponseWriter: w, s: s, file: counted, visit: v}, r, f.CreatedAt, rs)
+	if rs.err != nil && r.Context().Err() == nil {
+		s.logFor(r).Log(r.Context(), faultLevel(rs.err), "download: reading the file failed; the answer was cut short", "file_id", f.ID, "err", rs.err)
+	}
+}
+
+// readFailure is an io.ReadSeeker that keeps its first read error other
+// than io.EOF.
+type readFailure struct {
+	io.ReadSeeker
+	err error
+}
+
+func (r *readFailure) Read(p []byte) (int, error) {
+	n, err := r.ReadSeeker.Read(p)
+	if err != nil && err != io.EOF && r.err == nil {
+		r.err = err
+	}
+	return n, err
 }
 
 // openSeekable returns f's bytes for http.ServeContent: from the blob

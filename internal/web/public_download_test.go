@@ -473,3 +473,58 @@ func TestDownloadOfAClientGoneIsNotAFault(t *testing.T) {
 		t.Errorf("a client gone was logged as a server error:\n%s", logs)
 	}
 }
+
+// cutBlobs is Blobs whose readers fail with the store out of reach after
+// at most after bytes, as an S3 server that stops answering mid-download.
+type cutBlobs struct {
+	fileframe.Blobs
+	after int64
+}
+
+func (b cutBlobs) Open(ctx context.Context, key string) (fileframe.BlobReader, error) {
+	br, err := b.Blobs.Open(ctx, key)
+	if err != nil {
+		return br, err
+	}
+	br.Body = &cutBody{ReadSeekCloser: br.Body, left: b.after}
+	return br, nil
+}
+
+type cutBody struct {
+	io.ReadSeekCloser
+	left int64
+}
+
+func (c *cutBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("s3: read: %w", fileframe.Errorf(fileframe.CodeUnavailable, "The file storage is out of reach just now."))
+	}
+	n, err := c.ReadSeekCloser.Read(p[:min(int64(len(p)), c.left)])
+	c.left -= int64(n)
+	return n, err
+}
+
+// TestDownloadCutByOutageIsWarned: a download that the blob store stops
+// feeding mid-way is cut short (the client sees fewer bytes than
+// Content-Length) and logged as a warning of the outage; it left only an
+// access line with status 200 before (the twentieth attack).
+func TestDownloadCutByOutageIsWarned(t *testing.T) {
+	e := newTestEnv(t, func(c *Config) { c.Blobs = cutBlobs{Blobs: c.Blobs, after: 300 << 10} })
+	f := e.file(e.account(fileframe.PlanFree), "big.bin", bytes.Repeat([]byte("z"), 1<<20))
+	resp, err := http.Get(e.app.URL + "/f/" + f.Slug + "/download")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err == nil || len(got) >= 1<<20 {
+		t.Errorf("download cut mid-way: %d bytes, %v; want fewer than 1 MiB and an error", len(got), err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(e.logs.String(), `"level":"WARN","msg":"download: reading the file failed; the answer was cut short"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning for the download the outage cut:\n%s", e.logs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -78,7 +78,7 @@ func (b *body) Read(p []byte) (int, error) {
 		b.dropStream()
 	case err != nil:
 		b.dropStream()
-		return n, fmt.Errorf("s3: read %s: %w", b.name, err)
+		return n, opError("read "+b.name, err)
 	}
 	return n, err
 }
