@@ -490,6 +490,9 @@ func (m *Main) shutdown() error {
 		wg.Go(func() {
 			if err := s.Shutdown(ctx); err != nil {
 				// Out of time: cut the connections still open.
+				if m.srv != nil {
+					m.srv.CuttingOff()
+				}
 				s.Close()
 				m.log.Warn("shutdown timed out: requests still running were cut off", "timeout", m.cfg.ShutdownTimeout.String(), "err", err)
 			}

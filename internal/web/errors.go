@@ -214,12 +214,20 @@ func (s *Server) appError(w http.ResponseWriter, r *http.Request, user *signedIn
 // request's context: the client went away (closed the connection, or cut
 // its body) while the server worked for it. That is the client's doing:
 // 400 in the access log, an info line, no error page (nobody reads it).
+// Once the shutdown cuts off the requests still running (CuttingOff), the
+// end is the server's: 503 and a warning.
 func (s *Server) clientGone(w http.ResponseWriter, r *http.Request, err error) bool {
 	if r.Context().Err() == nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	s.logFor(r).Info("request ended by the client", "path", r.URL.Path, "err", err)
-	w.WriteHeader(http.StatusBadRequest)
+	select {
+	case <-s.cuttingOff:
+		s.logFor(r).Warn("request cut off by the shutdown", "path", r.URL.Path, "err", err)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	default:
+		s.logFor(r).Info("request ended by the client", "path", r.URL.Path, "err", err)
+		w.WriteHeader(http.StatusBadRequest)
+	}
 	return true
 }
 

@@ -213,8 +213,12 @@ type Server struct {
 	// svc runs the use cases that the CLI shares (internal/service).
 	svc *service.Service
 	// closing is closed by Close: background work stops (releaseLater).
-	closing   chan struct{}
-	closeOnce sync.Once
+	closing chan struct{}
+	// cuttingOff is closed by CuttingOff: requests that end from then on
+	// were cut off by the shutdown (clientGone).
+	cuttingOff     chan struct{}
+	cuttingOffOnce sync.Once
+	closeOnce      sync.Once
 }
 
 // New checks cfg, fills defaults and returns a Server. Call Close when done.
@@ -276,7 +280,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, pages: pages, closing: make(chan struct{})}
+	s := &Server{cfg: cfg, blobs: cfg.Blobs, log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, pages: pages, closing: make(chan struct{}), cuttingOff: make(chan struct{})}
 	s.passwords, s.decoy = cfg.Passwords, cfg.Passwords.Decoy()
 	s.store = cfg.Store
 	s.cache = newPublicCache(publicCacheSize)
@@ -337,6 +341,14 @@ func New(cfg Config) (*Server, error) {
 	// Last: it starts the goroutine that Close stops.
 	s.counts = newDownloadCounter(cfg.Store, cfg.Logger, cfg.CountFlushInterval)
 	return s, nil
+}
+
+// CuttingOff tells the server that the shutdown ran out of time and the
+// connections of the requests still running are about to be closed: a
+// request that ends so is logged as cut off by the shutdown, not as ended
+// by its client.
+func (s *Server) CuttingOff() {
+	s.cuttingOffOnce.Do(func() { close(s.cuttingOff) })
 }
 
 // Close stops background work (the store's change watcher among it) and
