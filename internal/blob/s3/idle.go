@@ -63,8 +63,12 @@ func idleClient(timeout time.Duration) aws.HTTPClient {
 // read every tenth of timeout while a read or a write waits, and after
 // each piece (writePiece) a write hands the socket: the connection fails
 // between one and 1.1 timeouts after the peer last acknowledged or sent a
-// byte. Where the send queue cannot be read (not
-// Linux), every byte the socket takes counts instead.
+// byte. Where the send queue cannot be read (not Linux), every byte the
+// socket takes counts instead.
+//
+// The start of a read counts because a read begins when this side wants
+// more: one that comes late (a download whose own client reads slowly)
+// finds its bytes waiting, and the peer was not idle meanwhile.
 type idleConn struct {
 	net.Conn
 	timeout time.Duration
@@ -161,8 +165,7 @@ func (c *idleConn) Write(p []byte) (int, error) {
 
 // idle is called when a read or write timed out having moved took bytes.
 // It reports whether the connection has made no progress for c.timeout;
-// if it has, or not for that long yet, it gives both sides another check's
-// time.
+// until then, it gives both sides another check's time.
 func (c *idleConn) idle(took int) bool {
 	if progress, _ := c.acknowledged(took); progress {
 		c.progress()
