@@ -227,11 +227,12 @@ func (s *Service) addFile(ctx context.Context, nf NewFile, put func(*reservedRea
 			if !added {
 				id := r.id
 				release := func(ctx context.Context) error { return s.store.ReleaseReservation(ctx, id) }
-				rctx, cancel := context.WithoutCancel(ctx), context.CancelFunc(func() {})
+				rctx := context.WithoutCancel(ctx)
 				if fileframe.ErrorCode(err) == fileframe.CodeUnavailable {
+					var cancel context.CancelFunc
 					rctx, cancel = context.WithTimeout(rctx, outageReleaseWait)
+					defer cancel()
 				}
-				defer cancel()
 				if err := release(rctx); err != nil {
 					s.later("upload: releasing the room reserved for a failed upload", err, release)
 				}
