@@ -79,7 +79,31 @@ type backendFlags struct {
 	s3AccessKey, s3AccessKeyFile             string
 	s3SecretKey, s3SecretKeyFile             string
 	s3PathStyle                              bool
-	s3IdleTimeout                            time.Duration
+	s3IdleTimeout                            givenDuration
+}
+
+// givenDuration is a duration flag that knows whether it was given, on the
+// command line or in its variable: a value equal to the default is still a
+// setting, and one without a bucket is a mistake to report.
+type givenDuration struct {
+	d     time.Duration
+	given bool
+}
+
+func (g *givenDuration) String() string {
+	if g == nil {
+		return ""
+	}
+	return g.d.String()
+}
+
+func (g *givenDuration) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return err
+	}
+	g.d, g.given = d, true
+	return nil
 }
 
 // addBackendFlags binds the backend flags to b and returns the variable
@@ -96,7 +120,8 @@ func addBackendFlags(fs *flag.FlagSet, b *backendFlags) map[string]string {
 	fs.StringVar(&b.s3SecretKeyFile, "s3-secret-key-file", "", "file holding the S3 secret access key")
 	fs.BoolVar(&b.s3PathStyle, "s3-path-style", false, "address the bucket as ENDPOINT/BUCKET (most self-hosted S3 servers need it)")
 	fs.StringVar(&b.s3Prefix, "s3-prefix", "", "prefix of every object name, to share a bucket (e.g. fileframe/)")
-	fs.DurationVar(&b.s3IdleTimeout, "s3-idle-timeout", s3.DefaultIdleTimeout, "how long an S3 connection may go without the server taking or sending a byte before the try fails (raise it when a proxy on a slow link holds more than that much of an upload)")
+	b.s3IdleTimeout.d = s3.DefaultIdleTimeout
+	fs.Var(&b.s3IdleTimeout, "s3-idle-timeout", "the `duration` an S3 connection may go without the server taking or sending a byte before the try fails (raise it when a proxy on a slow link holds more than that much of an upload)")
 	return map[string]string{
 		"database-url":       "FILEFRAME_DATABASE_URL",
 		"database-url-file":  "FILEFRAME_DATABASE_URL_FILE",
@@ -146,7 +171,7 @@ func (b *backendFlags) storage(data string) (Storage, error) {
 			{"--s3-endpoint", b.s3Endpoint != ""}, {"--s3-region", b.s3Region != ""},
 			{"--s3-access-key", accessKey != ""}, {"--s3-secret-key", secretKey != ""},
 			{"--s3-prefix", b.s3Prefix != ""}, {"--s3-path-style", b.s3PathStyle},
-			{"--s3-idle-timeout", b.s3IdleTimeout != s3.DefaultIdleTimeout},
+			{"--s3-idle-timeout", b.s3IdleTimeout.given},
 		} {
 			if f.set {
 				return st, usagef("%s is set but --s3-bucket (FILEFRAME_S3_BUCKET) is not; set the bucket to keep files in S3", f.name)
@@ -166,8 +191,8 @@ func (b *backendFlags) storage(data string) (Storage, error) {
 	if strings.HasPrefix(b.s3Prefix, "/") || strings.Contains(b.s3Prefix, "//") {
 		return st, usagef("--s3-prefix %q must not start with a slash or contain an empty segment", b.s3Prefix)
 	}
-	if b.s3IdleTimeout < time.Second || b.s3IdleTimeout > time.Hour {
-		return st, usagef("--s3-idle-timeout (FILEFRAME_S3_IDLE_TIMEOUT) must be 1s to 1h, got %s", b.s3IdleTimeout)
+	if b.s3IdleTimeout.d < time.Second || b.s3IdleTimeout.d > time.Hour {
+		return st, usagef("--s3-idle-timeout (FILEFRAME_S3_IDLE_TIMEOUT) must be 1s to 1h, got %s", b.s3IdleTimeout.d)
 	}
 	st.S3 = s3.Config{
 		Endpoint:    b.s3Endpoint,
@@ -177,7 +202,7 @@ func (b *backendFlags) storage(data string) (Storage, error) {
 		SecretKey:   secretKey,
 		PathStyle:   b.s3PathStyle,
 		Prefix:      b.s3Prefix,
-		IdleTimeout: b.s3IdleTimeout,
+		IdleTimeout: b.s3IdleTimeout.d,
 	}
 	if st.S3.Region == "" {
 		st.S3.Region = s3.DefaultRegion

@@ -87,6 +87,9 @@ func TestParseServeConfigBackendErrors(t *testing.T) {
 		{"idle timeout too short", s3ok, envOf("FILEFRAME_S3_IDLE_TIMEOUT", "500ms"), "--s3-idle-timeout (FILEFRAME_S3_IDLE_TIMEOUT) must be 1s to 1h, got 500ms"},
 		{"idle timeout not a duration", s3ok, envOf("FILEFRAME_S3_IDLE_TIMEOUT", "30"), "FILEFRAME_S3_IDLE_TIMEOUT"},
 		{"idle timeout without bucket", []string{"--s3-idle-timeout", "5m"}, nil, "--s3-idle-timeout is set but --s3-bucket"},
+		// The default's own value is a setting too: without a bucket it does nothing.
+		{"default idle timeout without bucket", []string{"--s3-idle-timeout", "30s"}, nil, "--s3-idle-timeout is set but --s3-bucket"},
+		{"default idle timeout variable without bucket", nil, envOf("FILEFRAME_S3_IDLE_TIMEOUT", "30s"), "--s3-idle-timeout is set but --s3-bucket"},
 		{"redirect without S3", []string{"--download-redirect"}, nil, "--download-redirect (FILEFRAME_DOWNLOAD_REDIRECT) needs the files in S3"},
 		{"bad path style", nil, envOf("FILEFRAME_S3_PATH_STYLE", "maybe"), "FILEFRAME_S3_PATH_STYLE: invalid value"},
 	}
