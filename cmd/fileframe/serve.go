@@ -141,7 +141,7 @@ func (m *Main) open(ctx context.Context) error {
 		return err
 	}
 	m.store = store
-	blobs, err := openBlobs(ctx, st)
+	blobs, err := openBlobs(ctx, st, func(msg string) { m.log.Warn(msg) })
 	if err != nil {
 		return err
 	}

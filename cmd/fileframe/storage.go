@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -287,11 +288,37 @@ func openStore(ctx context.Context, st Storage, create bool) (appStore, error) {
 	return store, nil
 }
 
+// blobWaitNotice is how often openBlobs says that the S3 server has not
+// answered yet: out of reach, it takes the SDK's three tries of the idle
+// timeout each (90 s by default) to fail, and silence that long looks hung.
+var blobWaitNotice = 10 * time.Second
+
 // openBlobs opens the blob store of st: the S3 bucket, or the blob
-// directory in the data directory.
-func openBlobs(ctx context.Context, st Storage) (fileframe.Blobs, error) {
+// directory in the data directory. While the S3 server has not answered,
+// waiting is called every blobWaitNotice with what to tell the operator.
+func openBlobs(ctx context.Context, st Storage, waiting func(msg string)) (fileframe.Blobs, error) {
 	if st.S3.Bucket != "" {
+		start := time.Now()
+		server := st.S3.Endpoint
+		if server == "" {
+			server = "AWS S3 in " + st.S3.Region
+		}
+		tick := time.NewTicker(blobWaitNotice)
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					waiting(fmt.Sprintf("the S3 server (%s) has not answered for %s; still trying (three tries, each given up after --s3-idle-timeout %s of silence)",
+						redactURL(server), time.Since(start).Round(time.Second), st.S3.IdleTimeout))
+				}
+			}
+		}()
 		blobs, err := s3.Open(ctx, st.S3)
+		tick.Stop()
+		close(done)
 		if err != nil {
 			return nil, fmt.Errorf("opening the S3 bucket %s: %w", st.S3.Bucket, err)
 		}
@@ -309,6 +336,7 @@ func openBlobs(ctx context.Context, st Storage) (fileframe.Blobs, error) {
 // open or openBlobs only after the flags are parsed.
 type storageFlags struct {
 	env     lookupEnv
+	stderr  io.Writer
 	fs      *flag.FlagSet
 	data    string
 	backend backendFlags
@@ -319,7 +347,7 @@ type storageFlags struct {
 // storageFlags adds --data and the backend flags to an admin command, with
 // the same names and variables as serve's.
 func (c *CLI) storageFlags(fs *flag.FlagSet) *storageFlags {
-	f := &storageFlags{env: c.Env, fs: fs}
+	f := &storageFlags{env: c.Env, stderr: c.Stderr, fs: fs}
 	fs.StringVar(&f.data, "data", defaultData, "data directory: the SQLite database and the blobs, unless PostgreSQL or S3 is set")
 	f.vars = addBackendFlags(fs, &f.backend)
 	f.vars["data"] = "FILEFRAME_DATA"
@@ -389,5 +417,5 @@ func (f *storageFlags) openBlobs(ctx context.Context) (fileframe.Blobs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openBlobs(ctx, st)
+	return openBlobs(ctx, st, func(msg string) { fmt.Fprintf(f.stderr, "fileframe: %s\n", msg) })
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -136,5 +139,49 @@ func TestCLIBackendFlags(t *testing.T) {
 				t.Errorf("fileframe %s -h does not list %s", strings.Join(cmd, " "), f)
 			}
 		}
+	}
+}
+
+// TestOpenBlobsSaysItIsWaiting: an S3 server that takes connections and
+// answers nothing costs three tries of the idle timeout to fail, so the
+// operator is told, while it lasts, that the start waits on S3.
+func TestOpenBlobsSaysItIsWaiting(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // accepted by the kernel, never answered
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	defer func(d time.Duration) { blobWaitNotice = d }(blobWaitNotice)
+	blobWaitNotice = 200 * time.Millisecond
+
+	st := Storage{Data: t.TempDir(), S3: s3.Config{
+		Endpoint: "http://" + ln.Addr().String(), Region: s3.DefaultRegion, Bucket: "b",
+		AccessKey: "AK", SecretKey: "SK", PathStyle: true, IdleTimeout: time.Second,
+	}}
+	var mu sync.Mutex
+	var heard []string
+	_, err = openBlobs(context.Background(), st, func(msg string) {
+		mu.Lock()
+		heard = append(heard, msg)
+		mu.Unlock()
+	})
+	if err == nil {
+		t.Fatal("openBlobs succeeded against a server that answers nothing")
+	}
+	notices := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), heard...)
+	}
+	said := notices()
+	if len(said) < 2 {
+		t.Fatalf("said %q while waiting; want a notice every %s", said, blobWaitNotice)
+	}
+	if want := "the S3 server (http://" + ln.Addr().String() + ") has not answered"; !strings.Contains(said[0], want) || !strings.Contains(said[0], "--s3-idle-timeout 1s") {
+		t.Errorf("notice %q; want it to name the server (%s) and the idle timeout", said[0], want)
+	}
+	time.Sleep(3 * blobWaitNotice)
+	if later := notices(); len(later) != len(said) {
+		t.Errorf("notices went on after openBlobs returned: %q", later[len(said):])
 	}
 }
