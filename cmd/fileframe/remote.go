@@ -82,8 +82,41 @@ func remoteArgs(fs *flag.FlagSet, args []string, names ...string) ([]string, err
 		if a == "" {
 			return nil, usagef("%s is empty", names[i])
 		}
+		// An ID of another shape is refused here, not sent: "." or ".."
+		// would name another path once the server's router cleans it.
+		if names[i] == "FILE_ID" && !fileframe.LooksLikeFileID(a) {
+			return nil, usagef("FILE_ID %q is not a file ID: f_ and letters and digits, as `fileframe remote files` lists them", a)
+		}
 	}
 	return rest, nil
+}
+
+// pageLimit is a --limit flag: 1 to 100 items per page when given, as the
+// API takes them; 0 (not given) leaves the page size to the server. Given
+// 0 or 101, it is a usage error, not a silent default.
+type pageLimit int
+
+func (l *pageLimit) String() string {
+	if l == nil || *l == 0 {
+		return ""
+	}
+	return strconv.Itoa(int(*l))
+}
+
+func (l *pageLimit) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 100 {
+		return errors.New("want a number from 1 to 100")
+	}
+	*l = pageLimit(n)
+	return nil
+}
+
+// pageLimitFlag adds --limit to fs.
+func pageLimitFlag(fs *flag.FlagSet, usage string) *pageLimit {
+	l := new(pageLimit)
+	fs.Var(l, "limit", usage)
+	return l
 }
 
 // printOK prints v, a JSON object, with "ok":true first, as the API
@@ -180,7 +213,7 @@ func parseRevision(s string) (int, error) {
 
 func runRemoteFiles(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
 	rf := c.remoteFlagSet(fs)
-	limit := fs.Int("limit", 0, "files per page, 1 to 100 (default: the server's, 50)")
+	limit := pageLimitFlag(fs, "the `number` of files per page, 1 to 100 (default: the server's, 50)")
 	all := fs.Bool("all", false, "follow the pages to list every file")
 	cursor := fs.String("cursor", "", "the page after this cursor (a listing's nextCursor)")
 	if _, err := remoteArgs(fs, args); err != nil {
@@ -191,7 +224,7 @@ func runRemoteFiles(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string
 		return err
 	}
 	var list client.FileList
-	list.Files, list.NextCursor, err = allPages(client.ListOptions{Limit: *limit, Cursor: *cursor}, *all,
+	list.Files, list.NextCursor, err = allPages(client.ListOptions{Limit: int(*limit), Cursor: *cursor}, *all,
 		func(o client.ListOptions) ([]client.File, string, error) {
 			page, err := cl.Files(ctx, o)
 			return page.Files, page.NextCursor, err
@@ -485,7 +518,7 @@ func runRemotePage(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string)
 
 func runRemoteRevisions(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
 	rf := c.remoteFlagSet(fs)
-	limit := fs.Int("limit", 0, "revisions per page (default: the server's)")
+	limit := pageLimitFlag(fs, "the `number` of revisions per page, 1 to 100 (default: the server's, 50)")
 	all := fs.Bool("all", false, "follow the pages to list every kept revision")
 	rest, err := remoteArgs(fs, args, "FILE_ID")
 	if err != nil {
@@ -496,7 +529,7 @@ func runRemoteRevisions(ctx context.Context, c *CLI, fs *flag.FlagSet, args []st
 		return err
 	}
 	var list client.RevisionList
-	list.Revisions, list.NextCursor, err = allPages(client.ListOptions{Limit: *limit}, *all,
+	list.Revisions, list.NextCursor, err = allPages(client.ListOptions{Limit: int(*limit)}, *all,
 		func(o client.ListOptions) ([]client.Revision, string, error) {
 			page, err := cl.Revisions(ctx, rest[0], o)
 			return page.Revisions, page.NextCursor, err

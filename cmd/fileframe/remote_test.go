@@ -459,3 +459,28 @@ func TestRemoteStatePaths(t *testing.T) {
 		t.Errorf("readUploadState of a state for another file = %q, want none", got)
 	}
 }
+
+// TestRemoteRefusesWhatIsNotAFileID: a FILE_ID of another shape is a usage
+// error (exit 2) before any request: "." once went out as /api/files/.,
+// which the router redirects to the list of files, and `remote file .`
+// printed that list read as an empty file, exit 0 (the twenty-first
+// outside attack). --limit outside 1 to 100 is refused too, not sent as
+// the server's default.
+func TestRemoteRefusesWhatIsNotAFileID(t *testing.T) {
+	t.Parallel()
+	// Nothing listens there: a request would fail with exit 1, not 2.
+	env := []string{"FILEFRAME_URL=http://127.0.0.1:1", "FILEFRAME_KEY=ffk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "HOME=" + t.TempDir()}
+	for _, id := range []string{".", "..", "f_A/../f_B", "f_A%2F..%2Ff_B", "../files", "f_A?x=1", "f_A#x", "f_A ", "ｆ_A", "F_A", "f_", "f_" + strings.Repeat("A", 65)} {
+		for _, args := range [][]string{{"file", id}, {"delete", id}, {"page", id}, {"rename", id, "x.txt"}, {"unpublish", id}, {"revisions", id}, {"restore", id, "1"}} {
+			r := remoteRun(t, env, append([]string{"remote"}, args...)...)
+			if r.code != 2 || !strings.Contains(r.stderr, "is not a file ID") {
+				t.Errorf("remote %q: exit %d, stderr %q; want exit 2, not a file ID", args, r.code, r.stderr)
+			}
+		}
+	}
+	for _, args := range [][]string{{"files", "--limit", "0"}, {"files", "--limit", "101"}, {"files", "--limit", "x"}, {"revisions", "f_A", "--limit", "0"}} {
+		if r := remoteRun(t, env, append([]string{"remote"}, args...)...); r.code != 2 || !strings.Contains(r.stderr, "from 1 to 100") {
+			t.Errorf("remote %q: exit %d, stderr %q; want exit 2, 1 to 100", args, r.code, r.stderr)
+		}
+	}
+}

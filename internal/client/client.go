@@ -65,18 +65,18 @@ func New(baseURL, key string, hc *http.Client) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	// The key goes to the server's origin only: a redirect elsewhere (a
-	// hostile or misconfigured server, another port of the same host) is
-	// an error, not a request carrying the key.
+	// The API answers its calls; it never redirects one. So no redirect
+	// is followed. One to another origin (a hostile or misconfigured
+	// server, another port of the same host) would carry the key there;
+	// one within the origin names another resource than the one asked
+	// for (the router sends /api/files/. to the list of files), whose
+	// answer would be read as this call's.
 	own := *hc
 	own.CheckRedirect = func(r *http.Request, via []*http.Request) error {
 		if !sameOrigin(r.URL, u) {
 			return fmt.Errorf("the server redirected to %s, another origin than %s; the key is not sent there", r.URL.Redacted(), originOf(u))
 		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
+		return fmt.Errorf("the server redirected %s to %s instead of answering; is %s the server's app origin?", via[len(via)-1].URL.Path, r.URL.Path, originOf(u))
 	}
 	own.Transport = capped{base: hc.Transport}
 	return &Client{base: u, key: key, http: &own, MaxRetries: 3, MaxWait: time.Minute, UserAgent: "fileframe-client", sleep: sleepCtx}, nil

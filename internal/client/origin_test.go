@@ -118,3 +118,26 @@ func TestUploadInterruptedIsRetried(t *testing.T) {
 		})
 	}
 }
+
+// TestNoRedirectIsFollowed: the API never redirects a call, so a redirect
+// within the origin is an error too, not another resource's answer read
+// as this call's (the router sends GET /api/files/. to the list of files).
+func TestNoRedirectIsFollowed(t *testing.T) {
+	var listed atomic.Int32
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/files" {
+			listed.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"ok":true,"files":[],"nextCursor":null}`)
+			return
+		}
+		http.Redirect(w, r, "/api/files", http.StatusTemporaryRedirect)
+	})
+	_, err := c.File(context.Background(), "f_AAAAAAAAAAAAAAAA")
+	if err == nil || !strings.Contains(err.Error(), "redirected /api/files/f_AAAAAAAAAAAAAAAA to /api/files") {
+		t.Errorf("a redirect within the origin: got %v, want refused", err)
+	}
+	if n := listed.Load(); n != 0 {
+		t.Errorf("the redirect was followed %d times", n)
+	}
+}
