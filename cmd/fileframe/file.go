@@ -70,17 +70,11 @@ func runFileAdd(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) er
 		return usagef("--name: %s", fileframe.ErrorMessage(err))
 	}
 
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
-		return fmt.Errorf("opening the file: %w", err)
+		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("reading the file: %w", err)
-	} else if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", path)
-	}
 
 	store, err := data.openStore(ctx, false)
 	if err != nil {
@@ -198,4 +192,32 @@ func runFileDelete(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string)
 	}
 	fmt.Fprintf(c.Stdout, "Deleted %s (file %s).\n", deleted.Name, deleted.ID)
 	return nil
+}
+
+// openRegular opens the file at path to upload it: a regular file whose
+// size is known before it is read. Anything else is refused at once: a
+// directory or a device; a named pipe, which without a writer would block
+// the open itself, past Ctrl-C; and a file that says it is empty but is
+// not (/proc, /sys), which would be stored empty.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the file: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("reading the file: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Size() == 0 {
+		if n, _ := f.ReadAt(make([]byte, 1), 0); n > 0 {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s says it is empty but is not (a file of /proc or /sys, made as it is read); copy it to a regular file first", path)
+		}
+	}
+	return f, fi, nil
 }

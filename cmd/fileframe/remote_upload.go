@@ -158,17 +158,11 @@ func runRemoteUpload(ctx context.Context, c *CLI, flags *flag.FlagSet, args []st
 	if *name == "" {
 		*name = filepath.Base(abs)
 	}
-	f, err := os.Open(abs)
+	f, fi, err := openRegular(abs)
 	if err != nil {
-		return fmt.Errorf("opening the file: %w", err)
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("reading the file: %w", err)
-	} else if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", rest[0])
-	}
 
 	dir, err := c.uploadStateDir()
 	if err != nil {
