@@ -457,7 +457,7 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 			return addTool(s, srv, &mcp.Tool{Name: "create_request", Annotations: write("Create a file request", false),
 				Description: "Creates a file request: a link (publicUrl, /r/<slug>) through which anyone sends files into the account, within maxFiles and maxBytes, until it expires or is closed. Give publicUrl to whoever should send the files. Received files stay private until shared (share_file). Needs a general key (ffk_)."},
 				func(ctx context.Context, c apiCaller, in mcpCreateRequestInput) (requestAnswer, error) {
-					if err := needGeneralKey(c, "File requests"); err != nil {
+					if err := needGeneralKey(c, "Working with file requests"); err != nil {
 						return requestAnswer{}, err
 					}
 					nr := service.NewRequest{Title: in.Title, Message: in.Message, MaxFiles: in.MaxFiles, MaxBytes: in.MaxBytes, Password: in.Password}
@@ -479,7 +479,7 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 			return addTool(s, srv, &mcp.Tool{Name: "list_requests", Annotations: titled(read, "List file requests"),
 				Description: "Lists the account's file requests, newest first, each with its publicUrl, state (open, closed, expired), limits and what it received. Needs a general key (ffk_)."},
 				func(ctx context.Context, c apiCaller, _ struct{}) (requestList, error) {
-					if err := needGeneralKey(c, "File requests"); err != nil {
+					if err := needGeneralKey(c, "Working with file requests"); err != nil {
 						return requestList{}, err
 					}
 					list, err := s.svc.Requests(ctx, c.account)
@@ -494,7 +494,7 @@ func (s *Server) newMCPServer() (*mcp.Server, error) {
 			return addTool(s, srv, &mcp.Tool{Name: "get_request", Annotations: titled(read, "Get a file request"),
 				Description: "Reads one file request with every file it received, oldest first: each file (shared or not), who sent it (senderName, senderEmail, as typed) and when. Needs a general key (ffk_)."},
 				func(ctx context.Context, c apiCaller, in mcpRequestInput) (requestAnswer, error) {
-					if err := needGeneralKey(c, "File requests"); err != nil {
+					if err := needGeneralKey(c, "Working with file requests"); err != nil {
 						return requestAnswer{}, err
 					}
 					return s.requestOp(ctx, c, fileframe.RequestID(in.RequestID))

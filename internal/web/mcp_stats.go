@@ -57,7 +57,7 @@ func (s *Server) fileStatsOp(ctx context.Context, c apiCaller, in mcpStatsInput)
 
 // accountStatsOp is account_stats.
 func (s *Server) accountStatsOp(ctx context.Context, c apiCaller, in mcpAccountStatsInput) (apiStats, error) {
-	if err := needGeneralKey(c, "The account's statistics"); err != nil {
+	if err := needGeneralKey(c, "Reading the account's statistics"); err != nil {
 		return apiStats{}, err
 	}
 	rng, err := service.ParseStatsRange(in.From, in.To, in.Interval, s.now())
