@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/html"
 
+	"github.com/fileframe/fileframe/docs"
 	"github.com/fileframe/fileframe/internal/fileframe"
 )
 
@@ -137,6 +139,29 @@ var mcpToolNames = []string{
 	"file_stats", "get_collection", "get_file", "get_page", "get_request", "get_revision", "list_deliveries", "list_files", "list_requests", "list_revisions",
 	"list_webhooks", "page_tests", "pause_webhook", "publish_page", "refetch_assets", "remove_from_collection", "rename_file", "restore_revision", "retry_delivery",
 	"save_draft", "set_link", "share_file", "start_page_test", "unpublish_page", "upload_file",
+}
+
+// TestMCPToolsTableAgrees: docs/api.md's table of tools names every tool
+// the server lists, and no other (the four collection tools were once
+// missing from it).
+func TestMCPToolsTableAgrees(t *testing.T) {
+	api := docs.API()
+	start := strings.Index(api, "### Tools\n")
+	if start < 0 {
+		t.Fatal(`api.md has no "### Tools" section`)
+	}
+	section := api[start+len("### Tools\n"):]
+	if end := strings.Index(section, "\n#"); end >= 0 {
+		section = section[:end]
+	}
+	var names []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\|").FindAllStringSubmatch(section, -1) {
+		names = append(names, m[1])
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, mcpToolNames) {
+		t.Errorf("api.md's tools table lists %v; the server's tools are %v", names, mcpToolNames)
+	}
 }
 
 // mcpDestructiveTools are the tools that destroy what cannot be brought
