@@ -29,7 +29,7 @@ type requestJSON struct {
 	Received      int64               `json:"received"`
 	ReceivedBytes int64               `json:"receivedBytes"`
 	ExpiresAt     *time.Time          `json:"expiresAt"`
-	Files         []receivedJSON      `json:"files,omitempty"`
+	Files         []receivedJSON      `json:"files,omitzero"`
 }
 
 // receivedJSON is a received file in request show.

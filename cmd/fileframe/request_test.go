@@ -30,6 +30,9 @@ func TestRequestCommands(t *testing.T) {
 	if shown["title"] != "Contracts" || shown["maxFiles"] != 3.0 || shown["maxBytes"] != 1e7 || shown["state"] != "open" || shown["expiresAt"] == nil {
 		t.Errorf("request show = %v", shown)
 	}
+	if files, ok := shown["files"].([]any); !ok || len(files) != 0 {
+		t.Errorf("request show of a new request: files %#v, want [] (as the API)", shown["files"])
+	}
 	list := cliJSON(t, cli("request", "list", "--email", "ada@example.com")...)
 	if rs, _ := list["requests"].([]any); len(rs) != 1 {
 		t.Errorf("request list = %v, want the one request", list)

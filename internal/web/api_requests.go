@@ -48,7 +48,7 @@ func (s *Server) apiRequestOf(r fileframe.Request) apiFileRequest {
 type requestAnswer struct {
 	OK bool `json:"ok"`
 	apiFileRequest
-	Files []receivedFile `json:"files,omitempty"`
+	Files []receivedFile `json:"files,omitzero"`
 }
 
 // receivedFile is a file received through a request: the file (private

@@ -56,6 +56,17 @@ func TestAPIRequests(t *testing.T) {
 		}
 	}
 
+	// Before anything came, files is there, empty: a script reading
+	// d["files"] must not fail on a new request (twenty-first outside
+	// attack).
+	var fresh map[string]any
+	if code := e.apiJSON(key, http.MethodGet, "/api/requests/"+string(created.ID), "", &fresh); code != http.StatusOK {
+		t.Fatalf("GET /api/requests/{id}: %d", code)
+	}
+	if files, ok := fresh["files"].([]any); !ok || len(files) != 0 {
+		t.Errorf("GET /api/requests/{id} of a new request: files %#v, want []", fresh["files"])
+	}
+
 	// A stranger sends a file; the API shows it unshared, then shares it.
 	req, err := e.store.RequestByID(t.Context(), created.ID)
 	if err != nil {
