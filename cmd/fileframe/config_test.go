@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -382,6 +383,30 @@ func FuzzParseLifetime(f *testing.F) {
 		}
 		if strings.HasSuffix(s, "d") && d > 100*365*24*time.Hour {
 			t.Fatalf("parseLifetime(%q) = %v, more than 100 years", s, d)
+		}
+	})
+}
+
+// TestReadmeListsEveryServeFlag: the README's configuration table has a
+// row for every flag of serve, with its variable ("| `--flag` |
+// `FILEFRAME_…` |"); four were once missing from it.
+func TestReadmeListsEveryServeFlag(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var cfg ServeConfig
+	var raw rawServe
+	vars := serveFlags(fs, &cfg, &raw)
+	fs.VisitAll(func(f *flag.Flag) {
+		v, ok := vars[f.Name]
+		if !ok {
+			t.Errorf("--%s has no variable", f.Name)
+			return
+		}
+		if row := "| `--" + f.Name + "` | `" + v + "` |"; !strings.Contains(string(readme), row) {
+			t.Errorf("the README's table has no row %q", row)
 		}
 	})
 }
