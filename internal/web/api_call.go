@@ -233,12 +233,12 @@ func checkBodyEncoding(r *http.Request) error {
 }
 
 // refuseEncodedBodies answers 415 to a request of the application (a form,
-// a tus upload, MCP) whose body has a Content-Encoding. The REST API
-// (under /api/) checks it itself, at the 415 step of its order of checks
-// (runAPI), after the key.
+// a tus upload) whose body has a Content-Encoding. The REST API (under
+// /api/) and MCP check it themselves, at the 415 step of the API's order
+// of checks (runAPI, mcpHandler), after the key, and answer problem+json.
 func (s *Server) refuseEncodedBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := r.Header["Content-Encoding"]; ok && !strings.HasPrefix(r.URL.Path, "/api/") {
+		if _, ok := r.Header["Content-Encoding"]; ok && !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != mcpPath {
 			if err := checkBodyEncoding(r); err != nil {
 				w.Header().Set("Connection", "close")
 				s.textError(w, r, err)

@@ -77,6 +77,18 @@ func (s *Server) mcpHandler() http.Handler {
 			s.apiError(w, r, err)
 			return
 		}
+		if r.Method == http.MethodPost {
+			// As the REST API answers them, in problem+json: the SDK's
+			// own refusals of these are plain text.
+			err := checkBodyEncoding(r)
+			if err == nil {
+				err = checkJSONContentType(r.Header.Get("Content-Type"), false)
+			}
+			if err != nil {
+				s.apiError(w, r, err)
+				return
+			}
+		}
 		body, err := s.readMCPBody(w, r)
 		if err != nil {
 			s.apiError(w, r, err)

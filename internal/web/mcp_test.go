@@ -540,6 +540,19 @@ func TestMCPRefusals(t *testing.T) {
 	checkProblem(t, send("Bearer "+fx.pro, mcpInitialize), http.StatusForbidden, "plan_required")
 	checkProblem(t, send("Bearer "+fx.downgraded, mcpInitialize), http.StatusForbidden, "plan_required")
 	checkProblem(t, send("Bearer "+fx.general, strings.Repeat(" ", maxMCPBody+1)), http.StatusRequestEntityTooLarge, "body_too_large")
+	// Another Content-Type, or an encoded body: 415 in problem+json as
+	// the REST API answers, not the SDK's plain text (twenty-first
+	// outside attack, row 36).
+	for _, ct := range []string{"text/plain", "none", "application/x-www-form-urlencoded"} {
+		checkProblem(t, fx.send(t, apiRequest{path: mcpPath, auth: "Bearer " + fx.general, contentType: ct, body: mcpInitialize}), http.StatusUnsupportedMediaType, "unsupported_media_type")
+	}
+	req, _ := http.NewRequest(http.MethodPost, fx.e.app.URL+mcpPath, strings.NewReader(mcpInitialize))
+	req.Header.Set("Authorization", "Bearer "+fx.general)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	if resp, body := fx.e.do(req); resp.StatusCode != http.StatusUnsupportedMediaType || resp.Header.Get("Content-Type") != "application/problem+json" || !strings.Contains(string(body), `"unsupported_content_encoding"`) {
+		t.Errorf("gzip body: %d %s %s; want 415 problem+json unsupported_content_encoding", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
 	// A JSON-RPC batch would be many calls for one token (the outside
 	// attack's 150 uploads in one request): refused, nothing done.
 	batch := "[" + strings.TrimSuffix(strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"upload_file","arguments":{"name":"b.txt","contentBase64":"aGk="}}},`, 3), ",") + "]"
@@ -556,7 +569,7 @@ func TestMCPRefusals(t *testing.T) {
 		}
 	}
 
-	req, _ := http.NewRequest(http.MethodPost, fx.e.app.URL+mcpPath, strings.NewReader(mcpInitialize))
+	req, _ = http.NewRequest(http.MethodPost, fx.e.app.URL+mcpPath, strings.NewReader(mcpInitialize))
 	req.Header.Set("Authorization", "Bearer "+fx.general)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
