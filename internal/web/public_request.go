@@ -306,16 +306,16 @@ func (s *Server) unlockRequest(w http.ResponseWriter, r *http.Request) {
 
 // requestUploadAllowed takes a token from req's bucket at r's client
 // address (Config.RequestUploads); when it is empty it returns the
-// rate_limited error and the seconds to wait.
-func (s *Server) requestUploadAllowed(r *http.Request, req fileframe.Request) (error, int64) {
+// seconds to wait and the rate_limited error.
+func (s *Server) requestUploadAllowed(r *http.Request, req fileframe.Request) (int64, error) {
 	l := s.cfg.RequestUploads
 	d := s.allow(r, "requpload:"+string(req.ID)+":"+clientBucket(r.RemoteAddr), l.PerSecond, l.Burst)
 	if d.Allowed {
-		return nil, 0
+		return 0, nil
 	}
 	secs := retryAfterSeconds(d.RetryAfter)
-	return fileframe.Errorf(fileframe.CodeRateLimited,
-		"Too many files sent from your address to this request. Wait %d seconds and try again.", secs), secs
+	return secs, fileframe.Errorf(fileframe.CodeRateLimited,
+		"Too many files sent from your address to this request. Wait %d seconds and try again.", secs)
 }
 
 // requestUploadForm serves POST /r/{slug}/upload, the request page's form
@@ -412,7 +412,7 @@ func (s *Server) requestUploadForm(w http.ResponseWriter, r *http.Request) {
 			}
 			from = &service.Sender{Request: req, Visit: visit, Name: name, Email: email}
 		}
-		if err, _ := s.requestUploadAllowed(r, req); err != nil {
+		if _, err := s.requestUploadAllowed(r, req); err != nil {
 			return err
 		}
 		if _, err := s.svc.AddFile(r.Context(), service.NewFile{Account: owner, Name: part.FileName(), Size: -1, AtMost: r.ContentLength, Body: part, From: from}); err != nil {
@@ -486,7 +486,7 @@ func (s *Server) requestTusSession(h http.Handler) http.Handler {
 			}
 		}
 		if r.Method == http.MethodPost {
-			if err, secs := s.requestUploadAllowed(r, req); err != nil {
+			if secs, err := s.requestUploadAllowed(r, req); err != nil {
 				w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 				refuse(err)
 				return
