@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"net/url"
@@ -345,11 +346,13 @@ func (cfg *ServeConfig) finish(raw rawServe) error {
 			return usagef("%s must be positive, got %s", d.name, d.v)
 		}
 	}
-	if cfg.KeyRate <= 0 || cfg.IPRate <= 0 {
-		return usagef("--key-rate and --ip-rate must be positive")
+	// A rate is a positive number: NaN passed "<= 0" and turned the
+	// limit off, and Inf is no limit at all.
+	if !positiveRate(cfg.KeyRate) || !positiveRate(cfg.IPRate) {
+		return usagef("--key-rate and --ip-rate must be positive numbers")
 	}
-	if cfg.RequestUploadRate <= 0 || cfg.RequestUploadBurst < 1 {
-		return usagef("--request-upload-rate must be positive and --request-upload-burst at least 1")
+	if !positiveRate(cfg.RequestUploadRate) || cfg.RequestUploadBurst < 1 {
+		return usagef("--request-upload-rate must be a positive number and --request-upload-burst at least 1")
 	}
 	if cfg.KeyBurst < 1 || cfg.IPBurst < 1 {
 		return usagef("--key-burst and --ip-burst must be at least 1")
@@ -526,3 +529,7 @@ func listenURL(addr net.Addr) *url.URL {
 	}
 	return &url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}
 }
+
+// positiveRate reports whether r is a rate a limiter can keep: a finite
+// number above zero.
+func positiveRate(r float64) bool { return r > 0 && !math.IsInf(r, 1) }

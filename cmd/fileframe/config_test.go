@@ -257,6 +257,13 @@ func TestParseServeConfigErrors(t *testing.T) {
 		{"bad env number", nil, envOf("FILEFRAME_KEY_RATE", "fast"), "FILEFRAME_KEY_RATE: invalid value \"fast\": want a float"},
 		{"bad env url", nil, envOf("FILEFRAME_CONTENT_ORIGIN", "javascript:alert(1)"), "scheme must be http or https"},
 		{"zero rate", []string{"--key-rate", "0"}, nil, "must be positive"},
+		// NaN passed "<= 0" and turned the limit off (twenty-first outside
+		// attack's re-attack); Inf is no limit either.
+		{"NaN key rate", nil, envOf("FILEFRAME_KEY_RATE", "NaN"), "--key-rate and --ip-rate must be positive numbers"},
+		{"NaN address rate", []string{"--ip-rate", "nan"}, nil, "--key-rate and --ip-rate must be positive numbers"},
+		{"infinite key rate", []string{"--key-rate", "+Inf"}, nil, "--key-rate and --ip-rate must be positive numbers"},
+		{"NaN request upload rate", nil, envOf("FILEFRAME_REQUEST_UPLOAD_RATE", "NaN"), "--request-upload-rate must be a positive number"},
+		{"infinite request upload rate", []string{"--request-upload-rate", "Inf"}, nil, "--request-upload-rate must be a positive number"},
 		{"zero burst", []string{"--ip-burst", "0"}, nil, "at least 1"},
 		{"empty data", []string{"--data", ""}, nil, "--data must not be empty"},
 		{"bad signup", []string{"--signup", "yes"}, nil, "--signup \"yes\": use open or closed"},
