@@ -74,13 +74,19 @@ func New(baseURL, key string, hc *http.Client) (*Client, error) {
 	own := *hc
 	own.CheckRedirect = func(r *http.Request, via []*http.Request) error {
 		if !sameOrigin(r.URL, u) {
-			return fmt.Errorf("the server redirected to %s, another origin than %s; the key is not sent there", r.URL.Redacted(), originOf(u))
+			return redirectError{fmt.Sprintf("the server redirected to %s, another origin than %s; the key is not sent there", r.URL.Redacted(), originOf(u))}
 		}
-		return fmt.Errorf("the server redirected %s to %s instead of answering; is %s the server's app origin?", via[len(via)-1].URL.Path, r.URL.Path, originOf(u))
+		return redirectError{fmt.Sprintf("the server redirected %s to %s instead of answering; is %s the server's app origin?", via[len(via)-1].URL.Path, r.URL.Path, originOf(u))}
 	}
 	own.Transport = capped{base: hc.Transport}
 	return &Client{base: u, key: key, http: &own, MaxRetries: 3, MaxWait: time.Minute, UserAgent: "fileframe-client", sleep: sleepCtx}, nil
 }
+
+// redirectError is a redirect the client refused: the server's answer,
+// not a fault of the connection, so it is not tried again.
+type redirectError struct{ msg string }
+
+func (e redirectError) Error() string { return e.msg }
 
 // sameOrigin reports whether a and b have the same scheme, host and port
 // (a default port written or not).
@@ -313,7 +319,7 @@ func (c *Client) send(ctx context.Context, req request) (*http.Response, error) 
 		c.authorize(hr)
 		resp, err := c.http.Do(hr)
 		if err != nil {
-			if ctx.Err() != nil || !req.retryConn || attempt >= c.MaxRetries {
+			if ctx.Err() != nil || !req.retryConn || attempt >= c.MaxRetries || errors.As(err, new(redirectError)) {
 				return nil, err
 			}
 			if err := c.sleep(ctx, backoff(attempt)); err != nil {

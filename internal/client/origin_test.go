@@ -123,7 +123,7 @@ func TestUploadInterruptedIsRetried(t *testing.T) {
 // within the origin is an error too, not another resource's answer read
 // as this call's (the router sends GET /api/files/. to the list of files).
 func TestNoRedirectIsFollowed(t *testing.T) {
-	var listed atomic.Int32
+	var listed, asked atomic.Int32
 	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/files" {
 			listed.Add(1)
@@ -131,6 +131,7 @@ func TestNoRedirectIsFollowed(t *testing.T) {
 			io.WriteString(w, `{"ok":true,"files":[],"nextCursor":null}`)
 			return
 		}
+		asked.Add(1)
 		http.Redirect(w, r, "/api/files", http.StatusTemporaryRedirect)
 	})
 	_, err := c.File(context.Background(), "f_AAAAAAAAAAAAAAAA")
@@ -139,5 +140,9 @@ func TestNoRedirectIsFollowed(t *testing.T) {
 	}
 	if n := listed.Load(); n != 0 {
 		t.Errorf("the redirect was followed %d times", n)
+	}
+	// The server's answer, not a fault of the connection: not retried.
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the call was sent %d times, want once", n)
 	}
 }
