@@ -211,6 +211,11 @@ func runRemoteUpload(ctx context.Context, c *CLI, flags *flag.FlagSet, args []st
 		bar.Finish()
 	}
 	if err != nil {
+		if errors.Is(err, client.ErrFileChanged) {
+			// Its state names a file that is no longer there to resume.
+			os.Remove(statePath)
+			return fmt.Errorf("%s: %w; upload a copy that does not change", rest[0], err)
+		}
 		var refused *client.Error
 		if kept && (!errors.As(err, &refused) || refused.Status == 408 || refused.Status == 429 || refused.Status >= 500) {
 			return fmt.Errorf("%w\nThe upload can resume: run the same command again", err)

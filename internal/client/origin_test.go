@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -144,5 +145,36 @@ func TestNoRedirectIsFollowed(t *testing.T) {
 	// The server's answer, not a fault of the connection: not retried.
 	if n := asked.Load(); n != 1 {
 		t.Errorf("the call was sent %d times, want once", n)
+	}
+}
+
+// TestUploadOfAFileThatShrank: a file that ends before its size (changed
+// while read, or a /sys file whose size says nothing of its content) fails
+// at once with ErrFileChanged, not as a cut connection tried again and
+// then "can resume" (re-attack of the twenty-first outside attack).
+func TestUploadOfAFileThatShrank(t *testing.T) {
+	var heads atomic.Int32
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Tus-Resumable", "1.0.0")
+		switch r.Method {
+		case http.MethodPost:
+			w.Header().Set("Location", "/uploads/tus/x")
+			w.WriteHeader(http.StatusCreated)
+		case http.MethodPatch:
+			io.Copy(io.Discard, r.Body)
+			w.WriteHeader(http.StatusConflict)
+		default: // HEAD: where a retry asks how far the server got
+			heads.Add(1)
+			w.Header().Set("Upload-Offset", "0")
+			w.Header().Set("Upload-Length", "4096")
+			w.WriteHeader(http.StatusOK)
+		}
+	})
+	_, err := c.Upload(context.Background(), Upload{Body: strings.NewReader("never=madvise [always]\n"), Size: 4096, Name: "enabled"})
+	if !errors.Is(err, ErrFileChanged) {
+		t.Errorf("an upload of 23 bytes said to be 4096: %v, want ErrFileChanged", err)
+	}
+	if n := heads.Load(); n != 0 {
+		t.Errorf("tried again %d times, want none", n)
 	}
 }

@@ -132,7 +132,7 @@ func (c *Client) Upload(ctx context.Context, u Upload) (Uploaded, error) {
 		// other refusal is final.
 		refused := errors.As(err, &e) && e.Status != http.StatusConflict && e.Code != "upload_interrupted" &&
 			e.Status != http.StatusServiceUnavailable
-		if ctx.Err() != nil || refused || attempt >= c.MaxRetries {
+		if ctx.Err() != nil || refused || attempt >= c.MaxRetries || errors.Is(err, ErrFileChanged) {
 			return Uploaded{}, err
 		}
 		// Cut off (or the offsets disagree): ask where the server is and
@@ -218,7 +218,7 @@ func finished(resp *http.Response) Uploaded {
 // tusPatch sends the file from offset to its end in one PATCH. sent counts
 // the bytes sent since resumedFrom (across PATCHes of one Upload call).
 func (c *Client) tusPatch(ctx context.Context, loc string, u Upload, offset, resumedFrom int64, sent *atomic.Int64) (Uploaded, error) {
-	body := &progressReader{r: io.NewSectionReader(u.Body, offset, u.Size-offset), n: offset, progress: func(n int64) {
+	body := &progressReader{r: &wholeReader{r: io.NewSectionReader(u.Body, offset, u.Size-offset), left: u.Size - offset, size: u.Size}, n: offset, progress: func(n int64) {
 		sent.Store(n - resumedFrom)
 		if u.Progress != nil {
 			u.Progress(n)
@@ -249,6 +249,27 @@ func (c *Client) tusPatch(ctx context.Context, loc string, u Upload, offset, res
 		return Uploaded{}, fmt.Errorf("upload: the server took every byte of %s but named no file", loc)
 	}
 	return f, nil
+}
+
+// ErrFileChanged is the error of an upload whose file ended before its
+// size: it changed while it was read (or it is a /sys file, whose size
+// says nothing of its content). Trying again cannot help.
+var ErrFileChanged = errors.New("the file changed while it was read")
+
+// wholeReader reads the left bytes of a file of size bytes, and fails
+// with ErrFileChanged where it ends before them.
+type wholeReader struct {
+	r          io.Reader
+	left, size int64
+}
+
+func (w *wholeReader) Read(b []byte) (int, error) {
+	n, err := w.r.Read(b)
+	w.left -= int64(n)
+	if err == io.EOF && w.left > 0 {
+		return n, fmt.Errorf("%w: it ended %d bytes before its size of %d", ErrFileChanged, w.left, w.size)
+	}
+	return n, err
 }
 
 // progressReader reports how far a reader got, counting from n.
