@@ -243,8 +243,11 @@ func applyEnv(fs *flag.FlagSet, vars map[string]string, env lookupEnv) error {
 			return
 		}
 		if err := f.Value.Set(v); err != nil {
-			kind, _ := flag.UnquoteUsage(f)
-			errs = append(errs, usagef("%s: invalid value %q: want a %s", name, v, kind))
+			want := "true or false" // UnquoteUsage names no kind for a bool
+			if kind, _ := flag.UnquoteUsage(f); kind != "" {
+				want = "a " + kind
+			}
+			errs = append(errs, usagef("%s: invalid value %q: want %s", name, v, want))
 		}
 	})
 	return errors.Join(errs...)

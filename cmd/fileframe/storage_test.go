@@ -94,7 +94,7 @@ func TestParseServeConfigBackendErrors(t *testing.T) {
 		{"default idle timeout without bucket", []string{"--s3-idle-timeout", "30s"}, nil, "--s3-idle-timeout is set but --s3-bucket"},
 		{"default idle timeout variable without bucket", nil, envOf("FILEFRAME_S3_IDLE_TIMEOUT", "30s"), "--s3-idle-timeout is set but --s3-bucket"},
 		{"redirect without S3", []string{"--download-redirect"}, nil, "--download-redirect (FILEFRAME_DOWNLOAD_REDIRECT) needs the files in S3"},
-		{"bad path style", nil, envOf("FILEFRAME_S3_PATH_STYLE", "maybe"), "FILEFRAME_S3_PATH_STYLE: invalid value"},
+		{"bad path style", nil, envOf("FILEFRAME_S3_PATH_STYLE", "maybe"), "FILEFRAME_S3_PATH_STYLE: invalid value \"maybe\": want true or false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
