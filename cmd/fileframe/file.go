@@ -202,6 +202,10 @@ func runFileDelete(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string)
 func openRegular(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
 	if err != nil {
+		// A socket cannot be opened at all ("no such device or address").
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			return nil, nil, fmt.Errorf("%s is not a regular file", path)
+		}
 		return nil, nil, fmt.Errorf("opening the file: %w", err)
 	}
 	fi, err := f.Stat()

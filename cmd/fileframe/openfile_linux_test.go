@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,8 +20,15 @@ func TestUploadRefusesWhatIsNotARegularFile(t *testing.T) {
 	}
 	env := []string{"FILEFRAME_URL=http://127.0.0.1:1", "FILEFRAME_KEY=ffk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "HOME=" + t.TempDir()}
 	data := t.TempDir()
+	sock := filepath.Join(t.TempDir(), "sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
 	for _, c := range []struct{ path, want string }{
 		{fifo, "is not a regular file"},
+		{sock, "is not a regular file"},
 		{"/proc/self/status", "says it is empty but is not"},
 		{t.TempDir(), "is not a regular file"},
 	} {
