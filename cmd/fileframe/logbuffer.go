@@ -79,10 +79,19 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	b.mu.Unlock()
-	if err := b.Flush(); err != nil {
-		return 0, err
-	}
+	b.flushMu.Lock()
+	defer b.flushMu.Unlock()
+	// Other writers that found the buffer full wait here too; the first
+	// writes it out and the others, finding room, only append: every write
+	// to w is of a full buffer, however many goroutines log at once.
 	b.mu.Lock()
+	if len(b.buf)+len(p) > logBufferMax && len(b.buf) > 0 {
+		b.mu.Unlock()
+		if err := b.flushLocked(); err != nil {
+			return 0, err
+		}
+		b.mu.Lock()
+	}
 	b.buf = append(b.buf, p...)
 	b.mu.Unlock()
 	return len(p), nil
@@ -92,6 +101,11 @@ func (b *logBuffer) Write(p []byte) (int, error) {
 func (b *logBuffer) Flush() error {
 	b.flushMu.Lock()
 	defer b.flushMu.Unlock()
+	return b.flushLocked()
+}
+
+// flushLocked is Flush with flushMu held.
+func (b *logBuffer) flushLocked() error {
 	b.mu.Lock()
 	out := b.buf
 	b.buf = b.spare[:0]
