@@ -58,6 +58,11 @@ func openOwned(ctx context.Context, fs *flag.FlagSet, args []string, data *stora
 	if len(rest) != 1 {
 		return ownedArg{}, usagef("want exactly one %s, got %d arguments", what, len(rest))
 	}
+	if what == "FILE_ID" {
+		if err := fileIDArg(what, rest[0]); err != nil {
+			return ownedArg{}, err
+		}
+	}
 	addr, err := parseEmail(*email)
 	if err != nil {
 		return ownedArg{}, err

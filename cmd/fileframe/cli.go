@@ -127,6 +127,18 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
+// fileIDArg refuses s, given as the argument called name (FILE_ID,
+// --file), unless it has the shape of a file ID: a usage error (exit 2)
+// before anything is asked of the store or the server. "." or ".." would
+// name another path once a router cleans it; any other shape names no
+// file.
+func fileIDArg(name, s string) error {
+	if !fileframe.LooksLikeFileID(s) {
+		return usagef("%s %q is not a file ID: f_ and letters and digits, as `fileframe file list` and `fileframe remote files` show them", name, s)
+	}
+	return nil
+}
+
 // command is one subcommand: its name as typed and its function.
 type command struct {
 	name string

@@ -256,6 +256,18 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"serve ops on the app's address", []string{"serve", "--addr", "127.0.0.1:8090", "--ops-addr", "127.0.0.1:8090"}, "--ops-addr 127.0.0.1:8090 is the address of an origin"},
 		{"serve same origin", []string{"serve", "--base-url", "http://a.example", "--content-origin", "http://a.example"}, "same origin"},
 		{"extra argument", []string{"migrate", "now"}, `unexpected argument "now"`},
+		// An ID of another shape is the command line's mistake, refused
+		// before the store is opened, as remote's commands refuse it.
+		{"file set dot", []string{"file", "set", "--email", "a@example.com", ".", "--one-time"}, `FILE_ID "." is not a file ID`},
+		{"file set path", []string{"file", "set", "--email", "a@example.com", "f_A/../f_B", "--one-time"}, `FILE_ID "f_A/../f_B" is not a file ID`},
+		{"file delete encoded slash", []string{"file", "delete", "--email", "a@example.com", "f_A%2Ff_B"}, `FILE_ID "f_A%2Ff_B" is not a file ID`},
+		{"file delete upper case", []string{"file", "delete", "--email", "a@example.com", "F_A"}, `FILE_ID "F_A" is not a file ID`},
+		{"file delete fullwidth", []string{"file", "delete", "--email", "a@example.com", "ｆ_A"}, `is not a file ID`},
+		{"key create file", []string{"key", "create", "--email", "a@example.com", "--file", "../f_A"}, `--file "../f_A" is not a file ID`},
+		{"key create file space", []string{"key", "create", "--email", "a@example.com", "--file", "f_A "}, `--file "f_A " is not a file ID`},
+		{"collection create", []string{"collection", "create", "--email", "a@example.com", "f_A", ".."}, `FILE_ID ".." is not a file ID`},
+		{"collection add", []string{"collection", "add", "--email", "a@example.com", "f_", "f_A"}, `FILE_ID "f_" is not a file ID`},
+		{"collection show", []string{"collection", "show", "--email", "a@example.com", "f_" + strings.Repeat("A", 65)}, `is not a file ID`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

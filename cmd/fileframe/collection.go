@@ -62,6 +62,12 @@ func (cc *collectionCmd) run(ctx context.Context, fs *flag.FlagSet, args []strin
 	if len(rest) < min {
 		return usagef("want %s, got %d arguments", what, len(rest))
 	}
+	// A collection is a file: every argument is a file's ID.
+	for _, id := range rest {
+		if err := fileIDArg("FILE_ID", id); err != nil {
+			return err
+		}
+	}
 	cc.rest = rest
 	email, err := parseEmail(*cc.email)
 	if err != nil {

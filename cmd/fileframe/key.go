@@ -39,6 +39,11 @@ func runKeyCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) 
 	if err != nil {
 		return err
 	}
+	if *fileFlag != "" {
+		if err := fileIDArg("--file", *fileFlag); err != nil {
+			return err
+		}
+	}
 	var lifetime time.Duration
 	if *expiresFlag != "" {
 		if lifetime, err = parseLifetime(*expiresFlag); err != nil {

@@ -84,8 +84,10 @@ func remoteArgs(fs *flag.FlagSet, args []string, names ...string) ([]string, err
 		}
 		// An ID of another shape is refused here, not sent: "." or ".."
 		// would name another path once the server's router cleans it.
-		if names[i] == "FILE_ID" && !fileframe.LooksLikeFileID(a) {
-			return nil, usagef("FILE_ID %q is not a file ID: f_ and letters and digits, as `fileframe remote files` lists them", a)
+		if names[i] == "FILE_ID" {
+			if err := fileIDArg(names[i], a); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return rest, nil
