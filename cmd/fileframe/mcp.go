@@ -120,8 +120,13 @@ func forward(remote *mcp.ClientSession, name string) mcp.ToolHandler {
 }
 
 // mcpHTTPClient is the HTTP client of `fileframe mcp`: the key goes to the
-// server's origin only (a redirect elsewhere is an error), and an answer
-// larger than client.MaxAnswer is an error, not memory spent on it.
+// server's origin only, no redirect is followed, and an answer larger
+// than client.MaxAnswer is an error, not memory spent on it.
+//
+// /mcp answers where it is; a redirect means the URL is not the server's
+// app origin (a proxy's sign-in page, another path), and following one,
+// even on the same origin, would send a call's POST on as a GET without
+// its body, as the remote commands' client refuses to (internal/client).
 func mcpHTTPClient(endpoint, key string) *http.Client {
 	own, _ := url.Parse(endpoint)
 	return &http.Client{
@@ -130,7 +135,7 @@ func mcpHTTPClient(endpoint, key string) *http.Client {
 			if !fileclient.SameOrigin(r.URL, own) {
 				return fmt.Errorf("the server redirected to %s, another origin; the key is not sent there", r.URL.Redacted())
 			}
-			return nil
+			return fmt.Errorf("the server redirected %s to %s instead of answering; is --url the server's app origin?", via[len(via)-1].URL.Path, r.URL.Path)
 		},
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,6 +175,17 @@ func TestMCPStdioRefusals(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	p := startServe(t, dir)
+	// A server whose /mcp sends elsewhere on its own origin: not followed.
+	var followed atomic.Bool
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/mcp" {
+			http.Redirect(w, r, "/login", http.StatusTemporaryRedirect)
+			return
+		}
+		followed.Store(true)
+		http.Error(w, "not here", http.StatusNotFound)
+	}))
+	t.Cleanup(redirecting.Close)
 	tests := []struct {
 		name string
 		env  []string
@@ -185,6 +198,7 @@ func TestMCPStdioRefusals(t *testing.T) {
 		{"bad url", nil, []string{"--url", "files.example.com", "--key", "ffk_x"}, exitUsage, "want the server's base URL"},
 		{"unknown key", nil, []string{"--url", p.app, "--key", "ffk_" + strings.Repeat("a", 40)}, exitError, "(unauthorized): This API key is not known"},
 		{"not an api key", []string{"FILEFRAME_URL=" + p.app, "FILEFRAME_KEY=secret"}, nil, exitError, "is not a Fileframe API key"},
+		{"redirect", nil, []string{"--url", redirecting.URL, "--key", "ffk_" + strings.Repeat("a", 40)}, exitError, "the server redirected /mcp to /login instead of answering"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,6 +217,9 @@ func TestMCPStdioRefusals(t *testing.T) {
 				t.Errorf("stdout %q, want nothing", stdout.String())
 			}
 		})
+	}
+	if followed.Load() {
+		t.Error("fileframe mcp followed /mcp's redirect on the same origin")
 	}
 	if r := runCLI(t, "help"); !slices.ContainsFunc(strings.Split(r.stdout, "\n"), func(l string) bool {
 		return strings.HasPrefix(strings.TrimSpace(l), "fileframe mcp ")
