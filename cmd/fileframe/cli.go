@@ -134,7 +134,7 @@ func usagef(format string, args ...any) error {
 // file.
 func fileIDArg(name, s string) error {
 	if !fileframe.LooksLikeFileID(s) {
-		return usagef("%s %q is not a file ID: f_ and letters and digits, as `fileframe file list` and `fileframe remote files` show them", name, s)
+		return usagef("%s %q is not a file ID: f_ and letters and digits, as `fileframe file add` prints them and `fileframe remote files` lists them", name, s)
 	}
 	return nil
 }

@@ -265,6 +265,10 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"file delete fullwidth", []string{"file", "delete", "--email", "a@example.com", "ｆ_A"}, `is not a file ID`},
 		{"key create file", []string{"key", "create", "--email", "a@example.com", "--file", "../f_A"}, `--file "../f_A" is not a file ID`},
 		{"key create file space", []string{"key", "create", "--email", "a@example.com", "--file", "f_A "}, `--file "f_A " is not a file ID`},
+		// An empty --file (an unset variable) is not a general key's request.
+		{"key create file empty", []string{"key", "create", "--email", "a@example.com", "--file", ""}, `--file "" is not a file ID`},
+		{"key create file= empty", []string{"key", "create", "--email", "a@example.com", "--file="}, `--file "" is not a file ID`},
+		{"key create file then empty", []string{"key", "create", "--email", "a@example.com", "--file", "f_A", "--file", ""}, `--file "" is not a file ID`},
 		{"collection create", []string{"collection", "create", "--email", "a@example.com", "f_A", ".."}, `FILE_ID ".." is not a file ID`},
 		{"collection add", []string{"collection", "add", "--email", "a@example.com", "f_", "f_A"}, `FILE_ID "f_" is not a file ID`},
 		{"collection show", []string{"collection", "show", "--email", "a@example.com", "f_" + strings.Repeat("A", 65)}, `is not a file ID`},

@@ -39,7 +39,11 @@ func runKeyCreate(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) 
 	if err != nil {
 		return err
 	}
-	if *fileFlag != "" {
+	// --file given empty (an unset variable, --file=) is a mistake, not a
+	// request for a general key, which works on every file.
+	fileGiven := false
+	fs.Visit(func(f *flag.Flag) { fileGiven = fileGiven || f.Name == "file" })
+	if fileGiven {
 		if err := fileIDArg("--file", *fileFlag); err != nil {
 			return err
 		}

@@ -72,7 +72,11 @@ func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error 
 		server.AddTool(tool, forward(remote, tool.Name))
 		n++
 	}
-	fmt.Fprintf(c.Stderr, "fileframe mcp: serving %d tools of %s on stdin and stdout\n", n, endpoint)
+	shown := endpoint
+	if u, err := url.Parse(endpoint); err == nil {
+		shown = u.Redacted() // a password in --url is not printed
+	}
+	fmt.Fprintf(c.Stderr, "fileframe mcp: serving %d tools of %s on stdin and stdout\n", n, shown)
 
 	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(c.stdin()), Writer: nopWriteCloser{c.Stdout}})
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
@@ -191,6 +195,12 @@ func (k keyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") == "" {
+		// A redirect to nowhere, which http.Client hands back as an
+		// answer rather than to CheckRedirect: refused as any redirect.
+		resp.Body.Close()
+		return nil, fmt.Errorf("the server answered %s to %s, a redirect without a Location, instead of answering; is --url the server's app origin?", resp.Status, r.URL.Path)
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode < 400 || mt != "application/problem+json" {
 		return resp, nil

@@ -182,6 +182,10 @@ func TestMCPStdioRefusals(t *testing.T) {
 			http.Redirect(w, r, "/login", http.StatusTemporaryRedirect)
 			return
 		}
+		if r.URL.Path == "/nowhere/mcp" {
+			w.WriteHeader(http.StatusFound) // a redirect without a Location
+			return
+		}
 		followed.Store(true)
 		http.Error(w, "not here", http.StatusNotFound)
 	}))
@@ -199,6 +203,7 @@ func TestMCPStdioRefusals(t *testing.T) {
 		{"unknown key", nil, []string{"--url", p.app, "--key", "ffk_" + strings.Repeat("a", 40)}, exitError, "(unauthorized): This API key is not known"},
 		{"not an api key", []string{"FILEFRAME_URL=" + p.app, "FILEFRAME_KEY=secret"}, nil, exitError, "is not a Fileframe API key"},
 		{"redirect", nil, []string{"--url", redirecting.URL, "--key", "ffk_" + strings.Repeat("a", 40)}, exitError, "the server redirected /mcp to /login instead of answering"},
+		{"redirect without a location", nil, []string{"--url", redirecting.URL + "/nowhere", "--key", "ffk_" + strings.Repeat("a", 40)}, exitError, "302 Found to /nowhere/mcp, a redirect without a Location"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,6 +225,20 @@ func TestMCPStdioRefusals(t *testing.T) {
 	}
 	if followed.Load() {
 		t.Error("fileframe mcp followed /mcp's redirect on the same origin")
+	}
+
+	// A password in --url is not printed in the line that names the server.
+	key := agencyKey(t, dir)
+	withUser := strings.Replace(p.app, "http://", "http://ops:hunter2@", 1)
+	cmd := exec.Command(binPath, "mcp", "--url", withUser, "--key", key)
+	cmd.Env = cleanEnv()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr // stdin is empty: it serves, reads EOF and stops
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("fileframe mcp with a user in --url: %v; stderr %q", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "serving") || strings.Contains(stderr.String(), "hunter2") {
+		t.Errorf("stderr %q: want the serving line, without the password", stderr.String())
 	}
 	if r := runCLI(t, "help"); !slices.ContainsFunc(strings.Split(r.stdout, "\n"), func(l string) bool {
 		return strings.HasPrefix(strings.TrimSpace(l), "fileframe mcp ")
