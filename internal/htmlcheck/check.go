@@ -1203,6 +1203,11 @@ const maxLabels = 1024
 // a call to download: pages repeat their labels ("Details" on every card),
 // and reading a label that is not ASCII takes a microsecond or two.
 func (c *checker) downloadReading(label []byte, o labelOpts) (string, bool) {
+	// Most labels are ruled out here, before they are copied into a
+	// string.
+	if !o.reversed && !bytes.Contains(label, rightToLeftOverrideBytes) && !mayReadAsDownload(label, c.readCache(label)) {
+		return "", false
+	}
 	if o.truncated || o.reversed || len(label) > 64 {
 		return downloadReading(string(label), o, c.readCache(label))
 	}

@@ -2,8 +2,10 @@ package htmlcheck
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // mayMatch never rules out a label that matches: every word, phrase and
@@ -110,5 +112,111 @@ func FuzzMayMatch(f *testing.F) {
 				}
 			}
 		}
+		if readsAsDownload(label) && !mayReadAsDownload([]byte(label), readCache{}) {
+			t.Fatalf("%q reads as a call to download, but mayReadAsDownload rules it out", label)
+		}
 	})
+}
+
+// readsAsDownload is downloadReading without mayReadAsDownload first, not
+// reversed, in any of the ways a label is shown.
+func readsAsDownload(label string) bool {
+	for _, fm := range readings(nil, label, false, readCache{}) {
+		for _, o := range []labelOpts{{}, {anywhere: true}, {truncated: true}} {
+			if fm.lex.matches(fm.text, o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayReadAsDownload never rules out a label that reads as a call to
+// download: every entry of both lexicons as it is, in capitals, spaced
+// out, split, among filler, with look-alike letters, marks, invisible
+// characters and invalid bytes put in, and random mixes of them.
+func TestMayReadAsDownloadRulesOutNoMatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var entries, fillers []string
+	for _, lex := range []*lexicon{plainLexicon, skeletonLexicon} {
+		for w := range lex.words {
+			entries = append(entries, w)
+		}
+		for _, p := range lex.phrases {
+			entries = append(entries, strings.Join(p, " "))
+		}
+		entries = append(entries, lex.spaceless...)
+		for w := range lex.lead {
+			fillers = append(fillers, w)
+		}
+	}
+	slices.Sort(entries) // the maps' order would make the test's labels differ per run
+	slices.Sort(fillers)
+	pick := func(s []string) string { return s[rng.IntN(len(s))] }
+	alike := map[rune][]string{
+		'a': {"а", "ɑ", "ａ", "A"}, 'o': {"о", "ο", "0", "ｏ", "O"}, 'e': {"е", "ε", "E"}, 'd': {"ԁ", "ⅾ", "D"},
+		'l': {"I", "1", "ӏ", "ⅼ"}, 'n': {"ո", "N"}, 'w': {"ѡ", "W", "ｗ"}, 'p': {"р", "P"}, 'c': {"с", "C"},
+	}
+	inserts := []string{"\u200b", "\u00ad", "\u0332", "\u0301", "\ufe0f", "\xff", " ", "-", "."}
+	disguise := func(w string) string {
+		var b strings.Builder
+		for _, r := range w {
+			if subs, ok := alike[r]; ok && rng.IntN(3) == 0 {
+				b.WriteString(pick(subs))
+			} else {
+				b.WriteRune(r)
+			}
+			if rng.IntN(6) == 0 {
+				b.WriteString(pick(inserts))
+			}
+		}
+		return b.String()
+	}
+	matched, labels := 0, 0
+	check := func(label string) {
+		t.Helper()
+		labels++
+		if readsAsDownload(label) {
+			matched++
+			if !mayReadAsDownload([]byte(label), readCache{}) {
+				t.Fatalf("%q reads as a call to download, but mayReadAsDownload rules it out", label)
+			}
+		}
+	}
+	for _, w := range entries {
+		letters := strings.Split(w, "")
+		check(w)
+		check(strings.ToUpper(w))
+		check(strings.Join(letters, " "))
+		check(pick(fillers) + " " + w)
+		// Between the first two characters, where mayMatch looks.
+		if r, n := utf8.DecodeRuneInString(w); r != utf8.RuneError {
+			for _, in := range inserts {
+				check(w[:n] + in + w[n:])
+			}
+		}
+		for range 5 {
+			check(disguise(w))
+			check(pick(fillers) + " " + disguise(w) + " " + pick(fillers))
+		}
+	}
+	for range 50_000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(4) {
+			switch rng.IntN(3) {
+			case 0:
+				b.WriteString(disguise(pick(entries)))
+			case 1:
+				b.WriteString(pick(fillers))
+			default:
+				b.WriteString(pick(inserts))
+			}
+			b.WriteString(" ")
+		}
+		check(b.String())
+	}
+	t.Logf("%d labels, %d read as a call to download", labels, matched)
+	if matched < labels/10 {
+		t.Fatalf("only %d of %d labels matched: the test proves little", matched, labels)
+	}
 }

@@ -240,3 +240,5 @@ func reverseRunes(s string) string {
 
 // rightToLeftOverride is U+202E, which draws the text after it in reverse.
 const rightToLeftOverride = "\u202e"
+
+var rightToLeftOverrideBytes = []byte(rightToLeftOverride)

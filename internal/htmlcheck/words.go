@@ -295,19 +295,80 @@ func isWordRune(r rune) bool {
 // form's compact letters. So the first two of its characters are next to
 // each other there.
 func (l *lexicon) mayMatch(form string) bool {
-	prev := rune(-1)
-	for _, r := range form {
+	s := pairScan{lex: l, prev: -1}
+	return s.feed(form)
+}
+
+// pairScan is mayMatch fed a reading in pieces: the pieces' characters
+// taken together are scanned as mayMatch scans form.
+type pairScan struct {
+	lex  *lexicon
+	prev rune // the last word character fed, or -1
+}
+
+// feed scans s after what was fed before and reports whether two
+// characters next to each other, so far, start an entry of the lexicon.
+func (p *pairScan) feed(s string) bool {
+	for _, r := range s {
 		if !isWordRune(r) {
 			continue
 		}
-		if prev >= 0 {
-			if bit := startBit(prev, r); l.startBits[bit/64]&(1<<(bit%64)) != 0 && l.starts[[2]rune{prev, r}] {
+		if p.prev >= 0 {
+			if bit := startBit(p.prev, r); p.lex.startBits[bit/64]&(1<<(bit%64)) != 0 && p.lex.starts[[2]rune{p.prev, r}] {
 				return true
 			}
 		}
-		prev = r
+		p.prev = r
 	}
 	return false
+}
+
+// mayReadAsDownload reports whether any reading of label that readings
+// makes (not reversed) can be a call to download: false when mayMatch
+// would rule out every one. It reads each character once and builds no
+// string, where readings builds the three readings of a label that is
+// not ASCII before mayMatch rules them out; a page of thousands of
+// distinct labels spent most of its check there ("distinct links side
+// by side" in hostile_test.go). The skeleton before lower-casing is
+// scanned even where readings leaves it out, which only makes the answer
+// true more often. The checker asks it first (checker.downloadReading),
+// before it copies the label into a string.
+func mayReadAsDownload(label []byte, cache readCache) bool {
+	d := newDownloadScan(cache)
+	for i := 0; i < len(label); {
+		r, n := utf8.DecodeRune(label[i:])
+		i += n
+		if d.next(r, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// downloadScan is mayReadAsDownload's state: one pairScan for each
+// reading that readings makes.
+type downloadScan struct {
+	plain, skelPlain, skelUnfolded pairScan
+	cache                          readCache
+}
+
+func newDownloadScan(cache readCache) downloadScan {
+	return downloadScan{
+		plain:        pairScan{lex: plainLexicon, prev: -1},
+		skelPlain:    pairScan{lex: skeletonLexicon, prev: -1},
+		skelUnfolded: pairScan{lex: skeletonLexicon, prev: -1},
+		cache:        cache,
+	}
+}
+
+// next feeds the label's next character, r, n bytes long, and reports
+// whether a reading may be a call to download so far.
+func (d *downloadScan) next(r rune, n int) bool {
+	if r == utf8.RuneError && n == 1 {
+		r = ' ' // as spell reads invalid UTF-8
+	}
+	rr := d.cache.get(r)
+	return d.plain.feed(rr.plain) || d.skelPlain.feed(rr.skelPlain) || d.skelUnfolded.feed(rr.skelUnfolded)
 }
 
 // matches reports whether form, a reading of a label, is a call to
