@@ -210,3 +210,42 @@ var fourthRoundEvasions = []evasion{
 }
 
 func TestDownloadEvasionsFourthRound(t *testing.T) { wantDownloadButton(t, fourthRoundEvasions) }
+
+// twentySecondAttackEvasions are fake download buttons from the
+// twenty-second outside attack that the checker before it accepted (each
+// row was checked to pass that checker, 42099df).
+var twentySecondAttackEvasions = []evasion{
+	// The tatweel lengthens a stroke and draws no letter (row 838).
+	{"tatweel in arabic", `<a href="#">تحـميل</a>`},
+	{"tatweels in arabic", `<a href="#">تـحـمـيـل</a>`},
+	{"tatweel in an aria-label", `<a href="#" aria-label="تحـميل">→</a>`},
+	{"tatweel in css content", `<style>.b::after{content:"\62A\62D\640\645\64A\644"}</style><a class="b" href="#"></a>`},
+	{"tatweel in latin", `<a href="#">Dow&#x0640;nload</a>`},
+	// Latin letters standing for Cyrillic ones whose capitals they look
+	// like (row 839).
+	{"latin capitals among cyrillic", `<a href="#">CKAЧATЬ</a>`},
+	{"latin letters among cyrillic", `<a href="#">Ckачать</a>`},
+	// Katakana's long vowel mark drawn as a dash (row 840).
+	{"hyphen for the long vowel mark", `<a href="#">ダウンロ-ド</a>`},
+	{"fullwidth hyphen for the long vowel mark", `<a href="#">ダウンロ－ド</a>`},
+	{"wave dash for the long vowel mark", `<a href="#">ダウンロ〜ド</a>`},
+	// Two runs drawn in reverse side by side (row 841).
+	{"two reversed halves", "<a href=\"#\">\u202enwoD\u202c\u202edaol\u202c</a>"},
+	{"two reversed halves, the last not closed", "<button>\u202enwoD\u202c\u202edaol</button>"},
+}
+
+func TestDownloadEvasionsTwentySecondAttack(t *testing.T) {
+	wantDownloadButton(t, twentySecondAttackEvasions)
+}
+
+// The readings added for twentySecondAttackEvasions keep ordinary labels
+// in Russian, Japanese and Arabic, and words with a tatweel, allowed.
+func TestTwentySecondAttackKeepsLabelsAllowed(t *testing.T) {
+	for _, label := range []string{"Далее", "Подробнее", "Скачанные файлы: помощь", "Сканировать", "CKAHEP", "Каталог",
+		"ログイン", "データ", "سـلام", "مـرحـبـا", "Downtown", "2M downloads"} {
+		body := page(`<a href="#x">` + label + `</a>`)
+		if r := Check([]byte(body), testOptions); slices.Contains(ruleNames(r.Errors), RuleDownloadButton) {
+			t.Errorf("%q is read as a download button", label)
+		}
+	}
+}

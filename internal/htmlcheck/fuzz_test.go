@@ -134,7 +134,7 @@ func FuzzDownloadReading(f *testing.F) {
 		if !isASCII(label) || needsSkeleton(strings.ToLower(label)) || needsSkeleton(label) {
 			return
 		}
-		_, skelPlain, skelUnfolded, _ := spell(label, nil)
+		_, skelPlain, skelUnfolded, _, _ := spell(label, nil)
 		for _, form := range []string{skelPlain, skelUnfolded} {
 			if skeletonLexicon.matches(form, labelOpts{}) && !got {
 				t.Fatalf("%q: the skeleton reading %q matches, but needsSkeleton skipped it", label, form)

@@ -42,8 +42,13 @@ import (
 // Other_Default_Ignorable_Code_Point, less a few that do not matter here)
 // or a combining mark.
 func invisible(r rune) bool {
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+	return r == tatweel || unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
 }
+
+// tatweel (U+0640, a letter of Unicode's Lm) lengthens the joining stroke
+// between two Arabic letters: "تحـميل" reads as "تحميل", and
+// "Dow\u0640nload" as "Download" with a longer baseline.
+const tatweel = '\u0640'
 
 // unfoldedReading returns the plain reading of s before lower-casing:
 // NFKD without invisible characters. Invalid UTF-8 reads as spaces.
@@ -135,12 +140,17 @@ type form struct {
 
 // runeReadings are the readings of one character: plain before and after
 // lower-casing, and the skeletons of both.
-type runeReadings struct{ unfolded, plain, skelPlain, skelUnfolded string }
+// skelUpper is the skeleton of the character in capitals (lower-cased,
+// as every skeleton here), which reads letters of two scripts alike where
+// only their capitals are look-alikes: the Cyrillic "к" and "т" have no
+// Latin look-alike, their capitals "К" and "Т" do, so "Ckачать" and
+// "CKAЧATЬ", in Latin and Cyrillic letters, read as "Скачать".
+type runeReadings struct{ unfolded, plain, skelPlain, skelUnfolded, skelUpper string }
 
 func readRune(r rune) runeReadings {
 	u := unfoldedReading(string(r))
 	p := strings.ToLower(u)
-	return runeReadings{u, p, skeleton(p), skeleton(u)}
+	return runeReadings{u, p, skeleton(p), skeleton(u), skeleton(strings.ToUpper(u))}
 }
 
 // asciiReadings are the readings of the ASCII characters.
@@ -174,18 +184,18 @@ func (c readCache) get(r rune) runeReadings {
 }
 
 // spell returns the readings of s, character by character: plain, the
-// skeleton of plain, the skeleton before lower-casing, and whether that
-// one can differ from the second (s has upper-case letters). Invalid
-// UTF-8 reads as spaces.
+// skeleton of plain, the skeleton before lower-casing, the skeleton in
+// capitals, and whether the third can differ from the second (s has
+// upper-case letters). Invalid UTF-8 reads as spaces.
 //
 // Reading character by character is reading the whole string, less the
 // canonical reordering of combining marks, which are dropped. Labels and
 // word lists are both spelt this way.
-func spell(s string, cache readCache) (plain, skelPlain, skelUnfolded string, cased bool) {
-	// One pass, one lookup of each character's readings; the three
+func spell(s string, cache readCache) (plain, skelPlain, skelUnfolded, skelUpper string, cased bool) {
+	// One pass, one lookup of each character's readings; the four
 	// readings are built side by side and joined in one allocation.
-	var bufs [3][128]byte // most labels: one allocation, for the result
-	p, sp, su := bufs[0][:0], bufs[1][:0], bufs[2][:0]
+	var bufs [4][128]byte // most labels: one allocation, for the result
+	p, sp, su, sc := bufs[0][:0], bufs[1][:0], bufs[2][:0], bufs[3][:0]
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
@@ -196,15 +206,17 @@ func spell(s string, cache readCache) (plain, skelPlain, skelUnfolded string, ca
 		p = append(p, rr.plain...)
 		sp = append(sp, rr.skelPlain...)
 		su = append(su, rr.skelUnfolded...)
+		sc = append(sc, rr.skelUpper...)
 		cased = cased || rr.unfolded != rr.plain
 	}
-	var joined [3 * 128]byte
-	all := string(append(append(append(joined[:0], p...), sp...), su...))
-	return all[:len(p)], all[len(p) : len(p)+len(sp)], all[len(p)+len(sp):], cased
+	var joined [4 * 128]byte
+	all := string(append(append(append(append(joined[:0], p...), sp...), su...), sc...))
+	a, b, c := len(p), len(p)+len(sp), len(p)+len(sp)+len(su)
+	return all[:a], all[a:b], all[b:c], all[c:], cased
 }
 
 // readings appends to forms the readings of label that are matched: the plain
-// one, then, where they can differ from it, the two skeletons; and when
+// one, then, where they can differ from it, the three skeletons; and when
 // reversed (the label may be drawn right to left), each of them with its
 // characters in reverse order too.
 func readings(forms []form, label string, reversed bool, cache readCache) []form {
@@ -216,10 +228,15 @@ func readings(forms []form, label string, reversed bool, cache readCache) []form
 	if ascii && !needsSkeleton(plain) && !needsSkeleton(label) {
 		forms = append(forms, form{plain, plainLexicon})
 	} else {
-		plain, skelPlain, skelUnfolded, cased := spell(label, cache)
+		plain, skelPlain, skelUnfolded, skelUpper, cased := spell(label, cache)
 		forms = append(forms, form{plain, plainLexicon}, form{skelPlain, skeletonLexicon})
 		if cased && skelUnfolded != skelPlain {
 			forms = append(forms, form{skelUnfolded, skeletonLexicon})
+		}
+		if !ascii {
+			// An ASCII letter's capital is a look-alike of no other
+			// ASCII letter than itself: nothing to read again.
+			forms = append(forms, form{skelUpper, upperLexicon})
 		}
 	}
 	if reversed {
@@ -238,7 +255,29 @@ func reverseRunes(s string) string {
 	return string(r)
 }
 
-// rightToLeftOverride is U+202E, which draws the text after it in reverse.
-const rightToLeftOverride = "\u202e"
+// rightToLeftOverride is U+202E, which draws the text after it in reverse
+// up to the next popDirectionalFormatting (U+202C).
+const (
+	rightToLeftOverride      = "\u202e"
+	popDirectionalFormatting = "\u202c"
+)
+
+// overridesReversed returns label with the characters of each run that a
+// right-to-left override draws in reverse (from U+202E to the next U+202C,
+// or the end) in reverse order, in its place: how a browser draws several
+// such runs side by side ("\u202enwoD\u202c\u202edaol\u202c" as
+// "Download"), where reversing the whole label reads "loadDown".
+func overridesReversed(label string) string {
+	var b strings.Builder
+	for rest := label; ; {
+		before, run, found := strings.Cut(rest, rightToLeftOverride)
+		b.WriteString(before)
+		if !found {
+			return b.String()
+		}
+		run, rest, _ = strings.Cut(run, popDirectionalFormatting)
+		b.WriteString(reverseRunes(run))
+	}
+}
 
 var rightToLeftOverrideBytes = []byte(rightToLeftOverride)

@@ -2,6 +2,7 @@ package htmlcheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -161,10 +162,18 @@ func newLexicon(read func(string) string) *lexicon {
 		l.phrases = append(l.phrases, rp)
 	}
 	for _, w := range spacelessDownloadWords {
-		w = read(w)
-		l.spaceless = append(l.spaceless, w)
-		r, _ := utf8.DecodeRuneInString(w)
-		l.spacelessFirst[r] = true
+		// Katakana's long vowel mark (ー) drawn as a dash ("ダウンロ-ド",
+		// "ダウンロ－ド"), which is no letter, leaves the word without
+		// it in the label's compact letters.
+		for _, v := range []string{w, strings.ReplaceAll(w, "ー", "")} {
+			v = read(v)
+			if slices.Contains(l.spaceless, v) {
+				continue
+			}
+			l.spaceless = append(l.spaceless, v)
+			r, _ := utf8.DecodeRuneInString(v)
+			l.spacelessFirst[r] = true
+		}
 	}
 	l.inRun = append(l.inRun, l.spaceless...)
 	l.starts = map[[2]rune]bool{}
@@ -209,8 +218,9 @@ func newLexicon(read func(string) string) *lexicon {
 // plainLexicon and skeletonLexicon are the word lists in the plain and the
 // skeleton readings.
 var (
-	plainLexicon    = newLexicon(func(s string) string { p, _, _, _ := spell(s, nil); return p })
-	skeletonLexicon = newLexicon(func(s string) string { _, sp, _, _ := spell(s, nil); return sp })
+	plainLexicon    = newLexicon(func(s string) string { p, _, _, _, _ := spell(s, nil); return p })
+	skeletonLexicon = newLexicon(func(s string) string { _, sp, _, _, _ := spell(s, nil); return sp })
+	upperLexicon    = newLexicon(func(s string) string { _, _, _, sc, _ := spell(s, nil); return sc })
 )
 
 // maxLabelWords is the longest label checked for its last word too.
@@ -245,9 +255,13 @@ const maxLabelWords = 12
 // Labels longer than 12 words (a whole card that is a link) and questions
 // ("How do I download it?") are checked for their first word only.
 func downloadReading(label string, o labelOpts, cache readCache) (string, bool) {
-	o.reversed = o.reversed || strings.Contains(label, rightToLeftOverride)
-	var buf [6]form
-	for _, f := range readings(buf[:0], label, o.reversed, cache) {
+	var buf [12]form // most labels: no allocation
+	forms := buf[:0]
+	if strings.Contains(label, rightToLeftOverride) {
+		o.reversed = true
+		forms = readings(forms, overridesReversed(label), false, cache)
+	}
+	for _, f := range readings(forms, label, o.reversed, cache) {
 		if f.lex.matches(f.text, o) {
 			return f.text, true
 		}
@@ -348,8 +362,8 @@ func mayReadAsDownload(label []byte, cache readCache) bool {
 // downloadScan is mayReadAsDownload's state: one pairScan for each
 // reading that readings makes.
 type downloadScan struct {
-	plain, skelPlain, skelUnfolded pairScan
-	cache                          readCache
+	plain, skelPlain, skelUnfolded, skelUpper pairScan
+	cache                                     readCache
 }
 
 func newDownloadScan(cache readCache) downloadScan {
@@ -357,6 +371,7 @@ func newDownloadScan(cache readCache) downloadScan {
 		plain:        pairScan{lex: plainLexicon, prev: -1},
 		skelPlain:    pairScan{lex: skeletonLexicon, prev: -1},
 		skelUnfolded: pairScan{lex: skeletonLexicon, prev: -1},
+		skelUpper:    pairScan{lex: upperLexicon, prev: -1},
 		cache:        cache,
 	}
 }
@@ -368,7 +383,7 @@ func (d *downloadScan) next(r rune, n int) bool {
 		r = ' ' // as spell reads invalid UTF-8
 	}
 	rr := d.cache.get(r)
-	return d.plain.feed(rr.plain) || d.skelPlain.feed(rr.skelPlain) || d.skelUnfolded.feed(rr.skelUnfolded)
+	return d.plain.feed(rr.plain) || d.skelPlain.feed(rr.skelPlain) || d.skelUnfolded.feed(rr.skelUnfolded) || d.skelUpper.feed(rr.skelUpper)
 }
 
 // matches reports whether form, a reading of a label, is a call to
