@@ -41,6 +41,7 @@ func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
+	shown := redactedURL(endpoint) // what messages name: no password of --url
 
 	version := "(devel)"
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
@@ -57,7 +58,7 @@ func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error 
 		DisableStandaloneSSE: true,
 	}, nil)
 	if err != nil {
-		return fmt.Errorf("connecting to %s: %s", endpoint, refusal(err))
+		return fmt.Errorf("connecting to %s: %s", shown, refusal(err))
 	}
 	defer remote.Close()
 
@@ -67,14 +68,10 @@ func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error 
 	n := 0
 	for tool, err := range remote.Tools(ctx, nil) {
 		if err != nil {
-			return fmt.Errorf("listing the tools of %s: %s", endpoint, refusal(err))
+			return fmt.Errorf("listing the tools of %s: %s", shown, refusal(err))
 		}
 		server.AddTool(tool, forward(remote, tool.Name))
 		n++
-	}
-	shown := endpoint
-	if u, err := url.Parse(endpoint); err == nil {
-		shown = u.Redacted() // a password in --url is not printed
 	}
 	fmt.Fprintf(c.Stderr, "fileframe mcp: serving %d tools of %s on stdin and stdout\n", n, shown)
 
@@ -83,6 +80,15 @@ func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error 
 		return nil // the agent closed stdin, or the process was told to stop
 	}
 	return err
+}
+
+// redactedURL is u with the password of its user information, if any,
+// shown as "xxxxx".
+func redactedURL(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Redacted()
+	}
+	return u
 }
 
 // mcpTarget returns the MCP endpoint and the key of `fileframe mcp`: the
@@ -98,8 +104,12 @@ func (c *CLI) mcpTarget(base, key string) (endpoint, bearer string, err error) {
 		return "", "", usagef("no server: set FILEFRAME_URL or pass --url (the server's base URL, e.g. https://files.example.com)")
 	}
 	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", "", usagef("--url %q: want the server's base URL, http:// or https:// and a host, e.g. https://files.example.com", base)
+	if err != nil {
+		// Not echoed: it may hold a password.
+		return "", "", usagef("--url is not a URL: want the server's base URL, http:// or https:// and a host, e.g. https://files.example.com")
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", "", usagef("--url %q: want the server's base URL, http:// or https:// and a host, e.g. https://files.example.com", u.Redacted())
 	}
 	key = strings.TrimSpace(key)
 	if key == "" {

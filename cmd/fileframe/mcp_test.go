@@ -240,6 +240,21 @@ func TestMCPStdioRefusals(t *testing.T) {
 	if !strings.Contains(stderr.String(), "serving") || strings.Contains(stderr.String(), "hunter2") {
 		t.Errorf("stderr %q: want the serving line, without the password", stderr.String())
 	}
+	// Nor in a refusal, nor in a usage error.
+	for _, args := range [][]string{
+		{"--url", withUser, "--key", "ffk_" + strings.Repeat("b", 40)},
+		{"--url", withUser + "/?x=1", "--key", key},
+		{"--url", "http://ops:hunter2@127.0.0.1:%zz", "--key", key},
+	} {
+		cmd := exec.Command(binPath, append([]string{"mcp"}, args...)...)
+		cmd.Env = cleanEnv()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		cmd.Run()
+		if cmd.ProcessState.ExitCode() == 0 || stderr.Len() == 0 || strings.Contains(stderr.String(), "hunter2") {
+			t.Errorf("mcp %q: exit %d, stderr %q; want a refusal without the password", args, cmd.ProcessState.ExitCode(), stderr.String())
+		}
+	}
 	if r := runCLI(t, "help"); !slices.ContainsFunc(strings.Split(r.stdout, "\n"), func(l string) bool {
 		return strings.HasPrefix(strings.TrimSpace(l), "fileframe mcp ")
 	}) {
