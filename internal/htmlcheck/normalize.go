@@ -10,7 +10,7 @@ import (
 )
 
 // A label is matched against the download words as a visitor reads it,
-// not as its bytes spell it. Three readings of one label are matched:
+// not as its bytes spell it. Four readings of one label are matched:
 //
 //   - the plain reading: compatibility-decomposed (NFKD: the mapping of
 //     NFKC without recomposition, so that accents can be dropped; full-width,
@@ -18,13 +18,15 @@ import (
 //     become plain letters), without the characters that draw nothing
 //     (default-ignorable code points: zero-width spaces and joiners, soft
 //     hyphens, bidi controls, the BOM, variation selectors, Hangul
-//     fillers) and without combining marks (accents, "Zalgo" underlines),
-//     lower-cased;
+//     fillers), without the tatweel, which only lengthens a stroke, and
+//     without combining marks (accents, "Zalgo" underlines), lower-cased;
 //   - its confusables skeleton (Unicode TR39, section 4), read again the
 //     same way, so that "Dοwnload" with a Greek omicron or "D0wnl0ad"
 //     reads as "download";
 //   - the skeleton of the plain reading before lower-casing, so that a
-//     capital I standing for a small l ("DownIoad") is caught too.
+//     capital I standing for a small l ("DownIoad") is caught too;
+//   - the skeleton of each character's capital, so that letters of two
+//     scripts whose capitals are look-alikes read alike ("Ckачать").
 //
 // Labels and word lists are both read character by character with the
 // same functions (see spell and newLexicon), so the comparison is
