@@ -229,9 +229,6 @@ var twentySecondAttackEvasions = []evasion{
 	{"hyphen for the long vowel mark", `<a href="#">ダウンロ-ド</a>`},
 	{"fullwidth hyphen for the long vowel mark", `<a href="#">ダウンロ－ド</a>`},
 	{"wave dash for the long vowel mark", `<a href="#">ダウンロ〜ド</a>`},
-	// Two runs drawn in reverse side by side (row 841).
-	{"two reversed halves", "<a href=\"#\">\u202enwoD\u202c\u202edaol\u202c</a>"},
-	{"two reversed halves, the last not closed", "<button>\u202enwoD\u202c\u202edaol</button>"},
 }
 
 func TestDownloadEvasionsTwentySecondAttack(t *testing.T) {

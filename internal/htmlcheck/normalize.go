@@ -257,29 +257,7 @@ func reverseRunes(s string) string {
 	return string(r)
 }
 
-// rightToLeftOverride is U+202E, which draws the text after it in reverse
-// up to the next popDirectionalFormatting (U+202C).
-const (
-	rightToLeftOverride      = "\u202e"
-	popDirectionalFormatting = "\u202c"
-)
-
-// overridesReversed returns label with the characters of each run that a
-// right-to-left override draws in reverse (from U+202E to the next U+202C,
-// or the end) in reverse order, in its place: how a browser draws several
-// such runs side by side ("\u202enwoD\u202c\u202edaol\u202c" as
-// "Download"), where reversing the whole label reads "loadDown".
-func overridesReversed(label string) string {
-	var b strings.Builder
-	for rest := label; ; {
-		before, run, found := strings.Cut(rest, rightToLeftOverride)
-		b.WriteString(before)
-		if !found {
-			return b.String()
-		}
-		run, rest, _ = strings.Cut(run, popDirectionalFormatting)
-		b.WriteString(reverseRunes(run))
-	}
-}
+// rightToLeftOverride is U+202E, which draws the text after it in reverse.
+const rightToLeftOverride = "\u202e"
 
 var rightToLeftOverrideBytes = []byte(rightToLeftOverride)

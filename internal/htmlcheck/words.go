@@ -255,13 +255,9 @@ const maxLabelWords = 12
 // Labels longer than 12 words (a whole card that is a link) and questions
 // ("How do I download it?") are checked for their first word only.
 func downloadReading(label string, o labelOpts, cache readCache) (string, bool) {
-	var buf [12]form // most labels: no allocation
-	forms := buf[:0]
-	if strings.Contains(label, rightToLeftOverride) {
-		o.reversed = true
-		forms = readings(forms, overridesReversed(label), false, cache)
-	}
-	for _, f := range readings(forms, label, o.reversed, cache) {
+	o.reversed = o.reversed || strings.Contains(label, rightToLeftOverride)
+	var buf [8]form // most labels: no allocation
+	for _, f := range readings(buf[:0], label, o.reversed, cache) {
 		if f.lex.matches(f.text, o) {
 			return f.text, true
 		}
