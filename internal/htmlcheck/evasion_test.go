@@ -229,6 +229,26 @@ var twentySecondAttackEvasions = []evasion{
 	{"hyphen for the long vowel mark", `<a href="#">ダウンロ-ド</a>`},
 	{"fullwidth hyphen for the long vowel mark", `<a href="#">ダウンロ－ド</a>`},
 	{"wave dash for the long vowel mark", `<a href="#">ダウンロ〜ド</a>`},
+	// From the third round on the same fixes (rows 858-860): lunate
+	// sigmas, which decompose to Σ and ς but look like C and c ...
+	{"lunate sigma capital", `<a href="#">ϹКАЧАТЬ</a>`},
+	{"lunate sigma capital, small letters", `<a href="#">Ϲкачать</a>`},
+	{"lunate sigma small", `<a href="#">ϲкачать</a>`},
+	{"lunate sigma in latin", `<button>DESϹARGAR</button>`},
+	// ... katakana's long mark doubled or moved ...
+	{"long mark doubled", `<a href="#">ダウンローード</a>`},
+	{"long mark tripled", `<a href="#">ダウンローーード</a>`},
+	{"halfwidth long marks doubled", `<a href="#">ダウンロｰｰド</a>`},
+	{"ideographs one doubled", `<a href="#">ダウンロ一一ド</a>`},
+	{"long mark moved", `<a href="#">ダーウンロード</a>`},
+	{"spaced with a doubled mark", `<a href="#">ダ ウ ン ロ ー ー ド</a>`},
+	// ... and the araea, drawn as a centred dot.
+	{"araea in latin", "<a href=\"#\">Down\u318dload</a>"},
+	{"araea in katakana", "<a href=\"#\">ダウン\u318dロード</a>"},
+	{"araea in hangul", "<a href=\"#\">다운\u318d로드</a>"},
+	{"jungseong araea in hangul", "<a href=\"#\">다운\u119e로드</a>"},
+	{"araea in chinese", "<a href=\"#\">下\u318d载</a>"},
+	{"araea in cyrillic", "<a href=\"#\">Ска\u318dчать</a>"},
 }
 
 func TestDownloadEvasionsTwentySecondAttack(t *testing.T) {
@@ -239,7 +259,13 @@ func TestDownloadEvasionsTwentySecondAttack(t *testing.T) {
 // in Russian, Japanese and Arabic, and words with a tatweel, allowed.
 func TestTwentySecondAttackKeepsLabelsAllowed(t *testing.T) {
 	for _, label := range []string{"Далее", "Подробнее", "Скачанные файлы: помощь", "Сканировать", "CKAHEP", "Каталог",
-		"ログイン", "データ", "سـلام", "مـرحـبـا", "Downtown", "2M downloads"} {
+		"ログイン", "データ", "سـلام", "مـرحـبـا", "Downtown", "2M downloads",
+		// The third round's innocent labels (row 866).
+		"Контакты", "Корзина", "Сканер", "Скачки", "Скачки на ипподроме", "Скачок цен", "Загрузка страницы...",
+		"Загрузки", "Мои загрузки", "Завантаження...", "Головна", "Начало", "Почетна", "Αρχική", "ΑΡΧΙΚΗ", "Σχετικά",
+		"Κατάλογος", "ホーム", "ダウンタウン", "ダウンジャケット", "データダウン", "ロード中", "アップロード", "下一页",
+		"载入中", "다운타운", "الرئيسية", "الـمـنـتـجـات", "تماس با ما", "صفحه اصلی", "KOHTAKTЫ", "Ckaчки", "3агрузка страницы",
+		"Σύνδεση", "ΣΥΝΔΕΣΗ", "Ϲύνδεση"} {
 		body := page(`<a href="#x">` + label + `</a>`)
 		if r := Check([]byte(body), testOptions); slices.Contains(ruleNames(r.Errors), RuleDownloadButton) {
 			t.Errorf("%q is read as a download button", label)

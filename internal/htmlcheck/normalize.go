@@ -62,11 +62,21 @@ func unfoldedReading(s string) string {
 }
 
 func dropInvisible(r rune) rune {
-	if invisible(r) {
+	switch {
+	case invisible(r):
 		return -1
+	case r == araea:
+		// A letter of Middle Korean that fonts draw as a centred dot:
+		// between letters it reads as the dot, which separates them
+		// ("Down\u318Dload", "다운\u318D로드").
+		return '·'
 	}
 	return r
 }
+
+// araea is U+119E, which the compatibility letter ㆍ (U+318D) decomposes
+// to.
+const araea = '\u119e'
 
 // withoutMarks returns s decomposed (NFD) without its combining marks.
 func withoutMarks(s string) string {
@@ -152,7 +162,14 @@ type runeReadings struct{ unfolded, plain, skelPlain, skelUnfolded, skelUpper st
 func readRune(r rune) runeReadings {
 	u := unfoldedReading(string(r))
 	p := strings.ToLower(u)
-	return runeReadings{u, p, skeleton(p), skeleton(u), skeleton(strings.ToUpper(u))}
+	rr := runeReadings{u, p, skeleton(p), skeleton(u), skeleton(strings.ToUpper(u))}
+	// A letter that compatibility decomposition turns into another shape
+	// looks like what the skeleton of the letter itself says: the lunate
+	// sigmas Ϲ and ϲ decompose to Σ and ς, and look like C and c.
+	if raw := skeleton(string(r)); isASCII(raw) && !isASCII(rr.skelUnfolded) {
+		rr.skelPlain, rr.skelUnfolded, rr.skelUpper = raw, raw, raw
+	}
+	return rr
 }
 
 // asciiReadings are the readings of the ASCII characters.

@@ -2,7 +2,6 @@ package htmlcheck
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -162,26 +161,19 @@ func newLexicon(read func(string) string) *lexicon {
 		l.phrases = append(l.phrases, rp)
 	}
 	for _, w := range spacelessDownloadWords {
-		// Katakana's long vowel mark (ー) drawn as a dash ("ダウンロ-ド",
-		// "ダウンロ－ド"), which is no letter, leaves the word without
-		// it in the label's compact letters.
-		for _, v := range []string{w, strings.ReplaceAll(w, "ー", "")} {
-			v = read(v)
-			if slices.Contains(l.spaceless, v) {
-				continue
-			}
-			l.spaceless = append(l.spaceless, v)
-			r, _ := utf8.DecodeRuneInString(v)
-			l.spacelessFirst[r] = true
-		}
+		w = read(w)
+		l.inRun = append(l.inRun, w)
+		w = compactLetters(w)
+		l.spaceless = append(l.spaceless, w)
+		r, _ := utf8.DecodeRuneInString(w)
+		l.spacelessFirst[r] = true
 	}
-	l.inRun = append(l.inRun, l.spaceless...)
 	l.starts = map[[2]rune]bool{}
 	addStart := func(w string) {
 		var first [2]rune
 		n := 0
 		for _, r := range w {
-			if isWordRune(r) {
+			if isPairRune(r) {
 				first[n] = r
 				if n++; n == 2 {
 					break
@@ -294,6 +286,31 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
 }
 
+// isLengthMark reports whether r, in a reading, is katakana's long vowel
+// mark (ー, a letter, which ｰ reads as) or the ideograph "一" that the
+// skeleton reads it as, or that stands for it. Doubled ("ダウンローード"),
+// moved ("ダーウンロード") or drawn as a dash, which is no letter
+// ("ダウンロ-ド"), it leaves the word as readable: the words of scripts
+// written without spaces are compared without it (compactLetters), and
+// mayMatch looks past it.
+func isLengthMark(r rune) bool { return r == 'ー' || r == '一' }
+
+// isPairRune reports whether mayMatch counts r: a word character, but a
+// length mark.
+func isPairRune(r rune) bool { return isWordRune(r) && !isLengthMark(r) }
+
+// compactLetters returns the letters, digits and marks of s without what
+// separates them and without length marks: how the words of scripts
+// written without spaces are compared (lexicon.spaceless).
+func compactLetters(s string) string {
+	return strings.Map(func(r rune) rune {
+		if isPairRune(r) {
+			return r
+		}
+		return -1
+	}, s)
+}
+
 // mayMatch reports whether form, a reading of a label, can be a call to
 // download in lexicon l; when it returns false, matches would too, and
 // most labels are ruled out at a few nanoseconds per character.
@@ -320,7 +337,7 @@ type pairScan struct {
 // characters next to each other, so far, start an entry of the lexicon.
 func (p *pairScan) feed(s string) bool {
 	for _, r := range s {
-		if !isWordRune(r) {
+		if !isPairRune(r) {
 			continue
 		}
 		if p.prev >= 0 {
@@ -394,12 +411,7 @@ func (l *lexicon) matchWords(form string, o labelOpts) bool {
 		// The scripts of these words are written without spaces inside
 		// words, so spaces or dots inside one ("다운 로드", "下·载")
 		// only break it up for the checker.
-		compact := strings.Map(func(r rune) rune {
-			if isWordRune(r) {
-				return r
-			}
-			return -1
-		}, form)
+		compact := compactLetters(form)
 		for _, w := range l.spaceless {
 			if strings.Contains(compact, w) {
 				return true
