@@ -1201,31 +1201,36 @@ const maxLabels = 1024
 
 // downloadReading is downloadReading, remembering the labels that are not
 // a call to download: pages repeat their labels ("Details" on every card),
-// and reading a label that is not ASCII takes a microsecond or two.
+// and reading a label that is not ASCII takes a microsecond or two. A new
+// label is first screened on its bytes (mayReadAsDownload): most are
+// ruled out there, before they are copied into a string.
 func (c *checker) downloadReading(label []byte, o labelOpts) (string, bool) {
-	// Most labels are ruled out here, before they are copied into a
-	// string.
-	if !o.reversed && !bytes.Contains(label, rightToLeftOverrideBytes) && !mayReadAsDownload(label, c.readCache(label)) {
-		return "", false
+	remembered := !o.truncated && !o.reversed && len(label) <= 64
+	var seen uint8
+	if remembered {
+		// A label that is not a call to download on a clickable element
+		// is not one anywhere either: anywhere only counts fewer words.
+		seen = c.labels[string(label)]
+		if seen&notOnClickable != 0 || o.anywhere && seen&notAnywhere != 0 {
+			return "", false
+		}
 	}
-	if o.truncated || o.reversed || len(label) > 64 {
-		return downloadReading(string(label), o, c.readCache(label))
+	var form string
+	// An ASCII label's readings cost no more than the screen: it is read
+	// at once.
+	ok, may := false, o.reversed || isASCII(string(label)) || bytes.Contains(label, rightToLeftOverrideBytes) || mayReadAsDownload(label, c.readCache(label))
+	if may {
+		form, ok = downloadReading(string(label), o, c.readCache(label))
 	}
-	// A label that is not a call to download on a clickable element is
-	// not one anywhere either: anywhere only counts fewer words.
-	seen := c.labels[string(label)]
-	if seen&notOnClickable != 0 || o.anywhere && seen&notAnywhere != 0 {
-		return "", false
-	}
-	form, ok := downloadReading(string(label), o, c.readCache(label))
-	if !ok && len(c.labels) < maxLabels {
+	if !ok && remembered && len(c.labels) < maxLabels {
 		if c.labels == nil {
 			c.labels = make(map[string]uint8)
 		}
-		if o.anywhere {
+		switch {
+		case !may || !o.anywhere:
+			seen |= notOnClickable // ruled out whatever the options
+		default:
 			seen |= notAnywhere
-		} else {
-			seen |= notOnClickable
 		}
 		c.labels[string(label)] = seen
 	}
