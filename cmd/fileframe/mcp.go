@@ -41,7 +41,7 @@ func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error 
 	if err != nil {
 		return err
 	}
-	shown := redactedURL(endpoint) // what messages name: no password of --url
+	shown := redactURL(endpoint) // what messages name: no password of --url
 
 	version := "(devel)"
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
@@ -80,15 +80,6 @@ func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error 
 		return nil // the agent closed stdin, or the process was told to stop
 	}
 	return err
-}
-
-// redactedURL is u with the password of its user information, if any,
-// shown as "xxxxx".
-func redactedURL(u string) string {
-	if p, err := url.Parse(u); err == nil {
-		return p.Redacted()
-	}
-	return u
 }
 
 // mcpTarget returns the MCP endpoint and the key of `fileframe mcp`: the
