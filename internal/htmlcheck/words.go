@@ -353,13 +353,13 @@ func (p *pairScan) feed(s string) bool {
 // mayReadAsDownload reports whether any reading of label that readings
 // makes (not reversed) can be a call to download: false when mayMatch
 // would rule out every one. It reads each character once and builds no
-// string, where readings builds the three readings of a label that is
+// string, where readings builds the four readings of a label that is
 // not ASCII before mayMatch rules them out; a page of thousands of
 // distinct labels spent most of its check there ("distinct links side
 // by side" in hostile_test.go). The skeleton before lower-casing is
 // scanned even where readings leaves it out, which only makes the answer
-// true more often. The checker asks it first (checker.downloadReading),
-// before it copies the label into a string.
+// true more often. The checker asks it for a new label that is not ASCII
+// (checker.downloadReading), before it copies the label into a string.
 func mayReadAsDownload(label []byte, cache readCache) bool {
 	d := newDownloadScan(cache)
 	for i := 0; i < len(label); {
