@@ -201,7 +201,15 @@ type checker struct {
 	frames        []frame
 	label         []byte
 	labelCut      bool
-	labelReversed bool // the label has text under <bdo dir=rtl>
+	labelReversed bool   // the label has text under <bdo dir=rtl>
+	bidiOpen      []rune // the explicit formatting characters left open in the text of the current block (see followBidi)
+	bidiOpenText  string // bidiOpen as text, or "" when it changed (see openText)
+	frameOpen     string // bidiOpen where the outermost clickable element begins
+	drawnBytes    int    // what drawnReading ordered so far
+	tokStart      int    // where the current token starts in src
+	tokEnd        int    // and where it ends
+	readingAt     [2]int // where the clickable elements whose label is read start and end, when not the current token
+	besideOpen    string // bidiOpen where the run of clickable elements side by side begins
 	// shown is label without the text of hidden descendants (see
 	// hides), which pages insert between letters to break a word up;
 	// hideName and hideDepth follow the hidden element that text is in.
@@ -263,6 +271,7 @@ func (c *checker) run() {
 		}
 		start := off
 		off += len(c.z.Raw())
+		c.tokStart, c.tokEnd = start, off
 		raw := c.raw
 		c.raw = rawNone
 		switch tt {
@@ -647,6 +656,7 @@ func (c *checker) text(start, end int, raw rawKind) {
 	case hasNonSpace(text) && len(c.frames) == 0:
 		// Text, and not a label: no need to decode it.
 		c.endBeside()
+		c.followBidiText(text)
 	case bytes.IndexByte(text, '&') < 0 && len(c.frames) == 0:
 		return // only white space
 	case !hasNonSpace(text) && bytes.IndexByte(text, '&') < 0:
@@ -828,6 +838,9 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	if len(c.frames) == 0 && !clickable && !inline(a) {
 		c.endBeside()
 	}
+	if endsBidiParagraph(a) && !foreign {
+		c.closeBidiParagraph()
+	}
 	if len(c.frames) > 0 {
 		switch {
 		case c.hideDepth > 0:
@@ -856,6 +869,9 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 					break
 				}
 			}
+		}
+		if len(c.frames) == 0 {
+			c.frameOpen = c.openText()
 		}
 		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript})
 	}
@@ -1009,6 +1025,9 @@ func (c *checker) endTag(start, end int) {
 	}
 	if len(c.frames) > 0 && !inline(a) && !(len(c.foreign) > 0 && svgInline(name)) {
 		c.appendLabel([]byte(" "))
+	}
+	if endsBidiParagraph(a) && len(c.foreign) == 0 {
+		c.closeBidiParagraph()
 	}
 }
 
@@ -1205,7 +1224,7 @@ const maxLabels = 1024
 // label is first screened on its bytes (mayReadAsDownload): most are
 // ruled out there, before they are copied into a string.
 func (c *checker) downloadReading(label []byte, o labelOpts) (string, bool) {
-	remembered := !o.truncated && !o.reversed && len(label) <= 64
+	remembered := !o.truncated && !o.reversed && o.open == "" && len(label) <= 64
 	var seen uint8
 	if remembered {
 		// A label that is not a call to download on a clickable element
@@ -1215,12 +1234,26 @@ func (c *checker) downloadReading(label []byte, o labelOpts) (string, bool) {
 			return "", false
 		}
 	}
+	var shape bidiShape
+	if bytes.IndexFunc(label, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
+		shape = shapeOf(label)
+	}
+	if o.open != "" && !shape.controls && !shape.rtl {
+		// Drawn as written or wholly reversed, whatever is open before
+		// it (see bidi.go).
+		o.open, o.reversed = "", true
+	}
 	var form string
 	// An ASCII label's readings cost no more than the screen: it is read
 	// at once.
 	ok, may := false, o.reversed || isASCII(string(label)) || bytes.Contains(label, rightToLeftOverrideBytes) || mayReadAsDownload(label, c.readCache(label))
 	if may {
 		form, ok = downloadReading(string(label), o, c.readCache(label))
+	}
+	if !ok && (shape.controls || shape.mixed || o.open != "") {
+		var drawnMay bool
+		form, ok, drawnMay = c.drawnReading(label, o, shape)
+		may = may || drawnMay
 	}
 	if !ok && remembered && len(c.labels) < maxLabels {
 		if c.labels == nil {
@@ -1259,8 +1292,9 @@ func (c *checker) closeFrame(end int) {
 	c.frames = c.frames[:len(c.frames)-1]
 	reported := f.reported
 	if !f.reported && c.want(ruleDownloadButton) {
-		o := labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride}
+		o := labelOpts{truncated: c.labelCut, reversed: c.labelReversed || c.bidiOverride, open: c.frameOpen}
 		label := c.label[f.text:]
+		c.readingAt = [2]int{f.start, end}
 		form, ok := c.downloadReading(label, o)
 		if !ok && c.labelHidden {
 			label = c.shown[f.shown:]
@@ -1273,6 +1307,7 @@ func (c *checker) closeFrame(end int) {
 				return ok
 			})
 		}
+		c.readingAt = [2]int{}
 		if ok {
 			reported = true
 			c.add(ruleDownloadButton, f.start, f.start, end, fmt.Sprintf(
@@ -1286,6 +1321,8 @@ func (c *checker) closeFrame(end int) {
 	}
 	if len(c.frames) == 0 {
 		c.besideLabel(f, end, reported)
+		// What the label leaves open is open after it.
+		c.followBidi(c.label[f.text:])
 		c.label = c.label[:0]
 		c.labelCut = false
 		c.labelReversed = false
@@ -1321,6 +1358,7 @@ func (c *checker) besideLabel(f frame, end int, reported bool) {
 	}
 	if c.besidePieces == 0 {
 		c.besideStart = f.start
+		c.besideOpen = c.frameOpen
 	} else {
 		c.beside = append(c.beside, ' ')
 	}
@@ -1333,7 +1371,10 @@ func (c *checker) besideLabel(f frame, end int, reported bool) {
 // is one, and starts a new one.
 func (c *checker) endBeside() {
 	if c.besidePieces >= 2 && c.want(ruleDownloadButton) {
-		if form, ok := c.downloadReading(c.beside, labelOpts{}); ok {
+		c.readingAt = [2]int{c.besideStart, c.besideEnd}
+		form, ok := c.downloadReading(c.beside, labelOpts{open: c.besideOpen})
+		c.readingAt = [2]int{}
+		if ok {
 			c.add(ruleDownloadButton, c.besideStart, c.besideStart, c.besideEnd, fmt.Sprintf(
 				"The clickable elements side by side say %s together%s: they make a download button, and the page must not have one.",
 				q(c.beside), readsAs(string(c.beside), form)))

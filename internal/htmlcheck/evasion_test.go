@@ -272,3 +272,63 @@ func TestTwentySecondAttackKeepsLabelsAllowed(t *testing.T) {
 		}
 	}
 }
+
+// bidiLevelEvasions are labels drawn as a call to download in the order
+// the Unicode Bidirectional Algorithm gives them, found by an outside
+// tester and rendered in Chromium (docs/security.md rows 869-871).
+var bidiLevelEvasions = []evasion{
+	// An override with another run nested in it (row 869).
+	{"ltr override nested in rtl override", `<a href="#">&#x202E;daol&#x202D;Down&#x202C;&#x202C;</a>`},
+	{"ltr isolate nested in rtl override", `<a href="#">&#x202E;daol&#x2066;Down&#x2069;&#x202C;</a>`},
+	{"ltr embedding nested in rtl override", `<a href="#">&#x202E;daol&#x202A;Down&#x202C;&#x202C;</a>`},
+	{"nested, as characters", "<a href=\"#\">\u202edaol\u202dDown\u202c\u202c</a>"},
+	// Left-to-right words in a right-to-left context, a right-to-left
+	// mark between them (row 870).
+	{"rtl embedding and a mark", `<a href="#">&#x202B;load&#x200F;Down&#x202C;</a>`},
+	{"dir=rtl and a mark", `<a href="#" dir="rtl">load&#x200F;Down</a>`},
+	{"dir=rtl on a span and a mark", `<a href="#"><span dir="rtl">load&rlm;Down</span></a>`},
+	{"rtl isolate of two ltr isolates", `<a href="#">&#x2067;&#x2066;load&#x2069;&#x2066;Down&#x2069;&#x2069;</a>`},
+	// An override left open before the link, in its paragraph (row 871).
+	{"override before the link", `<p>&#x202E;<a href="#">daolnwoD</a></p>`},
+	{"override before the link, as a character", "<p>\u202e <a href=\"#\">daolnwoD</a></p>"},
+	{"override before the link, in a span", `<p><span>&#x202E;</span> <a href="#">daolnwoD</a></p>`},
+	{"override before two links", `<p>&#x202E;<a href="#">daol</a><a href="#">nwoD</a></p>`},
+	{"override before a cyrillic link", `<p>&#x202E;<a href="#">ьтачакС</a></p>`},
+	{"override left open in a link before", `<p><a href="#">x&#x202E;</a> <a href="#">daolnwoD</a></p>`},
+	{"override and a mixed label", `<p>&#x202B;<a href="#">load&#x200F;Down</a></p>`},
+}
+
+func TestDownloadEvasionsBidiLevels(t *testing.T) {
+	wantDownloadButton(t, bidiLevelEvasions)
+}
+
+// Ordinary text in both directions keeps its links allowed, and what a
+// paragraph leaves open ends with it.
+func TestBidiLevelsKeepLabelsAllowed(t *testing.T) {
+	for _, body := range []string{
+		`<a href="#">פרטים נוספים PDF</a>`,      // "more details", and a Latin word
+		`<a href="#" dir="rtl">load א Down</a>`, // drawn "Down א load": a letter between
+		`<a href="#" dir="rtl">Details &#x200F;שלום Help</a>`,
+		`<a href="#">&#x202B;שלום World&#x202C;</a>`,
+		`<a href="#">&#x2067;שלום&#x2069; daolnwoD</a>`, // the isolate closes before the word
+		`<p>&#x202E;</p><p><a href="#">daolnwoD</a></p>`,
+		`<p>&#x202E;<br><a href="#">daolnwoD</a></p>`,
+		`<p>&#x202E;&#x202C;<a href="#">daolnwoD</a></p>`,
+		`<p>&#x2067;x&#x2069;<a href="#">daolnwoD</a></p>`,
+		`<a href="#">مرحبا Center</a>`,
+		`<a href="#" dir="rtl">Dolphin &#x200F; Wnload</a>`,
+	} {
+		if r := Check([]byte(page(body)), testOptions); slices.Contains(ruleNames(r.Errors), RuleDownloadButton) {
+			t.Errorf("%s is read as a download button", body)
+		}
+	}
+}
+
+// Arabic letters forced left to right read as an Arabic reader reads
+// what is drawn: from right to left.
+func TestDownloadEvasionsBidiArabic(t *testing.T) {
+	wantDownloadButton(t, []evasion{
+		{"arabic reversed under an ltr override", `<a href="#">&#x202D;ليمحت&#x202C;</a>`},
+		{"arabic in two pieces, rtl override around ltr", `<p>&#x202E;<a href="#">&#x202D;ليم&#x202C;&#x202D;حت&#x202C;</a></p>`},
+	})
+}

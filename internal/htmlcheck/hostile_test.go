@@ -59,6 +59,12 @@ func hostileInputs() []struct {
 		{"many css attr", fill(page("<p>x</p>")+"<style>a::after{content:attr(data-x)}</style>", `<p data-x="Далее">x</p>`, "")},
 		{"distinct non-ASCII labels", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">Далее ` + strconv.Itoa(i) + `</a>` })},
 		{"distinct links side by side", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">Д` + strconv.Itoa(i) + `</a>` })},
+		// Labels the bidirectional algorithm reorders (bidi.go): each
+		// is ordered and read again.
+		{"distinct mixed-direction labels", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">a` + strconv.Itoa(i) + `א b</a>` })},
+		{"distinct labels with an override", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">&#x202E;ab` + strconv.Itoa(i) + `</a>` })},
+		{"distinct hebrew labels after an override", distinct(page("<p>x</p><p>&#x202E;"), func(i int) string { return `<a href="#">א` + strconv.Itoa(i) + `</a>` })},
+		{"distinct labels after an override", distinct(page("<p>x</p><p>&#x202E;"), func(i int) string { return `<a href="#">ab` + strconv.Itoa(i) + `</a>` })},
 		{"base64 slashes", fill(page("<p>x</p>")+`<img src="data:image/png;base64,`, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/", `">`)},
 		{"base64 markers", fill(page("<p>x</p>"), "base64,", "")},
 		// Remote URLs (Refs): one per few bytes, in every kind of place.

@@ -47,6 +47,14 @@ func invisible(r rune) bool {
 	return r == tatweel || unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
 }
 
+// visibleLetter reports whether r is a letter that draws something: a
+// letter that is not invisible, which for a letter means not the tatweel
+// and not a Hangul filler (Other_Default_Ignorable_Code_Point): no letter
+// is a mark, a format character or a variation selector.
+func visibleLetter(r rune) bool {
+	return unicode.IsLetter(r) && r != tatweel && !unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
+}
+
 // tatweel (U+0640, a letter of Unicode's Lm) lengthens the joining stroke
 // between two Arabic letters: "تحـميل" reads as "تحميل", and
 // "Dow\u0640nload" as "Download" with a longer baseline.

@@ -266,6 +266,9 @@ type labelOpts struct {
 	// call to action to count: a verb ("Download now"), not a noun
 	// ("Downloads: 2M" on a statistic).
 	anywhere bool
+	// open are the explicit formatting characters left open before the
+	// label, in the text of its paragraph (see checker.followBidi).
+	open string
 }
 
 // hasSpacelessFirst reports whether form has one of l.spacelessFirst: a

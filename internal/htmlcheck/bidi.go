@@ -1,0 +1,315 @@
+package htmlcheck
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/atom"
+	"golang.org/x/text/unicode/bidi"
+
+	"github.com/fileframe/fileframe/internal/uba"
+)
+
+// A browser draws a line of text in the order the Unicode Bidirectional
+// Algorithm gives it (UAX #9), which a label can use to be drawn as a
+// call to download while its characters are in another order: an
+// override with another nested in it (U+202E "daol" U+202D "Down"
+// U+202C U+202C), left-to-right words in a right-to-left context, put in
+// reverse order by a right-to-left mark between them (U+202B "load"
+// U+200F "Down" U+202C), or an override left open before the link, in
+// the text of the paragraph it is in (<p>U+202E<a>daolnwoD</a>).
+//
+// So a label that the algorithm can reorder is also read in the orders
+// it is drawn in (drawnReading): those of uba.Visual, in a paragraph
+// drawn left to right and in one drawn right to left (dir=rtl or CSS
+// direction on an ancestor, which cannot all be told), after the
+// explicit formatting characters still open before it (checker.bidiOpen),
+// each word read in its script's direction (readable).
+//
+// Which labels those are (bidiShape): a label with an explicit
+// formatting character of its own, or with right-to-left characters
+// after such characters left open; and a label with two letters of one
+// direction separated by characters of the other direction none of which
+// is a letter that draws something (U+200F, the tatweel, Hebrew
+// punctuation), which a paragraph of the other direction draws in reverse
+// order: U+200F between "load" and "Down" in a right-to-left paragraph
+// draws "Down" first, while a Hebrew word between them stays between them
+// on screen too and keeps them two words. A label without right-to-left
+// characters or formatting characters is drawn as it is written or wholly
+// reversed whatever is open before it, which the reversed readings
+// already read.
+//
+// Ordering costs about 90 ns a byte: a check orders at most
+// maxDrawnBytes of labels, and a page with more labels to order is
+// refused, as one whose labels cannot all be read (drawnBudget).
+
+// maxBidiOpen bounds checker.bidiOpen: the algorithm's deepest level is
+// 125.
+const maxBidiOpen = 125
+
+// maxDrawnBytes bounds the text a check orders (drawnReading): 64 KiB,
+// some 6 ms, where a page of ordinary text in both directions orders a
+// few hundred bytes.
+const maxDrawnBytes = 64 << 10
+
+// bidiShape says what in a label the algorithm can reorder.
+type bidiShape struct {
+	controls bool // an explicit formatting character (U+202A-U+202E, U+2066-U+2069)
+	rtl      bool // a right-to-left character: a letter or an Arabic digit
+	mixed    bool // two letters of one direction with only characters of the other between them that are not visible letters
+}
+
+func shapeOf(label []byte) bidiShape {
+	var s bidiShape
+	for i := 0; i < len(label); {
+		if label[i] < utf8.RuneSelf {
+			i++ // no right-to-left or formatting character
+			continue
+		}
+		p, n := bidi.Lookup(label[i:])
+		i += max(n, 1)
+		switch p.Class() {
+		case bidi.R, bidi.AL, bidi.AN:
+			s.rtl = true
+		case bidi.LRE, bidi.RLE, bidi.LRO, bidi.RLO, bidi.PDF, bidi.LRI, bidi.RLI, bidi.FSI, bidi.PDI:
+			s.controls = true
+		}
+	}
+	if s.rtl {
+		s.mixed = mixedDirections(label)
+	}
+	return s
+}
+
+// mixedDirections reports whether label has two letters of one direction
+// with only characters of the other between them that are not visible
+// letters (see bidiShape).
+func mixedDirections(label []byte) bool {
+	var ltr, rtl dirTrack
+	mixed := false
+	for _, r := range string(label) {
+		var c bidi.Class
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
+				c = bidi.L
+			}
+		} else {
+			p, _ := bidi.LookupRune(r)
+			c = p.Class()
+		}
+		switch c {
+		case bidi.L:
+			if visibleLetter(r) {
+				mixed = ltr.letter() || mixed
+				rtl.other(true)
+			} else {
+				rtl.other(false)
+			}
+		case bidi.R, bidi.AL:
+			if visibleLetter(r) {
+				mixed = rtl.letter() || mixed
+				ltr.other(true)
+			} else {
+				ltr.other(false)
+			}
+		}
+	}
+	return mixed
+}
+
+// dirTrack follows the letters of one direction in a label (shapeOf).
+type dirTrack struct {
+	seen        bool // a letter of this direction
+	between     bool // a strong character of the other direction since
+	letterAfter bool // a visible letter of the other direction since
+}
+
+// letter notes a visible letter of the direction and reports whether only
+// characters of the other direction that are not visible letters
+// separate it from the one before.
+func (d *dirTrack) letter() bool {
+	mixed := d.seen && d.between && !d.letterAfter
+	*d = dirTrack{seen: true}
+	return mixed
+}
+
+// other notes a strong character of the other direction.
+func (d *dirTrack) other(visibleLetter bool) {
+	if d.seen {
+		d.between = true
+		d.letterAfter = d.letterAfter || visibleLetter
+	}
+}
+
+// drawnOrders appends to dst the orders label may be drawn in that its
+// readings do not read already (see the comment at the top), after the
+// formatting characters open, which are left open before it.
+func drawnOrders(dst []string, label, open string, s bidiShape) []string {
+	add := func(v string) {
+		if v != label && v != "" && !slices.Contains(dst, v) {
+			dst = append(dst, v)
+		}
+	}
+	if !s.controls && open == "" {
+		if s.mixed {
+			add(readable(uba.Visual(label, true)))
+		}
+		return dst
+	}
+	for _, rtl := range [2]bool{false, true} {
+		add(readable(uba.Visual(open+label, rtl)))
+	}
+	return dst
+}
+
+// readable returns v, characters in the order they are drawn from left to
+// right, as they are read: a word in a left-to-right script from left to
+// right and one in a right-to-left script from right to left, so its runs
+// of right-to-left letters and their marks are reversed in place. (Read
+// from right to left, the words of a left-to-right script spell nothing.)
+func readable(v string) string {
+	r := []rune(v)
+	for i := 0; i < len(r); {
+		if !isRightToLeftLetter(r[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(r) && (isRightToLeftLetter(r[j]) || isMarkClass(r[j])) {
+			j++
+		}
+		slices.Reverse(r[i:j])
+		i = j
+	}
+	return string(r)
+}
+
+func isRightToLeftLetter(r rune) bool {
+	p, _ := bidi.LookupRune(r)
+	c := p.Class()
+	return c == bidi.R || c == bidi.AL
+}
+
+func isMarkClass(r rune) bool {
+	p, _ := bidi.LookupRune(r)
+	return p.Class() == bidi.NSM
+}
+
+// drawnReading reads label in the orders it may be drawn in (see the
+// comment at the top), screened as labels are; may says whether one of
+// them passed the screen.
+func (c *checker) drawnReading(label []byte, o labelOpts, s bidiShape) (form string, ok, may bool) {
+	if c.drawnBytes > maxDrawnBytes {
+		return "", false, true // refused already
+	}
+	// Ordering a short label costs what ordering some 16 bytes more does.
+	if c.drawnBytes += len(o.open) + len(label) + 16; c.drawnBytes > maxDrawnBytes {
+		at := c.readingAt
+		if at == [2]int{} {
+			at = [2]int{c.tokStart, c.tokEnd}
+		}
+		c.add(ruleDownloadButton, at[0], at[0], at[1], fmt.Sprintf(
+			"The clickable labels up to here use bidirectional formatting characters or mix directions in more than %d KiB of text: they cannot all be read in the order they are drawn, to tell that none is a download button. Write labels without U+202A-U+202E and U+2066-U+2069, and set the direction with the dir attribute.",
+			maxDrawnBytes>>10))
+		return "", false, true
+	}
+	var buf [4]string
+	o.reversed = false // each order is read as drawn, from either side
+	open := o.open
+	o.open = ""
+	for _, v := range drawnOrders(buf[:0], string(label), open, s) {
+		if !isASCII(v) && !mayReadAsDownload([]byte(v), c.readCache(label)) {
+			continue
+		}
+		may = true
+		if form, ok = downloadReading(v, o, c.readCache(label)); ok {
+			return form, true, true
+		}
+	}
+	return "", false, may
+}
+
+// followBidi updates c.bidiOpen, the explicit formatting characters left
+// open in the text of the current block, with those in t: an embedding,
+// override or isolate opens, U+202C closes the last embedding or
+// override unless an isolate is open after it, and U+2069 closes the last
+// isolate and what is open after it (rules X1-X8).
+func (c *checker) followBidi(t []byte) {
+	for i := 0; i < len(t); {
+		if t[i] != 0xe2 {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(t[i:])
+		i += n
+		switch r {
+		case '\u202a', '\u202b', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068':
+			if len(c.bidiOpen) < maxBidiOpen {
+				c.bidiOpen = append(c.bidiOpen, r)
+				c.bidiOpenText = ""
+			}
+		case '\u202c':
+			if k := len(c.bidiOpen); k > 0 && !isIsolate(c.bidiOpen[k-1]) {
+				c.bidiOpen = c.bidiOpen[:k-1]
+				c.bidiOpenText = ""
+			}
+		case '\u2069':
+			for k := len(c.bidiOpen) - 1; k >= 0; k-- {
+				if isIsolate(c.bidiOpen[k]) {
+					c.bidiOpen = c.bidiOpen[:k]
+					c.bidiOpenText = ""
+					break
+				}
+			}
+		}
+	}
+}
+
+// openText returns c.bidiOpen as text, made again only when it changed.
+func (c *checker) openText() string {
+	if c.bidiOpenText == "" && len(c.bidiOpen) > 0 {
+		c.bidiOpenText = string(c.bidiOpen)
+	}
+	return c.bidiOpenText
+}
+
+// closeBidiParagraph closes what the text of the paragraph left open.
+func (c *checker) closeBidiParagraph() {
+	c.bidiOpen = c.bidiOpen[:0]
+	c.bidiOpenText = ""
+}
+
+func isIsolate(r rune) bool { return r == '\u2066' || r == '\u2067' || r == '\u2068' }
+
+// followBidiText follows the formatting characters of text outside
+// clickable elements, raw from the source: written as characters
+// (U+202A-U+202E and U+2066-U+2069 all begin with the byte 0xE2) or as
+// numeric character references, which are decoded.
+func (c *checker) followBidiText(raw []byte) {
+	switch {
+	case bytes.Contains(raw, []byte("&#")):
+		c.followBidi(c.z.Text())
+	case bytes.IndexByte(raw, 0xe2) >= 0:
+		c.followBidi(raw)
+	}
+}
+
+// endsBidiParagraph reports whether the tag a ends the paragraph the
+// algorithm orders, closing what was left open in its text: the elements
+// drawn as blocks by default, and <br>. Other elements, drawn as blocks
+// by a style sheet, keep the formatting characters open, and a label
+// after them is read in more orders than it is drawn in.
+func endsBidiParagraph(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Body, atom.Br, atom.Caption,
+		atom.Center, atom.Dd, atom.Details, atom.Dialog, atom.Div, atom.Dl, atom.Dt, atom.Fieldset,
+		atom.Figcaption, atom.Figure, atom.Footer, atom.Form, atom.H1, atom.H2, atom.H3, atom.H4,
+		atom.H5, atom.H6, atom.Header, atom.Hgroup, atom.Hr, atom.Html, atom.Legend, atom.Li,
+		atom.Main, atom.Menu, atom.Nav, atom.Ol, atom.P, atom.Pre, atom.Section, atom.Summary,
+		atom.Table, atom.Tbody, atom.Td, atom.Tfoot, atom.Th, atom.Thead, atom.Tr, atom.Ul:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+package web
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fileframe/fileframe/internal/htmlcheck"
+)
+
+// drawnText is the text of the page's body as it is drawn: its visible
+// characters in the order they appear, line by line from left to right,
+// without white space and without what draws nothing (formatting
+// characters, marks of zero width).
+const drawnText = `(() => {
+  const out = [];
+  const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = w.nextNode(); n; n = w.nextNode()) {
+    let i = 0;
+    for (const ch of n.data) {
+      const r = document.createRange();
+      r.setStart(n, i);
+      r.setEnd(n, i + ch.length);
+      i += ch.length;
+      const rects = r.getClientRects();
+      if (!rects.length || rects[0].width < 0.5 || /\s/.test(ch)) continue;
+      out.push([Math.round(rects[0].top), rects[0].left + rects[0].width / 2, ch]);
+    }
+  }
+  out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return out.map(e => e[2]).join('');
+})()`
+
+// TestBrowserBidiLabelsDrawnAsRead proves, in Chromium and Firefox, that
+// the labels the page checker reads in the order the bidirectional
+// algorithm draws them (htmlcheck's bidi.go; docs/security.md rows
+// 869-871) are drawn as a call to download, so the checker refuses what
+// a visitor would see as a download button, and that ordinary labels in
+// both directions, which the checker allows, are not drawn as one.
+func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
+	cases := []struct {
+		html string
+		// drawn is the word the drawn text has, read from left to right,
+		// or from right to left when rtl; "" for a label drawn as
+		// no call to download.
+		drawn string
+		rtl   bool
+	}{
+		{`<a href="#">&#x202E;daol&#x202D;Down&#x202C;&#x202C;</a>`, "Download", false},
+		{`<a href="#">&#x202E;daol&#x2066;Down&#x2069;&#x202C;</a>`, "Download", false},
+		{`<a href="#">&#x202E;daol&#x202A;Down&#x202C;&#x202C;</a>`, "Download", false},
+		{`<a href="#">&#x202B;load&#x200F;Down&#x202C;</a>`, "Download", false},
+		{`<a href="#" dir="rtl">load&#x200F;Down</a>`, "Download", false},
+		{`<a href="#"><span dir="rtl">load&rlm;Down</span></a>`, "Download", false},
+		{`<a href="#">&#x2067;&#x2066;load&#x2069;&#x2066;Down&#x2069;&#x2069;</a>`, "Download", false},
+		{`<a href="#" dir="rtl">load&#x0640;Down</a>`, "Download", false},
+		{`<p>&#x202E;<a href="#">daolnwoD</a></p>`, "Download", false},
+		{`<p><span>&#x202E;</span> <a href="#">daolnwoD</a></p>`, "Download", false},
+		{`<p>&#x202E;<a href="#">daol</a><a href="#">nwoD</a></p>`, "Download", false},
+		{`<p>&#x202E;<a href="#">ьтачакС</a></p>`, "Скачать", false},
+		{`<p><a href="#">x&#x202E;</a> <a href="#">daolnwoD</a></p>`, "Download", false},
+		{`<p>&#x202B;<a href="#">load&#x200F;Down</a></p>`, "Download", false},
+		{`<a href="#">&#x202D;ليمحت&#x202C;</a>`, "تحميل", true},
+		// Drawn as written: allowed.
+		{`<a href="#">פרטים נוספים PDF</a>`, "", false},
+		{`<a href="#" dir="rtl">load א Down</a>`, "", false},
+		{`<a href="#" dir="rtl">Details &#x200F;שלום Help</a>`, "", false},
+		{`<a href="#">&#x2067;שלום&#x2069; daolnwoD</a>`, "", false},
+		{`<p>&#x202E;</p><p><a href="#">daolnwoD</a></p>`, "", false},
+		{`<p>&#x202E;<br><a href="#">daolnwoD</a></p>`, "", false},
+		{`<p>&#x202E;&#x202C;<a href="#">daolnwoD</a></p>`, "", false},
+		{`<a href="#">مرحبا Center</a>`, "", false},
+	}
+	for _, e := range []engine{chromium, firefox} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			b := newBrowserEnvWith(t, envConfig{engine: e, variant: published})
+			for i, tc := range cases {
+				page := `<!doctype html><html lang="en"><meta charset="utf-8"><title>bidi</title>` +
+					`<meta name="viewport" content="width=device-width"><body style="font: 20px sans-serif">` + tc.html + `</body></html>`
+				b.navigate(t, b.evil.host(fmt.Sprintf("bidi-%d.html", i), []byte(page)))
+				drawn := eval[string](t, b.tab, drawnText)
+				// The tatweel lengthens a stroke: the checker reads through
+				// it, as a reader does ("Dow\u0640nload").
+				read := strings.ReplaceAll(drawn, "\u0640", "")
+				if tc.rtl {
+					r := []rune(read)
+					slices.Reverse(r)
+					read = string(r)
+				}
+				refused := slices.ContainsFunc(htmlcheck.Check([]byte(page), htmlcheck.Options{}).Errors,
+					func(f htmlcheck.Finding) bool { return f.Rule == htmlcheck.RuleDownloadButton })
+				switch {
+				case tc.drawn != "" && !strings.Contains(read, tc.drawn):
+					t.Errorf("%s is drawn %q, want it to read %q", tc.html, drawn, tc.drawn)
+				case tc.drawn == "" && (strings.Contains(read, "Download") || strings.Contains(read, "daolnwoD")) && strings.Contains(drawn, "Download"):
+					t.Errorf("%s is drawn %q, a call to download", tc.html, drawn)
+				}
+				if refused != (tc.drawn != "") {
+					t.Errorf("%s, drawn %q: the checker refuses it: %v, want %v", tc.html, drawn, refused, tc.drawn != "")
+				}
+			}
+		})
+	}
+}
