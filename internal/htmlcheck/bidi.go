@@ -28,6 +28,16 @@ import (
 // explicit formatting characters still open before it (checker.bidiOpen),
 // each word read in its script's direction (readable).
 //
+// HTML's direction attributes are read as the formatting characters
+// that do what they do (CSS Writing Modes, "unicode-bidi"): an element
+// with a dir attribute is an isolate (U+2067 for rtl, U+2066 for ltr,
+// U+2068 for auto) and <bdi> one of the direction it is given or the
+// first strong character's; <bdo> is an isolate and an override (U+2067
+// U+202E for rtl, U+2066 U+202D for ltr). Inside a clickable element
+// they are written into its label (checker.label); outside, they open
+// and close in checker.bidiOpen as characters in the text do (openDir,
+// closeDir).
+//
 // Which labels those are (bidiShape): a label with an explicit
 // formatting character of its own, or with right-to-left characters
 // after such characters left open; and a label with two letters of one
@@ -275,10 +285,92 @@ func (c *checker) openText() string {
 	return c.bidiOpenText
 }
 
+// maxDirElems bounds checker.dirElems.
+const maxDirElems = 1024
+
+// dirElem is an open element whose direction attributes are read as
+// formatting characters (see the comment at the top).
+type dirElem struct {
+	name    string
+	close   string // the characters that end what it began
+	inLabel bool   // its characters were written into the label
+	para    int    // checker.bidiParas when it began
+}
+
+// dirControls returns the formatting characters that begin and end what
+// the start tag a does to the direction of its text, or "" and "".
+func (c *checker) dirControls(a atom.Atom) (open, close string) {
+	dir, ok := c.attr("dir")
+	dir = bytes.TrimSpace(dir)
+	rtl, ltr := asciiEqualFold(dir, "rtl"), asciiEqualFold(dir, "ltr")
+	switch {
+	case a == atom.Bdo && rtl:
+		return "\u2067\u202e", "\u202c\u2069"
+	case a == atom.Bdo && ltr:
+		return "\u2066\u202d", "\u202c\u2069"
+	case rtl:
+		return "\u2067", "\u2069"
+	case ltr:
+		return "\u2066", "\u2069"
+	case a == atom.Bdi || ok && asciiEqualFold(dir, "auto"):
+		return "\u2068", "\u2069"
+	}
+	return "", ""
+}
+
+// openDir follows the start tag a (name) of an element with content.
+func (c *checker) openDir(a atom.Atom, name []byte) {
+	open, close := c.dirControls(a)
+	if open == "" || len(c.dirElems) == maxDirElems {
+		return
+	}
+	e := dirElem{name: c.intern(a, name), close: close, inLabel: len(c.frames) > 0, para: c.bidiParas}
+	if e.inLabel {
+		c.appendLabel([]byte(open))
+	} else {
+		c.followBidi([]byte(open))
+	}
+	c.dirElems = append(c.dirElems, e)
+}
+
+// closeDir follows the end tag name: it ends what the element it closes,
+// and the ones open in it, began.
+func (c *checker) closeDir(name []byte) {
+	for i := len(c.dirElems) - 1; i >= 0; i-- {
+		if c.dirElems[i].name != string(name) {
+			continue
+		}
+		for j := len(c.dirElems) - 1; j >= i; j-- {
+			switch e := c.dirElems[j]; {
+			case e.inLabel && len(c.frames) > 0:
+				c.appendLabel([]byte(e.close))
+			case e.para == c.bidiParas:
+				c.followBidi([]byte(e.close))
+			}
+			// Otherwise a paragraph ended in the element, and with it
+			// what the element began.
+		}
+		c.dirElems = c.dirElems[:i]
+		return
+	}
+}
+
+// overridesDirection reports whether the style sheet css draws text in
+// a direction given, whatever its characters' (unicode-bidi:
+// bidi-override or isolate-override), also when the value is written
+// with escapes.
+func overridesDirection(css []byte) bool {
+	if bytes.IndexByte(css, '\\') >= 0 {
+		css = cssUnescape(nil, css)
+	}
+	return containsFold(css, "bidi-override") || containsFold(css, "isolate-override")
+}
+
 // closeBidiParagraph closes what the text of the paragraph left open.
 func (c *checker) closeBidiParagraph() {
 	c.bidiOpen = c.bidiOpen[:0]
 	c.bidiOpenText = ""
+	c.bidiParas++
 }
 
 func isIsolate(r rune) bool { return r == '\u2066' || r == '\u2067' || r == '\u2068' }

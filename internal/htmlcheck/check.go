@@ -201,15 +201,17 @@ type checker struct {
 	frames        []frame
 	label         []byte
 	labelCut      bool
-	labelReversed bool   // the label has text under <bdo dir=rtl>
-	bidiOpen      []rune // the explicit formatting characters left open in the text of the current block (see followBidi)
-	bidiOpenText  string // bidiOpen as text, or "" when it changed (see openText)
-	frameOpen     string // bidiOpen where the outermost clickable element begins
-	drawnBytes    int    // what drawnReading ordered so far
-	tokStart      int    // where the current token starts in src
-	tokEnd        int    // and where it ends
-	readingAt     [2]int // where the clickable elements whose label is read start and end, when not the current token
-	besideOpen    string // bidiOpen where the run of clickable elements side by side begins
+	labelReversed bool      // the label has text under <bdo dir=rtl>
+	bidiOpen      []rune    // the explicit formatting characters left open in the text of the current block (see followBidi)
+	bidiOpenText  string    // bidiOpen as text, or "" when it changed (see openText)
+	dirElems      []dirElem // open elements with direction attributes (see openDir)
+	bidiParas     int       // paragraphs ended so far (see closeBidiParagraph)
+	frameOpen     string    // bidiOpen where the outermost clickable element begins
+	drawnBytes    int       // what drawnReading ordered so far
+	tokStart      int       // where the current token starts in src
+	tokEnd        int       // and where it ends
+	readingAt     [2]int    // where the clickable elements whose label is read start and end, when not the current token
+	besideOpen    string    // bidiOpen where the run of clickable elements side by side begins
 	// shown is label without the text of hidden descendants (see
 	// hides), which pages insert between letters to break a word up;
 	// hideName and hideDepth follow the hidden element that text is in.
@@ -841,6 +843,9 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	if endsBidiParagraph(a) && !foreign {
 		c.closeBidiParagraph()
 	}
+	if !foreign && !void(a) && !selfClosing {
+		c.openDir(a, name)
+	}
 	if len(c.frames) > 0 {
 		switch {
 		case c.hideDepth > 0:
@@ -1026,6 +1031,7 @@ func (c *checker) endTag(start, end int) {
 	if len(c.frames) > 0 && !inline(a) && !(len(c.foreign) > 0 && svgInline(name)) {
 		c.appendLabel([]byte(" "))
 	}
+	c.closeDir(name)
 	if endsBidiParagraph(a) && len(c.foreign) == 0 {
 		c.closeBidiParagraph()
 	}

@@ -619,7 +619,7 @@ func (c *checker) scanJS(p place, js []byte) {
 // scanCSS applies the style rules to CSS at p; where says where it is,
 // decls whether it is a declaration list (a style attribute).
 func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
-	if !c.bidiOverride && containsFold(css, "bidi-override") {
+	if !c.bidiOverride && overridesDirection(css) {
 		c.bidiOverride = true
 	}
 	// The strings of consecutive declarations are also read joined:

@@ -296,6 +296,15 @@ var bidiLevelEvasions = []evasion{
 	{"override before a cyrillic link", `<p>&#x202E;<a href="#">ьтачакС</a></p>`},
 	{"override left open in a link before", `<p><a href="#">x&#x202E;</a> <a href="#">daolnwoD</a></p>`},
 	{"override and a mixed label", `<p>&#x202B;<a href="#">load&#x200F;Down</a></p>`},
+	// HTML's direction attributes and CSS's overrides do what the
+	// characters do.
+	{"bdo around the link", `<bdo dir="rtl"><a href="#">daolnwoD</a></bdo>`},
+	{"ltr span nested in bdo", `<a href="#"><bdo dir="rtl">daol<span dir="ltr">Down</span></bdo></a>`},
+	{"bdi nested in bdo", `<a href="#"><bdo dir="rtl">daol<bdi>Down</bdi></bdo></a>`},
+	{"isolate-override", `<a href="#" style="unicode-bidi:isolate-override;direction:rtl">daolnwoD</a>`},
+	{"isolate-override in a style sheet", `<style>a{unicode-bidi:isolate-override;direction:rtl}</style><a href="#">daolnwoD</a>`},
+	{"bidi-override with an escape", `<a href="#" style="unicode-bidi:bidi-overrid\65;direction:rtl">daolnwoD</a>`},
+	{"rtl paragraph and a mark", `<p dir="rtl"><a href="#">load&rlm;Down</a></p>`},
 }
 
 func TestDownloadEvasionsBidiLevels(t *testing.T) {

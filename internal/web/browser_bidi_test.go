@@ -62,6 +62,12 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<p><a href="#">x&#x202E;</a> <a href="#">daolnwoD</a></p>`, "Download", false},
 		{`<p>&#x202B;<a href="#">load&#x200F;Down</a></p>`, "Download", false},
 		{`<a href="#">&#x202D;ليمحت&#x202C;</a>`, "تحميل", true},
+		{`<bdo dir="rtl"><a href="#">daolnwoD</a></bdo>`, "Download", false},
+		{`<a href="#"><bdo dir="rtl">daol<span dir="ltr">Down</span></bdo></a>`, "Download", false},
+		{`<a href="#"><bdo dir="rtl">daol<bdi>Down</bdi></bdo></a>`, "Download", false},
+		{`<a href="#" style="unicode-bidi:isolate-override;direction:rtl">daolnwoD</a>`, "Download", false},
+		{`<a href="#" style="unicode-bidi:bidi-overrid\65;direction:rtl">daolnwoD</a>`, "Download", false},
+		{`<p dir="rtl"><a href="#">load&rlm;Down</a></p>`, "Download", false},
 		// Drawn as written: allowed.
 		{`<a href="#">פרטים נוספים PDF</a>`, "", false},
 		{`<a href="#" dir="rtl">load א Down</a>`, "", false},
@@ -71,6 +77,8 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<p>&#x202E;<br><a href="#">daolnwoD</a></p>`, "", false},
 		{`<p>&#x202E;&#x202C;<a href="#">daolnwoD</a></p>`, "", false},
 		{`<a href="#">مرحبا Center</a>`, "", false},
+		{`<p dir="rtl"><a href="#">עמוד הבית</a> <bdi>Center</bdi></p>`, "", false},
+		{`<bdo dir="rtl"><span>שלום</span></bdo><a href="#">nwoD</a>`, "", false},
 	}
 	for _, e := range []engine{chromium, firefox} {
 		t.Run(string(e), func(t *testing.T) {
