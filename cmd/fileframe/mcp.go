@@ -26,7 +26,9 @@ import (
 // forwards every call to a Fileframe server's /mcp over HTTP with an API
 // key. It lists the server's tools and serves them as they are, so each
 // tool has one implementation, the server's. Only MCP goes to stdout;
-// what it has to say goes to stderr.
+// what it has to say goes to stderr. A line on stdin that is not a JSON-RPC
+// 2.0 message is answered with a JSON-RPC error, and the session goes on
+// (mcpStdin).
 func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error {
 	urlFlag := fs.String("url", "", "the Fileframe server's base URL, e.g. https://files.example.com (default $FILEFRAME_URL)")
 	keyFlag := fs.String("key", "", "an API key of an Agency account, ffk_… or ffp_… (default $FILEFRAME_KEY)")
@@ -75,7 +77,14 @@ func runMCP(ctx context.Context, c *CLI, fs *flag.FlagSet, args []string) error 
 	}
 	fmt.Fprintf(c.Stderr, "fileframe mcp: serving %d tools of %s on stdin and stdout\n", n, shown)
 
-	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(c.stdin()), Writer: nopWriteCloser{c.Stdout}})
+	stdout := &mcpStdout{w: c.Stdout}
+	err = server.Run(ctx, &mcp.IOTransport{
+		Reader: io.NopCloser(newMCPStdin(c.stdin(), stdout, logger)),
+		Writer: stdout,
+		// A line and its newline, which is what mcpStdin hands on: the SDK's
+		// own bound never ends the session.
+		MaxLineLength: mcpMaxLine + 1,
+	})
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil // the agent closed stdin, or the process was told to stop
 	}
@@ -252,9 +261,3 @@ func problemText(err error) string {
 	}
 	return err.Error()
 }
-
-// nopWriteCloser is stdout for the MCP transport, which closes its writer
-// when it ends; the process's stdout stays open.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

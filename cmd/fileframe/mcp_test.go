@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -259,5 +261,174 @@ func TestMCPStdioRefusals(t *testing.T) {
 		return strings.HasPrefix(strings.TrimSpace(l), "fileframe mcp ")
 	}) {
 		t.Errorf("help does not list fileframe mcp:\n%s", r.stdout)
+	}
+}
+
+// TestMCPStdioBadLines sends `fileframe mcp` lines that are not JSON-RPC
+// 2.0 messages, before initialize and after it: each gets one error
+// response with id null (-32700 for a line that is not JSON, -32600 for
+// the rest), nothing of it is echoed or logged, blank lines get nothing,
+// the requests around them are answered, and at EOF it exits 0.
+func TestMCPStdioBadLines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startServe(t, dir)
+	key := agencyKey(t, dir)
+
+	cmd := exec.Command(binPath, "mcp")
+	cmd.Env = cleanEnv("FILEFRAME_URL="+p.app, "FILEFRAME_KEY="+key)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	answers := make(chan map[string]any, 100)
+	go func() {
+		defer close(answers)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				m = map[string]any{"not JSON": sc.Text()}
+			}
+			answers <- m
+		}
+	}()
+	var got []map[string]any
+	await := func(ids ...float64) {
+		t.Helper()
+		timeout := time.After(time.Minute)
+		for _, id := range ids {
+			for !slices.ContainsFunc(got, func(m map[string]any) bool { return m["id"] == id }) {
+				select {
+				case m, ok := <-answers:
+					if !ok {
+						cmd.Wait()
+						t.Fatalf("fileframe mcp ended (exit %d) before answering id %v; answers %v\nstderr:\n%s", cmd.ProcessState.ExitCode(), id, got, stderr.String())
+					}
+					got = append(got, m)
+				case <-timeout:
+					t.Fatalf("no answer to id %v in a minute; answers %v\nstderr:\n%s", id, got, stderr.String())
+				}
+			}
+		}
+	}
+	send := func(lines ...string) {
+		t.Helper()
+		for _, l := range lines {
+			if _, err := io.WriteString(stdin, l+"\n"); err != nil {
+				t.Logf("writing to stdin: %v", err) // the process has ended: await says so
+				return
+			}
+		}
+	}
+	// ping is a ping request with id of exactly n bytes.
+	ping := func(id, n int) string {
+		head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"pad":"`, id)
+		return head + strings.Repeat("a", n-len(head)-len(`"}}}`)) + `"}}}`
+	}
+	const secret = "ffk_not-for-any-log"
+	const (
+		parseError     = -32700
+		invalidRequest = -32600
+	)
+	var want []float64 // the codes of the error responses, in order
+	bad := func(line string, code float64) string {
+		want = append(want, code)
+		return line
+	}
+
+	send(
+		bad(`{oops "`+secret+`"`, parseError),
+		"",
+		bad(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, invalidRequest), // a batch, valid before MCP 2025-06-18
+		bad(`{"jsonrpc":"1.0","id":2,"method":"ping","params":{"key":"`+secret+`"}}`, invalidRequest),
+		bad(ping(3, mcpMaxLine+1), invalidRequest),
+		bad(strings.Repeat("x", mcpMaxLine)+`{"jsonrpc":"2.0","id":99,"method":"ping"}`, invalidRequest), // its end is not read as a line
+		" \t\r",
+		`{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`,
+	)
+	await(10)
+	send(
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		bad(`[{"jsonrpc":"2.0","id":4,"method":"ping"},{"jsonrpc":"2.0","id":5,"method":"ping"}]`, invalidRequest),
+		bad(`[]`, invalidRequest),
+		bad(`42`, invalidRequest),
+		bad(`null`, invalidRequest),
+		bad(`{"id":6,"method":"ping"}`, invalidRequest),
+		bad(`{"jsonrpc":"2.0"}`, invalidRequest),
+		bad(`{"jsonrpc":"2.0","id":true,"method":"ping"}`, invalidRequest),
+		bad(`{"jsonrpc":"2.0","id":7,"method":"ping"} {"jsonrpc":"2.0","id":8,"method":"ping"}`, parseError),
+		"",
+		ping(11, mcpMaxLine),
+		`  {"jsonrpc":"2.0","id":13,"method":"ping"} `+"\r",
+		`{"jsonrpc":"2.0","id":12,"method":"tools/list"}`,
+	)
+	await(11, 12, 13)
+	stdin.Close()
+	for m := range answers {
+		got = append(got, m)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("fileframe mcp after stdin closed: %v, want exit 0; stderr:\n%s", err, stderr.String())
+	}
+
+	var codes []float64
+	for _, m := range got {
+		if m["jsonrpc"] != "2.0" {
+			t.Errorf("answer %v: not JSON-RPC 2.0", m)
+		}
+		e, isError := m["error"].(map[string]any)
+		switch id, hasID := m["id"]; {
+		case isError && hasID && id == nil:
+			codes = append(codes, e["code"].(float64))
+			if msg, _ := e["message"].(string); msg == "" {
+				t.Errorf("error %v without a message", e)
+			}
+		case isError:
+			t.Errorf("error answer %v: want id null", m)
+		case id != 10.0 && id != 11.0 && id != 12.0 && id != 13.0:
+			t.Errorf("answer to id %v: only 10 to 13 are requests", id)
+		}
+	}
+	if !slices.Equal(codes, want) {
+		t.Errorf("error codes %v, want %v", codes, want)
+	}
+	for _, m := range got {
+		switch m["id"] {
+		case 10.0:
+			if r, _ := m["result"].(map[string]any); r["protocolVersion"] != "2025-11-25" {
+				t.Errorf("initialize: %v", m)
+			}
+		case 11.0, 13.0:
+			if _, ok := m["result"].(map[string]any); !ok {
+				t.Errorf("ping: %v", m)
+			}
+		case 12.0:
+			if r, _ := m["result"].(map[string]any); r == nil || len(r["tools"].([]any)) < 10 {
+				t.Errorf("tools/list: %v", m)
+			}
+		}
+	}
+	if all := fmt.Sprint(got) + stderr.String(); strings.Contains(all, secret) || strings.Contains(all, "oops") || strings.Contains(stderr.String(), key) {
+		t.Errorf("a bad line's content or the key echoed:\nanswers %v\nstderr:\n%s", got, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "answered with a JSON-RPC error"); n != len(want) {
+		t.Errorf("stderr notes %d bad lines, want %d:\n%s", n, len(want), stderr.String())
 	}
 }
