@@ -28,12 +28,16 @@ import (
 // explicit formatting characters still open before it (checker.bidiOpen),
 // each word read in its script's direction (readable).
 //
-// HTML's direction attributes are read as the formatting characters
-// that do what they do (CSS Writing Modes, "unicode-bidi"): an element
-// with a dir attribute is an isolate (U+2067 for rtl, U+2066 for ltr,
-// U+2068 for auto) and <bdi> one of the direction it is given or the
-// first strong character's; <bdo> is an isolate and an override (U+2067
-// U+202E for rtl, U+2066 U+202D for ltr). Inside a clickable element
+// HTML's direction attributes and an inline style's unicode-bidi and
+// direction are read as the formatting characters that do what they do
+// (CSS Writing Modes, "unicode-bidi"): an element with a dir attribute is
+// an isolate (U+2067 for rtl, U+2066 for ltr, U+2068 for auto) and <bdi>
+// one of the direction it is given or the first strong character's;
+// <bdo> is an isolate and an override (U+2067 U+202E for rtl, U+2066
+// U+202D for ltr); unicode-bidi: bidi-override is an override, embed an
+// embedding, isolate an isolate and plaintext U+2068. (A style sheet's
+// overrides cannot be told from its selectors: with one, every label is
+// also read reversed, checker.bidiOverride.) Inside a clickable element
 // they are written into its label (checker.label); outside, they open
 // and close in checker.bidiOpen as characters in the text do (openDir,
 // closeDir).
@@ -298,24 +302,76 @@ type dirElem struct {
 }
 
 // dirControls returns the formatting characters that begin and end what
-// the start tag a does to the direction of its text, or "" and "".
+// the start tag a does to the direction of its text, or "" and "": its
+// inline style's unicode-bidi and direction, else HTML's (see the comment
+// at the top). An override of no known direction counts as right to
+// left, the one that reorders.
 func (c *checker) dirControls(a atom.Atom) (open, close string) {
-	dir, ok := c.attr("dir")
+	var bidiValue, direction []byte
+	if style, ok := c.attr("style"); ok && (containsFold(style, "bidi") || containsFold(style, "direction")) {
+		if bytes.IndexByte(style, '\\') >= 0 {
+			style = cssUnescape(nil, style)
+		}
+		var b [256]byte
+		st := compactStyle(b[:0], style)
+		bidiValue, direction = styleValue(st, "unicode-bidi"), styleValue(st, "direction")
+	}
+	dir, hasDir := c.attr("dir")
 	dir = bytes.TrimSpace(dir)
-	rtl, ltr := asciiEqualFold(dir, "rtl"), asciiEqualFold(dir, "ltr")
-	switch {
-	case a == atom.Bdo && rtl:
+	if direction == nil && (asciiEqualFold(dir, "rtl") || asciiEqualFold(dir, "ltr")) {
+		direction = bytes.ToLower(dir)
+	}
+	if bidiValue == nil {
+		switch {
+		case a == atom.Bdo:
+			bidiValue = []byte("isolate-override")
+		case a == atom.Bdi || hasDir:
+			bidiValue = []byte("isolate")
+		}
+	}
+	rtl, ltr := string(direction) == "rtl", string(direction) == "ltr"
+	switch string(bidiValue) {
+	case "bidi-override":
+		if ltr {
+			return "\u202d", "\u202c"
+		}
+		return "\u202e", "\u202c"
+	case "isolate-override":
+		if ltr {
+			return "\u2066\u202d", "\u202c\u2069"
+		}
 		return "\u2067\u202e", "\u202c\u2069"
-	case a == atom.Bdo && ltr:
-		return "\u2066\u202d", "\u202c\u2069"
-	case rtl:
-		return "\u2067", "\u2069"
-	case ltr:
-		return "\u2066", "\u2069"
-	case a == atom.Bdi || ok && asciiEqualFold(dir, "auto"):
+	case "embed":
+		switch {
+		case rtl:
+			return "\u202b", "\u202c"
+		case ltr:
+			return "\u202a", "\u202c"
+		}
+	case "isolate":
+		switch {
+		case rtl:
+			return "\u2067", "\u2069"
+		case ltr:
+			return "\u2066", "\u2069"
+		}
+		return "\u2068", "\u2069"
+	case "plaintext":
 		return "\u2068", "\u2069"
 	}
 	return "", ""
+}
+
+// styleValue returns the value of the last declaration of prop in the
+// compacted style st, without !important, or nil.
+func styleValue(st []byte, prop string) []byte {
+	var v []byte
+	for decl := range bytes.SplitSeq(st, []byte(";")) {
+		if name, value, ok := bytes.Cut(decl, []byte(":")); ok && string(name) == prop {
+			v = bytes.TrimSuffix(value, []byte("!important"))
+		}
+	}
+	return v
 }
 
 // openDir follows the start tag a (name) of an element with content.

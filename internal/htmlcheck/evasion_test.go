@@ -305,6 +305,13 @@ var bidiLevelEvasions = []evasion{
 	{"isolate-override in a style sheet", `<style>a{unicode-bidi:isolate-override;direction:rtl}</style><a href="#">daolnwoD</a>`},
 	{"bidi-override with an escape", `<a href="#" style="unicode-bidi:bidi-overrid\65;direction:rtl">daolnwoD</a>`},
 	{"rtl paragraph and a mark", `<p dir="rtl"><a href="#">load&rlm;Down</a></p>`},
+	// Inline styles' unicode-bidi, as the characters (row 842).
+	{"ltr override nested in an rtl one", `<a href="#"><span style="unicode-bidi:bidi-override;direction:rtl">daol<span style="unicode-bidi:bidi-override;direction:ltr">Down</span></span></a>`},
+	{"two overriding spans", `<a href="#"><span style="unicode-bidi:bidi-override;direction:rtl">daol</span><span style="unicode-bidi:bidi-override;direction:rtl">nwoD</span></a>`},
+	{"embed", `<a href="#"><span style="unicode-bidi:embed;direction:rtl">load&rlm;Down</span></a>`},
+	{"isolate", `<a href="#"><span style="unicode-bidi:isolate;direction:rtl">load&rlm;Down</span></a>`},
+	{"plaintext", `<a href="#"><span style="unicode-bidi:plaintext">&rlm;load&rlm;Down</span></a>`},
+	{"override on the paragraph", `<span style="unicode-bidi:bidi-override;direction:rtl"><a href="#">daolnwoD</a></span>`},
 }
 
 func TestDownloadEvasionsBidiLevels(t *testing.T) {

@@ -68,6 +68,11 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<a href="#" style="unicode-bidi:isolate-override;direction:rtl">daolnwoD</a>`, "Download", false},
 		{`<a href="#" style="unicode-bidi:bidi-overrid\65;direction:rtl">daolnwoD</a>`, "Download", false},
 		{`<p dir="rtl"><a href="#">load&rlm;Down</a></p>`, "Download", false},
+		{`<a href="#"><span style="unicode-bidi:bidi-override;direction:rtl">daol</span><span style="unicode-bidi:bidi-override;direction:rtl">nwoD</span></a>`, "Download", false},
+		{`<a href="#"><span style="unicode-bidi:embed;direction:rtl">load&rlm;Down</span></a>`, "Download", false},
+		{`<a href="#"><span style="unicode-bidi:bidi-override;direction:rtl">daol<span style="unicode-bidi:bidi-override;direction:ltr">Down</span></span></a>`, "Download", false},
+		{`<a href="#"><span style="unicode-bidi:isolate;direction:rtl">load&rlm;Down</span></a>`, "Download", false},
+		{`<a href="#"><span style="unicode-bidi:plaintext">&rlm;load&rlm;Down</span></a>`, "Download", false},
 		// Drawn as written: allowed.
 		{`<a href="#">פרטים נוספים PDF</a>`, "", false},
 		{`<a href="#" dir="rtl">load א Down</a>`, "", false},
@@ -79,6 +84,7 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<a href="#">مرحبا Center</a>`, "", false},
 		{`<p dir="rtl"><a href="#">עמוד הבית</a> <bdi>Center</bdi></p>`, "", false},
 		{`<bdo dir="rtl"><span>שלום</span></bdo><a href="#">nwoD</a>`, "", false},
+		{`<a href="#"><span style="unicode-bidi:bidi-override;direction:rtl">nwoD</span><span style="unicode-bidi:bidi-override;direction:rtl">daol</span></a>`, "", false},
 	}
 	for _, e := range []engine{chromium, firefox} {
 		t.Run(string(e), func(t *testing.T) {
