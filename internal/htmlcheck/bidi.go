@@ -77,6 +77,9 @@ type bidiShape struct {
 
 func shapeOf(label []byte) bidiShape {
 	var s bidiShape
+	if !mayHaveBidi(label) {
+		return s
+	}
 	for i := 0; i < len(label); {
 		if label[i] < utf8.RuneSelf {
 			i++ // no right-to-left or formatting character
@@ -97,6 +100,21 @@ func shapeOf(label []byte) bidiShape {
 	return s
 }
 
+// mayHaveBidi reports whether label may have a right-to-left character or
+// a formatting character: the lead bytes of U+0590-U+08FF (Hebrew,
+// Arabic, Syriac, Thaana, N'Ko and the rest, Arabic digits and U+061C
+// among them), of U+2000-U+2FFF (U+200F, U+202A-U+202E, U+2066-U+2069),
+// of U+F000-U+FFFF (presentation forms) and of the supplementary planes.
+// Most labels in other scripts are ruled out on their bytes.
+func mayHaveBidi(label []byte) bool {
+	for _, b := range label {
+		if 0xd6 <= b && b <= 0xdf || b == 0xe0 || b == 0xe2 || b == 0xef || b >= 0xf0 {
+			return true
+		}
+	}
+	return false
+}
+
 // mixedDirections reports whether label has two letters of one direction
 // with only characters of the other between them that are not visible
 // letters (see bidiShape).
@@ -104,7 +122,7 @@ func mixedDirections(label []byte) bool {
 	var ltr, rtl dirTrack
 	mixed := false
 	for _, r := range string(label) {
-		var c bidi.Class
+		c := bidi.ON // an ASCII character that is not a letter is no strong one
 		if r < utf8.RuneSelf {
 			if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
 				c = bidi.L
@@ -251,6 +269,9 @@ func (c *checker) drawnReading(label []byte, o labelOpts, s bidiShape) (form str
 // override unless an isolate is open after it, and U+2069 closes the last
 // isolate and what is open after it (rules X1-X8).
 func (c *checker) followBidi(t []byte) {
+	if bytes.IndexByte(t, 0xe2) < 0 {
+		return // no formatting character
+	}
 	for i := 0; i < len(t); {
 		if t[i] != 0xe2 {
 			i++
@@ -262,18 +283,18 @@ func (c *checker) followBidi(t []byte) {
 		case '\u202a', '\u202b', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068':
 			if len(c.bidiOpen) < maxBidiOpen {
 				c.bidiOpen = append(c.bidiOpen, r)
-				c.bidiOpenText = ""
+				c.bidiOpenValid = false
 			}
 		case '\u202c':
 			if k := len(c.bidiOpen); k > 0 && !isIsolate(c.bidiOpen[k-1]) {
 				c.bidiOpen = c.bidiOpen[:k-1]
-				c.bidiOpenText = ""
+				c.bidiOpenValid = false
 			}
 		case '\u2069':
 			for k := len(c.bidiOpen) - 1; k >= 0; k-- {
 				if isIsolate(c.bidiOpen[k]) {
 					c.bidiOpen = c.bidiOpen[:k]
-					c.bidiOpenText = ""
+					c.bidiOpenValid = false
 					break
 				}
 			}
@@ -281,10 +302,22 @@ func (c *checker) followBidi(t []byte) {
 	}
 }
 
-// openText returns c.bidiOpen as text, made again only when it changed.
+// openText returns what of c.bidiOpen orders a label: the embeddings and
+// overrides open after the last isolate. An isolate draws its content as
+// a paragraph of its own, and its direction is one of the two that
+// labels are ordered in anyway. It is made again only when bidiOpen
+// changed.
 func (c *checker) openText() string {
-	if c.bidiOpenText == "" && len(c.bidiOpen) > 0 {
-		c.bidiOpenText = string(c.bidiOpen)
+	if !c.bidiOpenValid {
+		open := c.bidiOpen
+		for k := len(open) - 1; k >= 0; k-- {
+			if isIsolate(open[k]) {
+				open = open[k+1:]
+				break
+			}
+		}
+		c.bidiOpenText = string(open)
+		c.bidiOpenValid = true
 	}
 	return c.bidiOpenText
 }
@@ -306,60 +339,76 @@ type dirElem struct {
 // inline style's unicode-bidi and direction, else HTML's (see the comment
 // at the top). An override of no known direction counts as right to
 // left, the one that reorders.
-func (c *checker) dirControls(a atom.Atom) (open, close string) {
+func (c *checker) dirControls(a atom.Atom, foreign bool) (open, close string, block bool) {
 	var bidiValue, direction []byte
+	if foreign {
+		// SVG's presentation attributes.
+		if v, ok := c.attr("unicode-bidi"); ok {
+			bidiValue = bytes.ToLower(bytes.TrimSpace(v))
+		}
+		if v, ok := c.attr("direction"); ok {
+			direction = bytes.ToLower(bytes.TrimSpace(v))
+		}
+	}
 	if style, ok := c.attr("style"); ok && (containsFold(style, "bidi") || containsFold(style, "direction")) {
 		if bytes.IndexByte(style, '\\') >= 0 {
 			style = cssUnescape(nil, style)
 		}
 		var b [256]byte
 		st := compactStyle(b[:0], style)
-		bidiValue, direction = styleValue(st, "unicode-bidi"), styleValue(st, "direction")
+		if v := styleValue(st, "unicode-bidi"); v != nil {
+			bidiValue = v
+		}
+		if v := styleValue(st, "direction"); v != nil {
+			direction = v
+		}
 	}
 	dir, hasDir := c.attr("dir")
 	dir = bytes.TrimSpace(dir)
 	if direction == nil && (asciiEqualFold(dir, "rtl") || asciiEqualFold(dir, "ltr")) {
 		direction = bytes.ToLower(dir)
 	}
-	if bidiValue == nil {
+	if bidiValue == nil && !foreign {
 		switch {
 		case a == atom.Bdo:
 			bidiValue = []byte("isolate-override")
 		case a == atom.Bdi || hasDir:
 			bidiValue = []byte("isolate")
+		case isolatingElement(a):
+			bidiValue, block = []byte("isolate"), true
 		}
 	}
 	rtl, ltr := string(direction) == "rtl", string(direction) == "ltr"
 	switch string(bidiValue) {
 	case "bidi-override":
 		if ltr {
-			return "\u202d", "\u202c"
+			return "\u202d", "\u202c", block
 		}
-		return "\u202e", "\u202c"
+		return "\u202e", "\u202c", block
 	case "isolate-override":
 		if ltr {
-			return "\u2066\u202d", "\u202c\u2069"
+			return "\u2066\u202d", "\u202c\u2069", block
 		}
-		return "\u2067\u202e", "\u202c\u2069"
+		return "\u2067\u202e", "\u202c\u2069", block
 	case "embed":
 		switch {
 		case rtl:
-			return "\u202b", "\u202c"
+			return "\u202b", "\u202c", block
 		case ltr:
-			return "\u202a", "\u202c"
+			return "\u202a", "\u202c", block
 		}
 	case "isolate":
 		switch {
 		case rtl:
-			return "\u2067", "\u2069"
+			return "\u2067", "\u2069", block
 		case ltr:
-			return "\u2066", "\u2069"
+			return "\u2066", "\u2069", block
 		}
-		return "\u2068", "\u2069"
+		return "\u2068", "\u2069", block
 	case "plaintext":
-		return "\u2068", "\u2069"
+		return "\u2068", "\u2069", block
 	}
-	return "", ""
+	return "", "", false
 }
 
 // styleValue returns the value of the last declaration of prop in the
@@ -375,9 +424,16 @@ func styleValue(st []byte, prop string) []byte {
 }
 
 // openDir follows the start tag a (name) of an element with content.
-func (c *checker) openDir(a atom.Atom, name []byte) {
-	open, close := c.dirControls(a)
-	if open == "" || len(c.dirElems) == maxDirElems {
+func (c *checker) openDir(a atom.Atom, name []byte, foreign bool) {
+	if a != atom.Bdo && a != atom.Bdi && (foreign || !isolatingElement(a)) && !c.hasDirAttr(foreign) {
+		return // most tags
+	}
+	open, close, block := c.dirControls(a, foreign)
+	if open == "" || len(c.dirElems) == maxDirElems || block && len(c.frames) > 0 {
+		// Inside a label, an element drawn as a block by default is
+		// read as a break between words, not as an isolate: it is
+		// drawn as a block far more often than not, and an isolate
+		// would have every card's label ordered.
 		return
 	}
 	e := dirElem{name: c.intern(a, name), close: close, inLabel: len(c.frames) > 0, para: c.bidiParas}
@@ -387,11 +443,45 @@ func (c *checker) openDir(a atom.Atom, name []byte) {
 		c.followBidi([]byte(open))
 	}
 	c.dirElems = append(c.dirElems, e)
+	if c.dirNames == nil {
+		c.dirNames = make(map[string]int)
+	}
+	c.dirNames[e.name]++
+	c.dirNameBits |= nameBit(name)
+}
+
+// nameBit is a bit of the element name, so that most end tags are told
+// from those of dirElems without a lookup.
+func nameBit(name []byte) uint64 {
+	if len(name) == 0 {
+		return 1
+	}
+	return 1 << ((uint(name[0]) + uint(len(name))*7) % 64)
+}
+
+// hasDirAttr reports whether the current start tag has an attribute that
+// can set the direction of its text: dir or style, or in SVG direction
+// or unicode-bidi.
+func (c *checker) hasDirAttr(foreign bool) bool {
+	for i := range c.attrs {
+		switch string(c.attrs[i].key) {
+		case "dir", "style":
+			return true
+		case "direction", "unicode-bidi":
+			if foreign {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // closeDir follows the end tag name: it ends what the element it closes,
 // and the ones open in it, began.
 func (c *checker) closeDir(name []byte) {
+	if c.dirNameBits&nameBit(name) == 0 || c.dirNames[string(name)] == 0 {
+		return // most end tags: none of dirElems
+	}
 	for i := len(c.dirElems) - 1; i >= 0; i-- {
 		if c.dirElems[i].name != string(name) {
 			continue
@@ -406,6 +496,9 @@ func (c *checker) closeDir(name []byte) {
 			// Otherwise a paragraph ended in the element, and with it
 			// what the element began.
 		}
+		for _, e := range c.dirElems[i:] {
+			c.dirNames[e.name]--
+		}
 		c.dirElems = c.dirElems[:i]
 		return
 	}
@@ -413,19 +506,22 @@ func (c *checker) closeDir(name []byte) {
 
 // overridesDirection reports whether the style sheet css draws text in
 // a direction given, whatever its characters' (unicode-bidi:
-// bidi-override or isolate-override), also when the value is written
-// with escapes.
+// bidi-override or isolate-override), or draws an override character
+// that may come before a label (content: "\202E" on ::before draws a
+// link's Latin letters reversed, "\202D" its Hebrew ones), also when
+// written with escapes.
 func overridesDirection(css []byte) bool {
 	if bytes.IndexByte(css, '\\') >= 0 {
 		css = cssUnescape(nil, css)
 	}
-	return containsFold(css, "bidi-override") || containsFold(css, "isolate-override")
+	return containsFold(css, "bidi-override") || containsFold(css, "isolate-override") ||
+		bytes.Contains(css, rightToLeftOverrideBytes) || bytes.Contains(css, []byte("\u202d"))
 }
 
 // closeBidiParagraph closes what the text of the paragraph left open.
 func (c *checker) closeBidiParagraph() {
 	c.bidiOpen = c.bidiOpen[:0]
-	c.bidiOpenText = ""
+	c.bidiOpenValid = false
 	c.bidiParas++
 }
 
@@ -444,19 +540,24 @@ func (c *checker) followBidiText(raw []byte) {
 	}
 }
 
-// endsBidiParagraph reports whether the tag a ends the paragraph the
-// algorithm orders, closing what was left open in its text: the elements
-// drawn as blocks by default, and <br>. Other elements, drawn as blocks
-// by a style sheet, keep the formatting characters open, and a label
-// after them is read in more orders than it is drawn in.
-func endsBidiParagraph(a atom.Atom) bool {
+// isolatingElement reports whether HTML's style sheet draws the element a
+// as an isolate (unicode-bidi: isolate), whatever CSS displays it as: what
+// its text leaves open ends with it, and what is open before it is not
+// open in it (https://html.spec.whatwg.org/multipage/rendering.html#bidirectional-text).
+// Displayed as a block it also ends the paragraph; displayed inline it
+// does not, and what is open before it is open after it again, as the
+// checker takes it. <table>, <tbody>, <thead>, <tfoot>, <tr> and
+// <colgroup> are isolates too, but not counted: text written in them,
+// outside a cell, is moved before the table by the parser ("foster
+// parenting"), where it stays open.
+func isolatingElement(a atom.Atom) bool {
 	switch a {
-	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Body, atom.Br, atom.Caption,
-		atom.Center, atom.Dd, atom.Details, atom.Dialog, atom.Div, atom.Dl, atom.Dt, atom.Fieldset,
-		atom.Figcaption, atom.Figure, atom.Footer, atom.Form, atom.H1, atom.H2, atom.H3, atom.H4,
-		atom.H5, atom.H6, atom.Header, atom.Hgroup, atom.Hr, atom.Html, atom.Legend, atom.Li,
-		atom.Main, atom.Menu, atom.Nav, atom.Ol, atom.P, atom.Pre, atom.Section, atom.Summary,
-		atom.Table, atom.Tbody, atom.Td, atom.Tfoot, atom.Th, atom.Thead, atom.Tr, atom.Ul:
+	case atom.Address, atom.Blockquote, atom.Center, atom.Dialog, atom.Div, atom.Figure,
+		atom.Figcaption, atom.Footer, atom.Form, atom.Header, atom.Legend, atom.Listing,
+		atom.Main, atom.P, atom.Plaintext, atom.Pre, atom.Search, atom.Summary, atom.Xmp,
+		atom.Article, atom.Aside, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Hgroup, atom.Nav, atom.Section, atom.Caption, atom.Td, atom.Th, atom.Dir, atom.Dd,
+		atom.Dl, atom.Dt, atom.Menu, atom.Ol, atom.Ul, atom.Li, atom.Output, atom.Body, atom.Html:
 		return true
 	}
 	return false

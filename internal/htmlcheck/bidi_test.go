@@ -31,3 +31,50 @@ func TestDrawnOrderBound(t *testing.T) {
 		t.Errorf("the finding's excerpt is %q, not the link", r.Errors[0].Excerpt)
 	}
 }
+
+func TestShapeOf(t *testing.T) {
+	for _, tc := range []struct {
+		label string
+		want  bidiShape
+	}{
+		{"Download", bidiShape{}},
+		{"Скачать файл", bidiShape{}},
+		{"מדריך למשתמש של המוצר החדש שלנו Fileframe", bidiShape{rtl: true}},
+		{"Fileframe 2 מדריך", bidiShape{rtl: true}},
+		{"load א Down", bidiShape{rtl: true}},
+		{"load\u200fDown", bidiShape{rtl: true, mixed: true}},
+		{"load \u200f Down", bidiShape{rtl: true, mixed: true}},
+		{"load\u0640Down", bidiShape{rtl: true, mixed: true}},
+		{"تح\u200eميل", bidiShape{rtl: true, mixed: true}},
+		{"\u202edaolnwoD", bidiShape{controls: true}},
+		{"\u2067load\u2069", bidiShape{controls: true}},
+	} {
+		if got := shapeOf([]byte(tc.label)); got != tc.want {
+			t.Errorf("shapeOf(%+q) = %+v, want %+v", tc.label, got, tc.want)
+		}
+	}
+}
+
+func TestFirstAndLastWords(t *testing.T) {
+	s := strings.Repeat("ab cd, ", 40) // 80 words
+	head, cut := firstWords(s, 64)
+	if !cut || len(strings.Fields(head)) != 64 || !strings.HasPrefix(s, head) {
+		t.Errorf("firstWords: %d words, cut %v", len(strings.Fields(head)), cut)
+	}
+	if head, cut := firstWords("ab cd", 64); cut || head != "ab cd" {
+		t.Errorf("firstWords of a short label: %q, %v", head, cut)
+	}
+	tail := lastWords(s+"Download", 64)
+	if !strings.HasSuffix(tail, "Download") || len(strings.Fields(tail)) != 64 {
+		t.Errorf("lastWords: %q", tail)
+	}
+	// The last words, reversed, are read: "daolnwoD" ends a long label
+	// drawn right to left.
+	label := "\u202e" + strings.Repeat("wx yz ", 100) + "daolnwoD"
+	if _, ok := downloadReading(label, labelOpts{}, nil); !ok {
+		t.Error("the reversed last word of a long label is not read")
+	}
+	if _, ok := downloadReading("Download "+strings.Repeat("wx yz ", 100), labelOpts{}, nil); !ok {
+		t.Error("the first word of a long label is not read")
+	}
+}

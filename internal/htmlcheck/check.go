@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -201,22 +202,28 @@ type checker struct {
 	frames        []frame
 	label         []byte
 	labelCut      bool
-	labelReversed bool      // the label has text under <bdo dir=rtl>
-	bidiOpen      []rune    // the explicit formatting characters left open in the text of the current block (see followBidi)
-	bidiOpenText  string    // bidiOpen as text, or "" when it changed (see openText)
-	dirElems      []dirElem // open elements with direction attributes (see openDir)
-	bidiParas     int       // paragraphs ended so far (see closeBidiParagraph)
-	frameOpen     string    // bidiOpen where the outermost clickable element begins
-	drawnBytes    int       // what drawnReading ordered so far
-	tokStart      int       // where the current token starts in src
-	tokEnd        int       // and where it ends
-	readingAt     [2]int    // where the clickable elements whose label is read start and end, when not the current token
-	besideOpen    string    // bidiOpen where the run of clickable elements side by side begins
+	labelReversed bool           // the label has text under <bdo dir=rtl>
+	bidiOpen      []rune         // the explicit formatting characters left open in the text of the current block (see followBidi)
+	bidiOpenText  string         // what of bidiOpen orders a label, as text (see openText)
+	bidiOpenValid bool           // bidiOpenText is up to date
+	scratch       []byte         // appendLabel's
+	labelPops     int            // the label's pops less its pushes (see compactLabel)
+	dirElems      []dirElem      // open elements with direction attributes (see openDir)
+	dirNames      map[string]int // how many of dirElems have each name
+	dirNameBits   uint64         // nameBit of every name dirElems had
+	bidiParas     int            // paragraphs ended so far (see closeBidiParagraph)
+	frameOpen     string         // bidiOpen where the outermost clickable element begins
+	drawnBytes    int            // what drawnReading ordered so far
+	tokStart      int            // where the current token starts in src
+	tokEnd        int            // and where it ends
+	readingAt     [2]int         // where the clickable elements whose label is read start and end, when not the current token
+	besideOpen    string         // bidiOpen where the run of clickable elements side by side begins
 	// shown is label without the text of hidden descendants (see
 	// hides), which pages insert between letters to break a word up;
 	// hideName and hideDepth follow the hidden element that text is in.
 	shown                  []byte
 	beside                 []byte // the labels of clickable elements side by side so far (see besideLabel)
+	besideGap              []byte // what draws nothing since the last of them (see besideGapText)
 	besidePieces           int
 	besideStart, besideEnd int
 	labelHidden            bool // some text of the label is hidden
@@ -657,7 +664,9 @@ func (c *checker) text(start, end int, raw rawKind) {
 	switch {
 	case hasNonSpace(text) && len(c.frames) == 0:
 		// Text, and not a label: no need to decode it.
-		c.endBeside()
+		if !c.besideGapText(text) {
+			c.endBeside()
+		}
 		c.followBidiText(text)
 	case bytes.IndexByte(text, '&') < 0 && len(c.frames) == 0:
 		return // only white space
@@ -699,15 +708,121 @@ func firstNonSpace(b []byte) int {
 	return 0
 }
 
+// appendLabel adds t to the label of the clickable elements open, and to
+// what of it is shown unless t is hidden. Each keeps maxLabel bytes of
+// what draws something, as compactLabel leaves it: white space is drawn
+// as one space however long it is, and runs of characters that draw
+// nothing do not fill a label up before its words.
 func (c *checker) appendLabel(t []byte) {
-	if room := maxLabel - len(c.label); room < len(t) {
-		t = t[:max(room, 0)]
-		c.labelCut = true
+	if len(c.label) >= maxLabel && (len(c.shown) >= maxLabel || c.hideDepth > 0) {
+		c.labelCut = c.labelCut || len(t) > 0
+		return // full
 	}
-	c.label = append(c.label, t...)
+	t = compactLabel(c.scratch[:0], t, c.label, &c.labelPops, maxLabel-min(len(c.label), len(c.shown)))
+	c.scratch = t[:0]
+	c.label, c.labelCut = appendCut(c.label, t, c.labelCut)
 	if c.hideDepth == 0 {
-		c.shown = append(c.shown, t...)
+		if len(c.shown) > 0 && c.shown[len(c.shown)-1] == ' ' {
+			t = bytes.TrimPrefix(t, []byte(" "))
+		}
+		c.shown, _ = appendCut(c.shown, t, false)
 	}
+}
+
+// appendCut appends t to b up to maxLabel bytes, and reports whether b
+// was cut (or cut was already).
+func appendCut(b, t []byte, cut bool) ([]byte, bool) {
+	if room := maxLabel - len(b); room < len(t) {
+		// Not inside a character.
+		n := max(room, 0)
+		for n > 0 && !utf8.RuneStart(t[n]) {
+			n--
+		}
+		return append(b, t[:n]...), true
+	}
+	return append(b, t...), cut
+}
+
+// compactLabel appends to dst the text t of a label that ends in label so
+// far, as it is read: a run of white space as one space; without the
+// characters that draw nothing and order nothing (zero-width spaces and
+// joiners, soft hyphens, word joiners, the BOM: class BN, which the
+// bidirectional algorithm leaves out and the readings drop); and a run of
+// direction marks (U+200E, U+200F, U+061C) as its first and its last,
+// which order the letters around them as the whole run does; and without
+// the pops (U+202C, U+2069) past maxBidiOpen more than the label opened,
+// which pop nothing. pops counts the label's pops less its pushes. It
+// stops once dst is longer than limit: what follows is cut anyway.
+func compactLabel(dst, t, label []byte, pops *int, limit int) []byte {
+	last := func() byte {
+		if len(dst) > 0 {
+			return dst[len(dst)-1]
+		}
+		if len(label) > 0 {
+			return label[len(label)-1]
+		}
+		return 0
+	}
+	marks := 0 // direction marks just before, in dst
+	for i := 0; i < len(t) && len(dst) <= limit; {
+		b := t[i]
+		if b >= utf8.RuneSelf && b != 0xc2 && b != 0xd8 && b != 0xe2 && b != 0xef {
+			// Not the first byte of a character compactLabel drops or
+			// counts (U+00AD, U+061C, U+200B-U+206F, U+FEFF): copied.
+			dst = append(dst, b)
+			i++
+			if utf8.RuneStart(b) {
+				marks = 0
+			}
+			continue
+		}
+		if b < utf8.RuneSelf {
+			i++
+			marks = 0
+			if b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' {
+				if last() != ' ' {
+					dst = append(dst, ' ')
+				}
+				continue
+			}
+			dst = append(dst, b)
+			continue
+		}
+		r, n := utf8.DecodeRune(t[i:])
+		switch {
+		case r == '\u00ad', '\u200b' <= r && r <= '\u200d', '\u2060' <= r && r <= '\u2064', r == '\ufeff':
+			// Class BN: drawn as nothing, ordered as nothing.
+		case r == '\u202c' || r == '\u2069':
+			// A pop past the deepest the algorithm nests (maxBidiOpen)
+			// pops nothing.
+			if *pops < maxBidiOpen {
+				dst = append(dst, t[i:i+n]...)
+				*pops++
+				marks = 0
+			}
+		case r == '\u202a' || r == '\u202b' || r == '\u202d' || r == '\u202e' || '\u2066' <= r && r <= '\u2068':
+			dst = append(dst, t[i:i+n]...)
+			*pops--
+			marks = 0
+		case r == '\u200e' || r == '\u200f' || r == '\u061c':
+			if marks >= 2 {
+				// Keep the run's first and its last.
+				k := len(dst) - 1
+				for k > 0 && !utf8.RuneStart(dst[k]) {
+					k--
+				}
+				dst = append(dst[:k], t[i:i+n]...)
+			} else {
+				dst = append(dst, t[i:i+n]...)
+				marks++
+			}
+		default:
+			dst = append(dst, t[i:i+n]...)
+			marks = 0
+		}
+		i += n
+	}
+	return dst
 }
 
 // metadata are the elements that are not body content.
@@ -840,11 +955,11 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	if len(c.frames) == 0 && !clickable && !inline(a) {
 		c.endBeside()
 	}
-	if endsBidiParagraph(a) && !foreign {
-		c.closeBidiParagraph()
+	if a == atom.Br && !foreign {
+		c.closeBidiParagraph() // a forced line break ends the paragraph
 	}
-	if !foreign && !void(a) && !selfClosing {
-		c.openDir(a, name)
+	if !void(a) && !selfClosing {
+		c.openDir(a, name, foreign)
 	}
 	if len(c.frames) > 0 {
 		switch {
@@ -1032,9 +1147,6 @@ func (c *checker) endTag(start, end int) {
 		c.appendLabel([]byte(" "))
 	}
 	c.closeDir(name)
-	if endsBidiParagraph(a) && len(c.foreign) == 0 {
-		c.closeBidiParagraph()
-	}
 }
 
 // svgInline reports whether the SVG element name continues the text of
@@ -1245,9 +1357,10 @@ func (c *checker) downloadReading(label []byte, o labelOpts) (string, bool) {
 		shape = shapeOf(label)
 	}
 	if o.open != "" && !shape.controls && !shape.rtl {
-		// Drawn as written or wholly reversed, whatever is open before
-		// it (see bidi.go).
-		o.open, o.reversed = "", true
+		// Drawn as written, or wholly reversed under a right-to-left
+		// override (see bidi.go).
+		o.reversed = o.reversed || strings.HasSuffix(o.open, "\u202e")
+		o.open = ""
 	}
 	var form string
 	// An ASCII label's readings cost no more than the screen: it is read
@@ -1330,6 +1443,7 @@ func (c *checker) closeFrame(end int) {
 		// What the label leaves open is open after it.
 		c.followBidi(c.label[f.text:])
 		c.label = c.label[:0]
+		c.labelPops = 0
 		c.labelCut = false
 		c.labelReversed = false
 		c.shown = c.shown[:0]
@@ -1345,6 +1459,7 @@ func (c *checker) closeFrame(end int) {
 // tags between them, is read as one label when it ends, once: up to
 // maxBesidePieces elements of one word each, maxBeside bytes in all.
 const (
+	maxBesideGap    = 16
 	maxBeside       = 64
 	maxBesidePiece  = 16
 	maxBesidePieces = 8
@@ -1367,7 +1482,9 @@ func (c *checker) besideLabel(f frame, end int, reported bool) {
 		c.besideOpen = c.frameOpen
 	} else {
 		c.beside = append(c.beside, ' ')
+		c.beside = append(c.beside, c.besideGap...)
 	}
+	c.besideGap = c.besideGap[:0]
 	c.beside = append(c.beside, piece...)
 	c.besidePieces++
 	c.besideEnd = end
@@ -1387,7 +1504,40 @@ func (c *checker) endBeside() {
 		}
 	}
 	c.beside = c.beside[:0]
+	c.besideGap = c.besideGap[:0]
 	c.besidePieces = 0
+}
+
+// besideGapText reports whether raw, text after a clickable element of a
+// run side by side, draws nothing: white space and characters that draw
+// nothing, such as direction marks, which can reorder the run
+// (<a>load</a>U+200F<a>Down</a> in a right-to-left paragraph is drawn
+// "Down" "load"). Those characters are kept for the label of the run,
+// up to maxBesideGap bytes; the run goes on.
+func (c *checker) besideGapText(raw []byte) bool {
+	if c.besidePieces == 0 {
+		return false
+	}
+	t := raw
+	if bytes.IndexByte(raw, '&') >= 0 {
+		t = c.z.Text()
+	}
+	gap := len(c.besideGap)
+	for _, r := range string(t) {
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f':
+		case invisible(r) && !unicode.Is(unicode.Mn, r) && !unicode.Is(unicode.Me, r):
+			c.besideGap = utf8.AppendRune(c.besideGap, r)
+		default:
+			c.besideGap = c.besideGap[:gap]
+			return false
+		}
+	}
+	if len(c.besideGap) > maxBesideGap {
+		c.besideGap = c.besideGap[:gap]
+		return false
+	}
+	return true
 }
 
 // end reports what can only be known at the end of the document.

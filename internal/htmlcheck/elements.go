@@ -222,6 +222,9 @@ func (c *checker) checkAttrRefs(start, end int, name []byte) {
 		if !c.attrRefs[string(at.key)] {
 			continue
 		}
+		if bytes.Contains(at.val, rightToLeftOverrideBytes) {
+			c.bidiOverride = true // drawn before a label, it reverses it
+		}
 		if form, ok := c.downloadReading(at.val, labelOpts{reversed: c.bidiOverride, anywhere: true}); ok {
 			c.addAttr(ruleDownloadButton, start, end, string(at.key), false, fmt.Sprintf(
 				"<%s %s=%s> is drawn on the page by CSS attr(%s) and says a call to download%s: it makes a download button, and the page must not have one.",

@@ -2,6 +2,7 @@ package htmlcheck
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -143,7 +144,6 @@ var secondRoundEvasions = []evasion{
 	{"row-reverse nested", `<button style="display:flex;flex-direction:row-reverse"><span><b>lo</b>ad</span><span>Down</span></button>`},
 	{"row-reverse inside", `<a href="#"><div style="display:flex;flex-flow:row-reverse wrap"><i>load</i><i>Down</i></div></a>`},
 	{"direction rtl words", `<a href="#" style="direction:rtl"><span>load</span> <span>Down</span></a>`},
-	{"dir rtl words", `<button dir="rtl">load Down</button>`},
 	// Text drawn by SVG images in data: URLs.
 	{"img svg data percent-encoded", `<a href="#"><img src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'%3E%3Ctext%3EDownload%3C/text%3E%3C/svg%3E"></a>`},
 	{"img svg data base64", `<a href="#"><img alt="" src="data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnIHdpZHRoPScxMjAnIGhlaWdodD0nMzAnPjxyZWN0IHdpZHRoPScxMjAnIGhlaWdodD0nMzAnIGZpbGw9JyMwYTAnLz48dGV4dCB4PScxMCcgeT0nMjAnIGZpbGw9JyNmZmYnPkRvd25sb2FkPC90ZXh0Pjwvc3ZnPg=="></a>`},
@@ -333,11 +333,51 @@ func TestBidiLevelsKeepLabelsAllowed(t *testing.T) {
 		`<p>&#x2067;x&#x2069;<a href="#">daolnwoD</a></p>`,
 		`<a href="#">مرحبا Center</a>`,
 		`<a href="#" dir="rtl">Dolphin &#x200F; Wnload</a>`,
+		// Left-to-right words with only spaces between them stay in
+		// their order in a right-to-left paragraph: Chromium and Firefox
+		// draw "load Down" (it was taken for "Down load" before the
+		// checker ordered labels as the bidirectional algorithm does).
+		`<button dir="rtl">load Down</button>`,
+		`<a href="#" dir="rtl">load Down</a>`,
 	} {
 		if r := Check([]byte(page(body)), testOptions); slices.Contains(ruleNames(r.Errors), RuleDownloadButton) {
 			t.Errorf("%s is read as a download button", body)
 		}
 	}
+}
+
+// bidiFourthRoundEvasions were found by the outside attack on the
+// orderings above (docs/security.md, rows from 874).
+var bidiFourthRoundEvasions = []evasion{
+	// An element drawn as a block by default is an isolate, not the end
+	// of the paragraph: displayed inline, what is open before it is open
+	// after it.
+	{"inline div after an override", "\u202e<p style=\"display:inline\"></p><a href=\"#\">daolnwoD</a>"},
+	{"inline-block section after an override", `<div>&#x202E;<section style="display:inline-block"></section><a href="#">daolnwoD</a></div>`},
+	// Text in a table outside a cell is moved before the table.
+	{"override fostered out of a table", `<p><table style="display:inline">&#x202E;</table><a href="#">daolnwoD</a></p>`},
+	// Formatting characters drawn by CSS.
+	{"override in ::before", `<style>.x::before{content:"\202E"}</style><p><a class="x" href="#">daolnwoD</a></p>`},
+	{"override in attr()", `<style>p::before{content:attr(data-x)}</style><p data-x="&#x202E;"><a href="#">daolnwoD</a></p>`},
+	{"override in quotes", `<style>q{quotes:"\202E" ""}</style><q><a href="#">daolnwoD</a></q>`},
+	{"ltr override in ::before, hebrew", `<style>a::before{content:"\202D"}</style><a href="#">הדרוה</a>`},
+	// SVG's presentation attributes.
+	{"svg direction and unicode-bidi", `<svg width="200" height="40"><a href="#"><text x="100" y="25" direction="rtl" unicode-bidi="bidi-override">daolnwoD</text></a></svg>`},
+	// A mark between links side by side in a right-to-left paragraph.
+	{"mark between rtl links", `<p dir="rtl"><a href="#">load</a>&rlm;<a href="#">Down</a></p>`},
+	{"mark between rtl links, as a character", "<p dir=\"rtl\"><a href=\"#\">load</a>\u200f<a href=\"#\">Down</a></p>"},
+	// What draws nothing does not fill a label up before its words.
+	{"spaces before the word", `<a href="#">` + strings.Repeat(" ", 1017) + `Download</a>`},
+	{"newlines before the word", `<a href="#">` + strings.Repeat("\n", 1100) + `Download</a>`},
+	{"hidden text before the word", `<a href="#"><span hidden>` + strings.Repeat("x", 2000) + `</span>Download</a>`},
+	{"zero-width spaces before the word", `<a href="#">` + strings.Repeat("&#x200B;", 400) + `Download</a>`},
+	{"soft hyphens before the word", `<a href="#">` + strings.Repeat("&shy;", 2000) + `Download</a>`},
+	{"marks before the word", `<a href="#">` + strings.Repeat("&#x200E;", 400) + `Download</a>`},
+	{"pops before an override", `<a href="#">` + strings.Repeat("&#x202C;", 350) + `&#x202E;daolnwoD</a>`},
+}
+
+func TestDownloadEvasionsBidiFourthRound(t *testing.T) {
+	wantDownloadButton(t, bidiFourthRoundEvasions)
 }
 
 // Arabic letters forced left to right read as an Arabic reader reads

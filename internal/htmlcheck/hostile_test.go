@@ -65,6 +65,10 @@ func hostileInputs() []struct {
 		{"distinct labels with an override", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">&#x202E;ab` + strconv.Itoa(i) + `</a>` })},
 		{"distinct hebrew labels after an override", distinct(page("<p>x</p><p>&#x202E;"), func(i int) string { return `<a href="#">א` + strconv.Itoa(i) + `</a>` })},
 		{"distinct labels after an override", distinct(page("<p>x</p><p>&#x202E;"), func(i int) string { return `<a href="#">ab` + strconv.Itoa(i) + `</a>` })},
+		// Long labels of short words, read in each of their orders (an
+		// outside tester's: half a second before maxWordsRead).
+		{"long labels of short words in rtl links", fill(page("<p>x</p>"), `<a href="#" dir="rtl">`+strings.Repeat("Do ١ wn ا ", 100)+`</a>`, "")},
+		{"many open isolating elements then end tags", fill(page("<p>x</p>")+strings.Repeat("<div dir=rtl>", 2000), `</i><a href="#">x</a>`, "")},
 		{"base64 slashes", fill(page("<p>x</p>")+`<img src="data:image/png;base64,`, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/", `">`)},
 		{"base64 markers", fill(page("<p>x</p>"), "base64,", "")},
 		// Remote URLs (Refs): one per few bytes, in every kind of place.

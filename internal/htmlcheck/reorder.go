@@ -195,14 +195,7 @@ func (r *reorder) reorderedLabels(label []byte, fn func([]byte) bool) bool {
 			}
 		}
 		out = append(out, label[end:]...)
-		if fn(out) {
-			return true
-		}
-		words := bytes.Fields(label[start:end])
-		slices.Reverse(words)
-		out = append(append(out[:0], label[:start]...), bytes.Join(words, []byte(" "))...)
-		out = append(out, label[end:]...)
-		if fn(out) {
+		if !bytes.Equal(out, label) && fn(out) {
 			return true
 		}
 	}

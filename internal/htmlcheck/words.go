@@ -218,6 +218,13 @@ var (
 // maxLabelWords is the longest label checked for its last word too.
 const maxLabelWords = 12
 
+// maxWordsRead bounds the words of a reading that are matched: a longer
+// label is checked for its first word and for letters spaced out in its
+// first maxWordsRead words, as one cut at maxLabel bytes is. (A label of
+// a thousand short words, read in each of its orders, cost a 1 MiB page
+// half a second.)
+const maxWordsRead = 64
+
 // downloadReading reports whether label, the text a page shows on a
 // clickable element (or in CSS generated content), is a call to download,
 // and returns the reading of it that is one. o says how the label is
@@ -248,13 +255,68 @@ const maxLabelWords = 12
 // ("How do I download it?") are checked for their first word only.
 func downloadReading(label string, o labelOpts, cache readCache) (string, bool) {
 	o.reversed = o.reversed || strings.Contains(label, rightToLeftOverride)
+	// Of a label of more than maxWordsRead words, only the first ones
+	// are matched (see maxWordsRead): only they are read, and, when it
+	// may be drawn reversed, the last ones reversed.
+	head, cut := firstWords(label, maxWordsRead)
+	o.truncated = o.truncated || cut
 	var buf [8]form // most labels: no allocation
-	for _, f := range readings(buf[:0], label, o.reversed, cache) {
+	forms := readings(buf[:0], head, false, cache)
+	if o.reversed {
+		tail := label
+		if cut {
+			tail = lastWords(label, maxWordsRead)
+		}
+		n := len(forms)
+		forms = readings(forms, tail, false, cache)
+		for i := n; i < len(forms); i++ {
+			forms[i].text = reverseRunes(forms[i].text)
+		}
+	}
+	for _, f := range forms {
 		if f.lex.matches(f.text, o) {
 			return f.text, true
 		}
 	}
 	return "", false
+}
+
+// firstWords returns the start of s up to its n-th word (see splitWords),
+// and whether s has more.
+func firstWords(s string, n int) (string, bool) {
+	if len(s) < 2*n {
+		return s, false // too short to have more
+	}
+	words, in := 0, false
+	for i, r := range s {
+		w := isWordRune(r)
+		if w && !in {
+			if words == n {
+				return s[:i], true
+			}
+			words++
+		}
+		in = w
+	}
+	return s, false
+}
+
+// lastWords returns the end of s from its n-th word from the end.
+func lastWords(s string, n int) string {
+	words, in := 0, false
+	for i := len(s); i > 0; {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		w := isWordRune(r)
+		if w && !in {
+			if words == n {
+				return s[i:]
+			}
+			words++
+		}
+		in = w
+		i -= size
+	}
+	return s
 }
 
 // labelOpts says how a label is shown.
@@ -421,8 +483,12 @@ func (l *lexicon) matchWords(form string, o labelOpts) bool {
 			}
 		}
 	}
-	var buf [maxLabelWords + 4]string // most labels: no allocation
-	words, spaced := l.join(splitWords(buf[:0], form))
+	var buf [maxWordsRead]string // no allocation
+	split, more := splitWords(buf[:0], form)
+	if more {
+		o.truncated = true
+	}
+	words, spaced := l.join(split)
 	if spaced {
 		return true
 	}
@@ -481,9 +547,13 @@ func (l *lexicon) join(words []string) ([]string, bool) {
 				}
 			}
 		case l.prefixes[words[i]]:
-			for k := i + 2; k <= min(i+maxSplit, len(words)); k++ {
-				if w := strings.Join(words[i:k], ""); l.words[w] {
-					joined, n = w, k-i
+			// The parts joined in a buffer: a lookup by string(buf)
+			// allocates nothing, and most tries find no word.
+			var buf [64]byte
+			b := append(buf[:0], words[i]...)
+			for k := i + 1; k < min(i+maxSplit, len(words)); k++ {
+				if b = append(b, words[k]...); l.words[string(b)] {
+					joined, n = string(b), k+1-i
 					break
 				}
 			}
@@ -507,13 +577,17 @@ func (l *lexicon) join(words []string) ([]string, bool) {
 	return out, false
 }
 
-// splitWords appends the words of s to words: runs of letters, digits and
-// marks (strings.FieldsFunc, without its allocation).
-func splitWords(words []string, s string) []string {
+// splitWords appends the words of s to words, up to cap(words) of them:
+// runs of letters, digits and marks (strings.FieldsFunc, without its
+// allocation). more reports that s has more words than that.
+func splitWords(words []string, s string) (_ []string, more bool) {
 	start := -1
 	for i, r := range s {
 		if isWordRune(r) {
 			if start < 0 {
+				if len(words) == cap(words) {
+					return words, true
+				}
 				start = i
 			}
 			continue
@@ -526,7 +600,7 @@ func splitWords(words []string, s string) []string {
 	if start >= 0 {
 		words = append(words, s[start:])
 	}
-	return words
+	return words, false
 }
 
 func singleLetter(w string) bool {
