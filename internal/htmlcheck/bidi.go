@@ -100,6 +100,49 @@ func shapeOf(label []byte) bidiShape {
 	return s
 }
 
+// hasTextControls reports whether src may have formatting characters in
+// its text: U+202A-U+202E or U+2066-U+2069, or a numeric reference that
+// may be one. Only such characters can be left open in an element and
+// close at its end, so on a page without any, elements are followed only
+// from the first that sets a direction (openDir).
+func hasTextControls(src []byte) bool {
+	for i := 0; ; {
+		k := bytes.IndexByte(src[i:], 0xe2)
+		if k < 0 {
+			break
+		}
+		i += k + 1
+		if i+1 < len(src) && (src[i] == 0x80 && 0xaa <= src[i+1] && src[i+1] <= 0xae ||
+			src[i] == 0x81 && 0xa6 <= src[i+1] && src[i+1] <= 0xa9) {
+			return true
+		}
+	}
+	for i := 0; ; {
+		k := bytes.Index(src[i:], []byte("&#"))
+		if k < 0 {
+			return false
+		}
+		i += k + 2
+		// The reference's value, up to 8 digits (more are no
+		// character U+202A-U+2069 names).
+		base, j := 10, i
+		if j < len(src) && src[j]|0x20 == 'x' {
+			base, j = 16, j+1
+		}
+		v := 0
+		for n := 0; j < len(src) && n < 8; j, n = j+1, n+1 {
+			d := int(hexVal(src[j]))
+			if !isHex(src[j]) || d >= base {
+				break
+			}
+			v = v*base + d
+		}
+		if 0x202a <= v && v <= 0x202e || 0x2066 <= v && v <= 0x2069 {
+			return true
+		}
+	}
+}
+
 // mayHaveBidi reports whether label may have a right-to-left character or
 // a formatting character: the lead bytes of U+0590-U+08FF (Hebrew,
 // Arabic, Syriac, Thaana, N'Ko and the rest, Arabic digits and U+061C
@@ -281,6 +324,7 @@ func (c *checker) followBidi(t []byte) {
 		i += n
 		switch r {
 		case '\u202a', '\u202b', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068':
+			c.bidiPage = true
 			if len(c.bidiOpen) < maxBidiOpen {
 				c.bidiOpen = append(c.bidiOpen, r)
 				c.bidiOpenValid = false
@@ -425,8 +469,14 @@ func styleValue(st []byte, prop string) []byte {
 
 // openDir follows the start tag a (name) of an element with content.
 func (c *checker) openDir(a atom.Atom, name []byte, foreign bool) {
-	if a != atom.Bdo && a != atom.Bdi && (foreign || !isolatingElement(a)) && !c.hasDirAttr(foreign) {
-		return // most tags
+	switch {
+	case a == atom.Bdo || a == atom.Bdi || c.hasDirAttr(foreign):
+		c.bidiPage = true
+	case !c.bidiPage || foreign || !isolatingElement(a):
+		// Most tags, and on a page without formatting characters in its
+		// text (hasTextControls) that has set no direction so far, every
+		// tag: an isolate of nothing changes nothing.
+		return
 	}
 	open, close, block := c.dirControls(a, foreign)
 	if open == "" || len(c.dirElems) == maxDirElems || block && len(c.frames) > 0 {
@@ -460,13 +510,17 @@ func nameBit(name []byte) uint64 {
 }
 
 // hasDirAttr reports whether the current start tag has an attribute that
-// can set the direction of its text: dir or style, or in SVG direction
-// or unicode-bidi.
+// can set the direction of its text: dir, a style with unicode-bidi or
+// direction (or an escape), or in SVG direction or unicode-bidi.
 func (c *checker) hasDirAttr(foreign bool) bool {
 	for i := range c.attrs {
-		switch string(c.attrs[i].key) {
-		case "dir", "style":
+		switch v := c.attrs[i].val; string(c.attrs[i].key) {
+		case "dir":
 			return true
+		case "style":
+			if containsFold(v, "bidi") || containsFold(v, "direction") || bytes.IndexByte(v, '\\') >= 0 {
+				return true
+			}
 		case "direction", "unicode-bidi":
 			if foreign {
 				return true

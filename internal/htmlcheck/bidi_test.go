@@ -78,3 +78,23 @@ func TestFirstAndLastWords(t *testing.T) {
 		t.Error("the first word of a long label is not read")
 	}
 }
+
+func TestHasTextControls(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want bool
+	}{
+		{`<p>Plain “quoted” text — with dashes&#39;s and &#8212;</p>`, false},
+		{"<p>\u202e</p>", true},
+		{"<p>\u2067</p>", true},
+		{"<p>a\u200fb</p>", false}, // a mark opens nothing
+		{`<p>&#x202E;</p>`, true},
+		{`<p>&#X0202e;</p>`, true},
+		{`<p>&#8238;</p>`, true},
+		{`<p>&#08294;</p>`, true},
+	} {
+		if got := hasTextControls([]byte(tc.src)); got != tc.want {
+			t.Errorf("hasTextControls(%q) = %v, want %v", tc.src, got, tc.want)
+		}
+	}
+}

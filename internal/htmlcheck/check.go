@@ -208,6 +208,7 @@ type checker struct {
 	bidiOpenValid bool           // bidiOpenText is up to date
 	scratch       []byte         // appendLabel's
 	labelPops     int            // the label's pops less its pushes (see compactLabel)
+	bidiPage      bool           // the page has set a direction so far: elements are followed (see openDir)
 	dirElems      []dirElem      // open elements with direction attributes (see openDir)
 	dirNames      map[string]int // how many of dirElems have each name
 	dirNameBits   uint64         // nameBit of every name dirElems had
@@ -257,6 +258,7 @@ func newChecker(doc []byte, opts Options) *checker {
 		strayBefore: -1, strayAfter: -1,
 	}
 	c.src, c.cuts = shorten(doc)
+	c.bidiPage = hasTextControls(c.src)
 	c.findAttrRefs()
 	c.scriptClicks = scriptAttachesClicks(c.src)
 	if c.scriptClicks {
@@ -1146,7 +1148,9 @@ func (c *checker) endTag(start, end int) {
 	if len(c.frames) > 0 && !inline(a) && !(len(c.foreign) > 0 && svgInline(name)) {
 		c.appendLabel([]byte(" "))
 	}
-	c.closeDir(name)
+	if c.bidiPage {
+		c.closeDir(name)
+	}
 }
 
 // svgInline reports whether the SVG element name continues the text of
