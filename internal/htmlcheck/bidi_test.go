@@ -98,3 +98,38 @@ func TestHasTextControls(t *testing.T) {
 		}
 	}
 }
+
+// A check gives the URL parser at most maxParsedLinks of links, and a
+// link with more than maxLinkSegments slashes none: an outside tester's
+// 1 MiB link of "f/." segments took 117 s in the parser.
+func TestParsedLinksBound(t *testing.T) {
+	links := func(n int) []byte {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(`<a href="https://example.com/f/` + strconv.Itoa(i) + `/` + strings.Repeat("x", 80) + `">Go</a>`)
+		}
+		return []byte(page(b.String()))
+	}
+	if r := Check(links(maxParsedLinks/150), testOptions); len(r.Errors) != 0 {
+		t.Fatalf("under the bound: %v", r.Errors)
+	}
+	r := Check(links(maxParsedLinks/100), testOptions)
+	if len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, "KiB of links") {
+		t.Fatalf("over the bound: %v", r.Errors)
+	}
+	// Ordinary links are not parsed, however many.
+	var b strings.Builder
+	for i := range 8000 {
+		b.WriteString(`<a href="https://example.com/blog/post-` + strconv.Itoa(i) + `.html?utm_source=news%20letter">Read</a>`)
+	}
+	if r := Check([]byte(page(b.String())), testOptions); len(r.Errors) != 0 {
+		t.Fatalf("ordinary links: %v", r.Errors)
+	}
+	long := `<a href="https://example.com/` + strings.Repeat("f/.", 300000) + `x">Go</a>`
+	if r := Check([]byte(page(long)), testOptions); len(r.Errors) != 1 || r.Errors[0].Rule != RuleDownloadButton {
+		t.Fatalf("a link of 300,000 segments: %v", r.Errors)
+	}
+	if l := splitLink([]byte("/" + strings.Repeat("a/", maxLinkSegments))); !l.unread {
+		t.Error("a link past maxLinkSegments is parsed")
+	}
+}

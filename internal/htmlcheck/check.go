@@ -207,6 +207,7 @@ type checker struct {
 	bidiOpenText  string         // what of bidiOpen orders a label, as text (see openText)
 	bidiOpenValid bool           // bidiOpenText is up to date
 	scratch       []byte         // appendLabel's
+	parsedLinks   int            // bytes of links given to the URL parser (see downloadTarget)
 	labelPops     int            // the label's pops less its pushes (see compactLabel)
 	bidiPage      bool           // the page has set a direction so far: elements are followed (see openDir)
 	dirElems      []dirElem      // open elements with direction attributes (see openDir)

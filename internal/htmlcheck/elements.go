@@ -439,14 +439,36 @@ func (c *checker) checkLink(start, end int, key string, v, name []byte) {
 	case hasPrefixFold(u, "javascript:"):
 		c.scanJS(c.attrPlace(start, end, c.findAttr(key)), v)
 	case c.want(ruleDownloadButton):
-		if msg := downloadTarget(u, c.opts.ServiceHosts); msg != "" {
+		if msg := c.downloadTarget(u); msg != "" {
 			c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf("<%s %s=%s> %s: it is a download link.", name, key, q(u), msg))
 		}
 	}
 }
 
+// maxParsedLinks bounds the bytes of links a check gives the URL parser
+// (see mayBeServiceLink): 256 KiB, some 50 ms.
+const maxParsedLinks = 256 << 10
+
 // downloadTarget says why the link u, read with browserURL, leads to a
-// download, or returns "".
+// download, or returns "". The link that would take the URL parser past
+// maxParsedLinks is taken for a download link, and the page refused; the
+// ones after it are not read.
+func (c *checker) downloadTarget(u []byte) string {
+	if len(u) == 0 || u[0] == '#' {
+		return "" // this page
+	}
+	if mayBeServiceLink(u) || mayNameExecutable(u) {
+		if c.parsedLinks > maxParsedLinks {
+			return "" // the page is refused already
+		}
+		if c.parsedLinks += len(u); c.parsedLinks > maxParsedLinks {
+			return fmt.Sprintf("is past the %d KiB of links that name /f/, a download, an archive or escapes, which a check reads as a browser does; it is taken for a link to a file", maxParsedLinks>>10)
+		}
+	}
+	return downloadTarget(u, c.opts.ServiceHosts)
+}
+
+// downloadTarget is checker.downloadTarget without the bound.
 func downloadTarget(u []byte, hosts []string) string {
 	if len(u) == 0 || u[0] == '#' {
 		return "" // this page
@@ -469,7 +491,7 @@ func (c *checker) checkFormAction(start, end int, key string, v []byte) {
 		return
 	}
 	u := browserURL(v)
-	if hasPrefixFold(u, "data:") || hasPrefixFold(u, "blob:") || downloadTarget(u, c.opts.ServiceHosts) != "" {
+	if hasPrefixFold(u, "data:") || hasPrefixFold(u, "blob:") || c.downloadTarget(u) != "" {
 		c.addAttr(ruleDownloadButton, start, end, key, true, fmt.Sprintf(
 			"The form %s=%s leads to a file download: it is a download button.", key, q(u)))
 	}

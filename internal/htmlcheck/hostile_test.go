@@ -69,6 +69,11 @@ func hostileInputs() []struct {
 		// outside tester's: half a second before maxWordsRead).
 		{"long labels of short words in rtl links", fill(page("<p>x</p>"), `<a href="#" dir="rtl">`+strings.Repeat("Do ١ wn ا ", 100)+`</a>`, "")},
 		{"many open isolating elements then end tags", fill(page("<p>x</p>")+strings.Repeat("<div dir=rtl>", 2000), `</i><a href="#">x</a>`, "")},
+		// Links of many path segments, which the URL parser joins in
+		// quadratic time (maxLinkSegments): one over the bound, and
+		// many just under it.
+		{"one link of a million path segments", fill(page("<p>x</p>")+`<a href="https://example.com/`, "f/.", `x">Go</a>`)},
+		{"many links of 60 path segments", fill(page("<p>x</p>"), `<a href="https://example.com/`+strings.Repeat("f/.", 60)+`x">Go</a>`, "")},
 		{"base64 slashes", fill(page("<p>x</p>")+`<img src="data:image/png;base64,`, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/", `">`)},
 		{"base64 markers", fill(page("<p>x</p>"), "base64,", "")},
 		// Remote URLs (Refs): one per few bytes, in every kind of place.

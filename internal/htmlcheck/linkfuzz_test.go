@@ -6,8 +6,9 @@ import (
 )
 
 // FuzzLinkReading reads arbitrary links as the download rules do: it
-// must not panic, and the path of a special-scheme link is absolute and
-// has no dot segments left.
+// must not panic, the path of a special-scheme link is absolute and has
+// no dot segments left, and the cheap rejections before the parser rule
+// out nothing the parsed reading finds.
 func FuzzLinkReading(f *testing.F) {
 	for _, href := range linkEvasionRows() {
 		f.Add(href)
@@ -32,8 +33,13 @@ func FuzzLinkReading(f *testing.F) {
 				t.Fatalf("%q: taken as a plain path, but the parser reads %v (%v)", href, p, err)
 			}
 		}
-		executableName([]byte(href))
-		serviceLink([]byte(href), testOptions.ServiceHosts)
+		// The cheap rejections never reject what the parsed reading finds.
+		if name := parsedExecutableName([]byte(href)); name != "" && !mayNameExecutable([]byte(href)) {
+			t.Fatalf("%q names %q, but mayNameExecutable rules it out", href, name)
+		}
+		if parsedServiceLink([]byte(href), testOptions.ServiceHosts) && !mayBeServiceLink([]byte(href)) {
+			t.Fatalf("%q links to the service, but mayBeServiceLink rules it out", href)
+		}
 		launchScheme([]byte(href))
 	})
 }

@@ -164,10 +164,21 @@ func launchScheme(link []byte) string {
 // query parameter (/get?file=setup.exe), which a download script serves.
 // The fragment is not sent, and does not count.
 func executableName(link []byte) string {
-	if bytes.IndexByte(link, '.') < 0 && bytes.IndexByte(link, '%') < 0 {
-		return "" // no file name ending: most links ("#", "/about")
+	if !mayNameExecutable(link) {
+		return "" // most links ("#", "/about", "https://example.com/page.html")
 	}
+	return parsedExecutableName(link)
+}
+
+// parsedExecutableName is executableName without its cheap rejection.
+func parsedExecutableName(link []byte) string {
 	l := splitLink(link)
+	if l.unread {
+		// Too long to parse: its last segment, as written.
+		seg := link[:indexAnyOr(link, "?#", len(link))]
+		seg = seg[bytes.LastIndexAny(seg, `/\`)+1:]
+		return exeName(string(seg), false)
+	}
 	if !specialScheme(l.scheme) {
 		return ""
 	}
@@ -193,6 +204,48 @@ func executableName(link []byte) string {
 	return ""
 }
 
+// mayNameExecutable reports whether link may name an executable or an
+// archive: it has an extension of executableExts after one of its dots,
+// percent-decoded as executableName decodes it, or a tab or a newline,
+// which the parser drops. Others are not parsed: the URL parser costs
+// 100-200 ns a byte.
+func mayNameExecutable(link []byte) bool {
+	if bytes.ContainsAny(link, "\t\n\r") {
+		return true
+	}
+	if bytes.IndexByte(link, '%') >= 0 {
+		link = []byte(decodeAll(string(link)))
+	}
+	var buf [24]byte
+	for i := 0; ; {
+		k := bytes.IndexByte(link[i:], '.')
+		if k < 0 {
+			return false
+		}
+		i += k + 1
+		ext := append(buf[:0], '.')
+		for j := i; j < len(link) && len(ext) < len(buf) && (isASCIIAlnum(link[j]) || link[j] == '-'); j++ {
+			c := link[j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			ext = append(ext, c)
+		}
+		if executableExtSet[string(ext)] {
+			return true
+		}
+	}
+}
+
+// executableExtSet is executableExts as a set.
+var executableExtSet = func() map[string]bool {
+	m := make(map[string]bool, len(executableExts))
+	for _, e := range executableExts {
+		m[e] = true
+	}
+	return m
+}()
+
 // siteURL reports whether the query value v, percent-decoded, is itself
 // an absolute URL whose path is empty or "/": a share link's
 // ?url=https://allegro.pl names a site, and a host is not a file.
@@ -203,6 +256,14 @@ func siteURL(v string) bool {
 	}
 	l := splitLink([]byte(d))
 	return specialScheme(l.scheme) && l.host != "" && l.path == "/" && l.query == ""
+}
+
+// indexAnyOr is bytes.IndexAny, or or when none of chars is in s.
+func indexAnyOr(s []byte, chars string, or int) int {
+	if i := bytes.IndexAny(s, chars); i >= 0 {
+		return i
+	}
+	return or
 }
 
 // exeName returns the file name that s, a path segment or a query value,
@@ -241,13 +302,49 @@ func exeName(s string, query bool) string {
 // service's router reads it: percent-decoded (also %2F, which only a
 // redirect or a second decoding would need, to fail safe).
 func serviceLink(link []byte, hosts []string) bool {
-	// Cheap rejection first: both kinds need an f, a "download" or a
-	// percent escape that could spell one.
-	if !bytes.ContainsAny(link, "fF%") && !containsFold(link, "download") {
+	// Cheap rejection first: a path under /f/ needs "/f" or "\f" (a
+	// backslash is a slash) in the link, as written or after dot
+	// segments ("/x/../f/"); a "download" segment needs the word; either
+	// may be spelt with percent escapes. Others are not parsed: the URL
+	// parser costs 100-200 ns a byte.
+	if !mayBeServiceLink(link) {
 		return false
 	}
+	return parsedServiceLink(link, hosts)
+}
+
+// mayBeServiceLink is serviceLink's cheap rejection: a path under /f/
+// needs "/f" or "\f" (a backslash is a slash) followed by a slash, "?",
+// "#" or the end, as written or after dot segments ("/x/../f/"); a
+// "download" segment needs the word; both percent-decoded as serviceLink
+// decodes the path. A link with a tab or a newline, which the parser
+// drops, is parsed. Others are not: the URL parser costs 100-200 ns a
+// byte.
+func mayBeServiceLink(link []byte) bool {
+	if bytes.ContainsAny(link, "\t\n\r") {
+		return true
+	}
+	if bytes.IndexByte(link, '%') >= 0 {
+		link = []byte(decodeAll(string(link)))
+	}
+	if containsFold(link, "download") {
+		return true
+	}
+	for i := 0; i+1 < len(link); i++ {
+		if (link[i] == '/' || link[i] == '\\') && link[i+1] == 'f' &&
+			(i+2 == len(link) || bytes.IndexByte([]byte("/\\?#"), link[i+2]) >= 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// parsedServiceLink is serviceLink without its cheap rejection.
+func parsedServiceLink(link []byte, hosts []string) bool {
 	l := splitLink(link)
 	switch {
+	case l.unread:
+		return true // too long to read: taken for one, to fail safe
 	case l.scheme != "http" && l.scheme != "https":
 		return false
 	case l.host != "" && !serviceHost(l, hosts):
