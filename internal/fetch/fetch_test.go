@@ -321,6 +321,11 @@ func TestFetchRedirects(t *testing.T) {
 		_, err := f.Fetch(t.Context(), n.url("public.test", "/status/302"), Image)
 		wantProblem(t, err, false, "302 Found without a Location")
 	})
+	t.Run("a location of too many segments", func(t *testing.T) {
+		// The parser joins a path's segments in quadratic time.
+		_, err := f.Fetch(t.Context(), n.url("public.test", "/redirect/302?to="+url.QueryEscape("/"+strings.Repeat("f/.", 300))), Image)
+		wantProblem(t, err, true, "redirects to a URL with more than 256 slashes")
+	})
 	for _, d := range n.dials() {
 		if d.Addr() != publicAddr {
 			t.Errorf("dialled %s, want only %s", d, publicAddr)
@@ -402,6 +407,7 @@ func TestFetchURLRefused(t *testing.T) {
 		{"/f/png", "does not parse"},
 		{"//public.test/f/png", "does not parse"},
 		{"https://[::1/", "does not parse"},
+		{"https://public.test" + p + "/" + strings.Repeat("f/.", 100000), "more than 256 slashes"},
 		{"https://127.0.0.1" + p + "/f/png", "its host is 127.0.0.1, a loopback address"},
 		{"https://2130706433" + p + "/f/png", "its host is 127.0.0.1, a loopback address"},
 		{"https://0x7f.0.0.1" + p + "/", "its host is 127.0.0.1, a loopback address"},
