@@ -394,7 +394,8 @@ func (c *checker) dirControls(a atom.Atom, foreign bool) (open, close string, bl
 			direction = bytes.ToLower(bytes.TrimSpace(v))
 		}
 	}
-	if style, ok := c.attr("style"); ok && (containsFold(style, "bidi") || containsFold(style, "direction")) {
+	contents := false // display: contents, which draws no box and isolates nothing
+	if style, ok := c.attr("style"); ok && (containsFold(style, "bidi") || containsFold(style, "direction") || containsFold(style, "contents")) {
 		if bytes.IndexByte(style, '\\') >= 0 {
 			style = cssUnescape(nil, style)
 		}
@@ -406,6 +407,7 @@ func (c *checker) dirControls(a atom.Atom, foreign bool) (open, close string, bl
 		if v := styleValue(st, "direction"); v != nil {
 			direction = v
 		}
+		contents = string(styleValue(st, "display")) == "contents"
 	}
 	dir, hasDir := c.attr("dir")
 	dir = bytes.TrimSpace(dir)
@@ -418,7 +420,7 @@ func (c *checker) dirControls(a atom.Atom, foreign bool) (open, close string, bl
 			bidiValue = []byte("isolate-override")
 		case a == atom.Bdi || hasDir:
 			bidiValue = []byte("isolate")
-		case isolatingElement(a):
+		case isolatingElement(a) && !contents:
 			bidiValue, block = []byte("isolate"), true
 		}
 	}
@@ -570,6 +572,23 @@ func overridesDirection(css []byte) bool {
 	}
 	return containsFold(css, "bidi-override") || containsFold(css, "isolate-override") ||
 		bytes.Contains(css, rightToLeftOverrideBytes) || bytes.Contains(css, []byte("\u202d"))
+}
+
+// drawsMarks reports whether the style sheet css draws a character that
+// can reorder words around it (U+200F, U+061C, U+202A-U+202E,
+// U+2066-U+2069), also when written with an escape: between links side
+// by side, their labels are then read as if U+200F stood between them
+// (besideLabel).
+func drawsMarks(css []byte) bool {
+	if bytes.IndexByte(css, '\\') >= 0 {
+		css = cssUnescape(nil, css)
+	}
+	for _, m := range []string{"\u200f", "\u061c", "\u202a", "\u202b", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068"} {
+		if bytes.Contains(css, []byte(m)) {
+			return true
+		}
+	}
+	return false
 }
 
 // closeBidiParagraph closes what the text of the paragraph left open.

@@ -235,6 +235,7 @@ type checker struct {
 	drawn                  []byte  // the text of the current start tag's SVG data: image (see imageText)
 
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
+	cssMarks     bool             // CSS draws a direction mark or a formatting character (see drawsMarks)
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()
 	labels       map[string]uint8 // labels read so far that are not a call to download, and where
 	chars        readCache        // how the characters of labels read
@@ -732,6 +733,16 @@ func (c *checker) appendLabel(t []byte) {
 	}
 }
 
+// endsWithPush reports whether dst ends with what the pop r (U+202C or
+// U+2069) closes: an embedding or an override, or an isolate.
+func endsWithPush(dst []byte, r rune) bool {
+	last, _ := utf8.DecodeLastRune(dst)
+	if r == '\u202c' {
+		return '\u202a' <= last && last <= '\u202e' && last != '\u202c'
+	}
+	return '\u2066' <= last && last <= '\u2068'
+}
+
 // appendCut appends t to b up to maxLabel bytes, and reports whether b
 // was cut (or cut was already).
 func appendCut(b, t []byte, cut bool) ([]byte, bool) {
@@ -795,6 +806,12 @@ func compactLabel(dst, t, label []byte, pops *int, limit int) []byte {
 		switch {
 		case r == '\u00ad', '\u200b' <= r && r <= '\u200d', '\u2060' <= r && r <= '\u2064', r == '\ufeff':
 			// Class BN: drawn as nothing, ordered as nothing.
+		case (r == '\u202c' || r == '\u2069') && endsWithPush(dst, r):
+			// A push and its pop at once open and close nothing.
+			_, n0 := utf8.DecodeLastRune(dst)
+			dst = dst[:len(dst)-n0]
+			*pops++
+			marks = 0
 		case r == '\u202c' || r == '\u2069':
 			// A pop past the deepest the algorithm nests (maxBidiOpen)
 			// pops nothing.
@@ -1488,6 +1505,10 @@ func (c *checker) besideLabel(f frame, end int, reported bool) {
 	} else {
 		c.beside = append(c.beside, ' ')
 		c.beside = append(c.beside, c.besideGap...)
+		if c.cssMarks && len(c.besideGap) == 0 {
+			// CSS may draw a mark between them.
+			c.beside = append(c.beside, "\u200f"...)
+		}
 	}
 	c.besideGap = c.besideGap[:0]
 	c.beside = append(c.beside, piece...)

@@ -225,6 +225,9 @@ func (c *checker) checkAttrRefs(start, end int, name []byte) {
 		if bytes.Contains(at.val, rightToLeftOverrideBytes) {
 			c.bidiOverride = true // drawn before a label, it reverses it
 		}
+		if drawsMarks(at.val) {
+			c.cssMarks = true // drawn between links, it may reorder them
+		}
 		if form, ok := c.downloadReading(at.val, labelOpts{reversed: c.bidiOverride, anywhere: true}); ok {
 			c.addAttr(ruleDownloadButton, start, end, string(at.key), false, fmt.Sprintf(
 				"<%s %s=%s> is drawn on the page by CSS attr(%s) and says a call to download%s: it makes a download button, and the page must not have one.",
@@ -646,6 +649,9 @@ func (c *checker) scanJS(p place, js []byte) {
 func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
 	if !c.bidiOverride && overridesDirection(css) {
 		c.bidiOverride = true
+	}
+	if !c.cssMarks && drawsMarks(css) {
+		c.cssMarks = true
 	}
 	// The strings of consecutive declarations are also read joined:
 	// .x::before{content:"Down"} .x::after{content:"load"} draws one word

@@ -376,6 +376,23 @@ var bidiFourthRoundEvasions = []evasion{
 	{"pops before an override", `<a href="#">` + strings.Repeat("&#x202C;", 350) + `&#x202E;daolnwoD</a>`},
 }
 
+// bidiFifthRoundEvasions were found by the outside attack on the fourth
+// round's fixes (docs/security.md, rows from 898).
+var bidiFifthRoundEvasions = []evasion{
+	// display: contents draws no box, and isolates nothing.
+	{"display contents", `<div>&#x202E;<p style="display:contents"><a href="#">daolnwoD</a></p></div>`},
+	// A mark drawn by CSS between links side by side.
+	{"mark drawn by attr() between links", `<style>.m::after{content:attr(data-m)}</style><p dir="rtl"><a href="#">load</a><span class="m" data-m="&rlm;"></span><a href="#">Down</a></p>`},
+	{"mark drawn by css between links", `<style>.m::after{content:"\200F"}</style><p dir="rtl"><a href="#">load</a><span class="m"></span><a href="#">Down</a></p>`},
+	// Pairs that open and close nothing do not fill a label up.
+	{"balanced pairs before an override", `<p><a href="#">` + strings.Repeat("&#x202A;&#x202C;", 169) + `&#x202E;daolnwoD&#x202C;</a></p>`},
+	{"balanced isolates before an override", `<p><a href="#">` + strings.Repeat("&#x2066;&#x2069;", 300) + `&#x202E;daolnwoD&#x202C;</a></p>`},
+}
+
+func TestDownloadEvasionsBidiFifthRound(t *testing.T) {
+	wantDownloadButton(t, bidiFifthRoundEvasions)
+}
+
 func TestDownloadEvasionsBidiFourthRound(t *testing.T) {
 	wantDownloadButton(t, bidiFourthRoundEvasions)
 }

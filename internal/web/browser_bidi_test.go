@@ -80,6 +80,9 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<p dir="rtl"><a href="#">load</a>&rlm;<a href="#">Down</a></p>`, "Download", false},
 		{`<a href="#">` + strings.Repeat(" ", 1017) + `Download</a>`, "Download", false},
 		{`<a href="#">` + strings.Repeat("&#x202C;", 350) + `&#x202E;daolnwoD</a>`, "Download", false},
+		// The fifth round (docs/security.md, rows from 898).
+		{`<div>&#x202E;<p style="display:contents"><a href="#">daolnwoD</a></p></div>`, "Download", false},
+		{`<p><a href="#">` + strings.Repeat("&#x202A;&#x202C;", 169) + `&#x202E;daolnwoD&#x202C;</a></p>`, "Download", false},
 		// Drawn as written: allowed.
 		{`<a href="#">פרטים נוספים PDF</a>`, "", false},
 		{`<a href="#" dir="rtl">load א Down</a>`, "", false},
