@@ -57,7 +57,7 @@ import (
 //
 // Ordering costs about 90 ns a byte: a check orders at most
 // maxDrawnBytes of labels, and a page with more labels to order is
-// refused, as one whose labels cannot all be read (drawnBudget).
+// refused, as one whose labels cannot all be read (drawnReading).
 
 // maxBidiOpen bounds checker.bidiOpen: the algorithm's deepest level is
 // 125.
@@ -123,11 +123,14 @@ func hasTextControls(src []byte) bool {
 			return false
 		}
 		i += k + 2
-		// The reference's value, up to 8 digits (more are no
-		// character U+202A-U+2069 names).
+		// The reference's value, leading zeros skipped, up to 8 digits
+		// (more name no character U+202A-U+2069).
 		base, j := 10, i
 		if j < len(src) && src[j]|0x20 == 'x' {
 			base, j = 16, j+1
+		}
+		for j < len(src) && src[j] == '0' {
+			j++
 		}
 		v := 0
 		for n := 0; j < len(src) && n < 8; j, n = j+1, n+1 {
@@ -564,25 +567,19 @@ func (c *checker) closeDir(name []byte) {
 // a direction given, whatever its characters' (unicode-bidi:
 // bidi-override or isolate-override), or draws an override character
 // that may come before a label (content: "\202E" on ::before draws a
-// link's Latin letters reversed, "\202D" its Hebrew ones), also when
-// written with escapes.
+// link's Latin letters reversed, "\202D" its Hebrew ones). css has its
+// escapes decoded.
 func overridesDirection(css []byte) bool {
-	if bytes.IndexByte(css, '\\') >= 0 {
-		css = cssUnescape(nil, css)
-	}
 	return containsFold(css, "bidi-override") || containsFold(css, "isolate-override") ||
 		bytes.Contains(css, rightToLeftOverrideBytes) || bytes.Contains(css, []byte("\u202d"))
 }
 
 // drawsMarks reports whether the style sheet css draws a character that
 // can reorder words around it (U+200F, U+061C, U+202A-U+202E,
-// U+2066-U+2069), also when written with an escape: between links side
-// by side, their labels are then read as if U+200F stood between them
-// (besideLabel).
+// U+2066-U+2069): between links side by side, their labels are then read
+// as if U+200F stood between them (besideLabel). css has its escapes
+// decoded; an attribute's value has none.
 func drawsMarks(css []byte) bool {
-	if bytes.IndexByte(css, '\\') >= 0 {
-		css = cssUnescape(nil, css)
-	}
 	for _, m := range []string{"\u200f", "\u061c", "\u202a", "\u202b", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068"} {
 		if bytes.Contains(css, []byte(m)) {
 			return true

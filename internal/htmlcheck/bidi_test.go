@@ -92,6 +92,7 @@ func TestHasTextControls(t *testing.T) {
 		{`<p>&#X0202e;</p>`, true},
 		{`<p>&#8238;</p>`, true},
 		{`<p>&#08294;</p>`, true},
+		{`<p>&#x000000000000202E;</p>`, true},
 	} {
 		if got := hasTextControls([]byte(tc.src)); got != tc.want {
 			t.Errorf("hasTextControls(%q) = %v, want %v", tc.src, got, tc.want)

@@ -1374,10 +1374,7 @@ func (c *checker) downloadReading(label []byte, o labelOpts) (string, bool) {
 			return "", false
 		}
 	}
-	var shape bidiShape
-	if bytes.IndexFunc(label, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
-		shape = shapeOf(label)
-	}
+	shape := shapeOf(label)
 	if o.open != "" && !shape.controls && !shape.rtl {
 		// Drawn as written, or wholly reversed under a right-to-left
 		// override (see bidi.go).

@@ -647,11 +647,13 @@ func (c *checker) scanJS(p place, js []byte) {
 // scanCSS applies the style rules to CSS at p; where says where it is,
 // decls whether it is a declaration list (a style attribute).
 func (c *checker) scanCSS(p place, css []byte, where string, decls bool) {
-	if !c.bidiOverride && overridesDirection(css) {
-		c.bidiOverride = true
-	}
-	if !c.cssMarks && drawsMarks(css) {
-		c.cssMarks = true
+	if !c.bidiOverride || !c.cssMarks {
+		dec := css // escapes decoded once, for both
+		if bytes.IndexByte(css, '\\') >= 0 {
+			dec = cssUnescape(nil, css)
+		}
+		c.bidiOverride = c.bidiOverride || overridesDirection(dec)
+		c.cssMarks = c.cssMarks || drawsMarks(dec)
 	}
 	// The strings of consecutive declarations are also read joined:
 	// .x::before{content:"Down"} .x::after{content:"load"} draws one word
