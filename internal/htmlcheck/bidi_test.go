@@ -134,3 +134,39 @@ func TestParsedLinksBound(t *testing.T) {
 		t.Error("a link past maxLinkSegments is parsed")
 	}
 }
+
+// Arabic and Persian download words are read as English ones are: not
+// as a plural in a longer label, nor after a count; "تنزيلات" is also
+// "sales", on every shop's menu (docs/security.md row 909).
+func TestArabicAndPersianWording(t *testing.T) {
+	for _, tc := range []struct {
+		label string
+		want  bool
+	}{
+		{"تحميل", true},
+		{"تحميل الآن", true},
+		{"التحميل", true},
+		{"تحميل 2", true},
+		{"تنزيل الملف", true},
+		{"اضغط هنا للتحميل", true},
+		{"التحميلات", true},
+		{"دانلود", true},
+		{"دانلود رایگان", true},
+		{"دانلودها", true},
+		{"تحـميل", true},
+		{"تنزيلات الصيف", false},
+		{"عروض وتنزيلات", false},
+		{"تنزيلات", false},
+		{"2 مليون تنزيل", false},
+		{"أكثر من 500 ألف تحميل", false},
+		{"عدد التنزيلات: 1٬234", false},
+		{"سجل التنزيلات", false},
+		{"مركز التنزيلات", false},
+		{"بیش از ۲ میلیون دانلود", false},
+		{"تاریخچه دانلودها", false},
+	} {
+		if got := isDownloadLabel([]byte(tc.label), false); got != tc.want {
+			t.Errorf("isDownloadLabel(%q) = %v, want %v", tc.label, got, tc.want)
+		}
+	}
+}

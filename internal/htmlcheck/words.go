@@ -55,6 +55,21 @@ var spacelessDownloadWords = []string{
 	"ダウンロード", "下载", "下載", "다운로드", "내려받기", "تحميل", "تنزيل", "دانلود", "ดาวน์โหลด",
 }
 
+// spacelessPlurals are the plural endings of the spaceless words of
+// scripts written with spaces between words, where the word takes
+// prefixes and suffixes (Arabic, Persian): as "2M downloads" in English,
+// a plural counts only as the whole label ("التحميلات", "دانلودها"),
+// and "تنزيلات" not even then: it is also "sales", on every shop's menu.
+var spacelessPlurals = map[string]string{"تحميل": "ات", "تنزيل": "ات", "دانلود": "ها"}
+
+// spacelessSales are the spaceless words whose plural is another word.
+var spacelessSales = map[string]bool{"تنزيل": true}
+
+// countWords make a label with an Arabic or Persian download word a count
+// ("2 مليون تنزيل", "بیش از ۲ میلیون دانلود"), as a digit does: the word
+// counts then only as the label's first word.
+var countWords = wordSet(`مليون ملايين ميليون ألف آلاف الف مليار هزار میلیون میلیارد`)
+
 // leadFiller are words that may come before the download word of a call to
 // action.
 var leadFiller = wordSet(`free instant instantly start begin click tap press here to now please your
@@ -103,9 +118,14 @@ type lexicon struct {
 	// spacelessFirst are the first characters of spaceless: a label
 	// without any has none of those words, spaced out or not.
 	spacelessFirst map[rune]bool
-	inRun          []string // words looked for inside letters spaced out ("D o w n l o a d n o w")
-	lead           map[string]bool
-	trail          map[string]bool
+	// plural and sales are spacelessPlurals and spacelessSales, and
+	// counts countWords, read.
+	plural map[string]string
+	sales  map[string]bool
+	counts map[string]bool
+	inRun  []string // words looked for inside letters spaced out ("D o w n l o a d n o w")
+	lead   map[string]bool
+	trail  map[string]bool
 	// starts are the first two characters of every word, phrase and
 	// spaceless word, with what is not a letter, digit or mark left out
 	// (see mayMatch); startBits has the bit of each pair (startBit) set,
@@ -160,13 +180,21 @@ func newLexicon(read func(string) string) *lexicon {
 		}
 		l.phrases = append(l.phrases, rp)
 	}
-	for _, w := range spacelessDownloadWords {
-		w = read(w)
+	l.plural, l.sales, l.counts = map[string]string{}, map[string]bool{}, map[string]bool{}
+	for _, word := range spacelessDownloadWords {
+		w := read(word)
 		l.inRun = append(l.inRun, w)
 		w = compactLetters(w)
 		l.spaceless = append(l.spaceless, w)
 		r, _ := utf8.DecodeRuneInString(w)
 		l.spacelessFirst[r] = true
+		if suffix, ok := spacelessPlurals[word]; ok {
+			l.plural[w] = compactLetters(read(suffix))
+			l.sales[w] = spacelessSales[word]
+		}
+	}
+	for w := range countWords {
+		l.counts[read(w)] = true
 	}
 	l.starts = map[[2]rune]bool{}
 	addStart := func(w string) {
@@ -478,7 +506,7 @@ func (l *lexicon) matchWords(form string, o labelOpts) bool {
 		// only break it up for the checker.
 		compact := compactLetters(form)
 		for _, w := range l.spaceless {
-			if strings.Contains(compact, w) {
+			if l.spacelessIn(form, compact, w) {
 				return true
 			}
 		}
@@ -575,6 +603,46 @@ func (l *lexicon) join(words []string) ([]string, bool) {
 		return words, false
 	}
 	return out, false
+}
+
+// spacelessIn reports whether the spaceless word w is in compact, the
+// compact letters of form, as a call to download: anywhere for the
+// scripts written without spaces; for Arabic and Persian, not as a
+// plural but when it is the whole label (never "تنزيلات", "sales"), and
+// in a label with a digit or a count word only as its first word.
+func (l *lexicon) spacelessIn(form, compact, w string) bool {
+	suffix, ok := l.plural[w]
+	if !ok {
+		return strings.Contains(compact, w)
+	}
+	var buf [maxWordsRead]string
+	words, more := splitWords(buf[:0], form)
+	counted := false
+	for _, word := range words {
+		if l.counts[word] || strings.IndexFunc(word, unicode.IsDigit) >= 0 {
+			counted = true
+			break
+		}
+	}
+	first := 0
+	if len(words) > 0 {
+		first = len(compactLetters(words[0]))
+	}
+	for k := 0; ; {
+		i := strings.Index(compact[k:], w)
+		if i < 0 {
+			return false
+		}
+		i += k
+		k = i + len(w)
+		plural := suffix != "" && strings.HasPrefix(compact[k:], suffix)
+		switch {
+		case plural && (l.sales[w] || len(words) > 1 || more):
+		case counted && i >= first:
+		default:
+			return true
+		}
+	}
 }
 
 // splitWords appends the words of s to words, up to cap(words) of them:
