@@ -324,6 +324,9 @@ func mayBeServiceLink(link []byte) bool {
 	if bytes.ContainsAny(link, "\t\n\r") {
 		return true
 	}
+	// The parser strips C0 controls and spaces at both ends first, so
+	// "\\f " is "/f".
+	link = bytes.TrimFunc(link, func(r rune) bool { return r <= ' ' })
 	if bytes.IndexByte(link, '%') >= 0 {
 		link = []byte(decodeAll(string(link)))
 	}
