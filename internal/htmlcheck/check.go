@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/text/unicode/bidi"
 )
 
 // MaxSize is the largest accepted document: 1 MiB of UTF-8.
@@ -231,6 +232,7 @@ type checker struct {
 	labelHidden            bool // some text of the label is hidden
 	hideName               string
 	hideDepth              int
+	hideDraws              bool    // the hidden element still lays its letters out (see hiddenDrawn)
 	reo                    reorder // text drawn in another order (see reorder)
 	drawn                  []byte  // the text of the current start tag's SVG data: image (see imageText)
 
@@ -730,7 +732,56 @@ func (c *checker) appendLabel(t []byte) {
 			t = bytes.TrimPrefix(t, []byte(" "))
 		}
 		c.shown, _ = appendCut(c.shown, t, false)
+	} else if c.hideDraws {
+		// Letters drawn invisibly still order the text around them (rows
+		// 882 and 903): what is shown keeps their directions as marks.
+		var m [6]byte
+		c.shown, _ = appendCut(c.shown, strongMarks(m[:0], t, c.label), false)
 	}
+}
+
+// strongMarks appends to dst the marks (U+200E, U+200F) of the
+// directions of the first and the last letter of t that have one: a
+// right-to-left letter always, a left-to-right one when label has
+// right-to-left letters that it can separate.
+func strongMarks(dst, t, label []byte) []byte {
+	if !mayHaveBidi(t) && !mayHaveBidi(label) {
+		return dst
+	}
+	var first, last bidi.Class = bidi.ON, bidi.ON
+	for _, r := range string(t) {
+		var cl bidi.Class
+		switch {
+		case 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z':
+			cl = bidi.L
+		case r < utf8.RuneSelf:
+			continue
+		default:
+			p, _ := bidi.LookupRune(r)
+			switch cl = p.Class(); cl {
+			case bidi.AL:
+				cl = bidi.R
+			case bidi.L, bidi.R:
+			default:
+				continue
+			}
+		}
+		if first == bidi.ON {
+			first = cl
+		}
+		last = cl
+	}
+	if first == bidi.ON || first == bidi.L && last == bidi.L && !hasRightToLeftLetter(label) {
+		return dst
+	}
+	for _, cl := range [2]bidi.Class{first, last} {
+		if cl == bidi.R {
+			dst = utf8.AppendRune(dst, '\u200f')
+		} else {
+			dst = utf8.AppendRune(dst, '\u200e')
+		}
+	}
+	return dst
 }
 
 // endsWithPush reports whether dst ends with what the pop r (U+202C or
@@ -991,9 +1042,22 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		case c.hides(a):
 			c.labelHidden = true
 			c.hideName, c.hideDepth = c.intern(a, name), 1
+			c.hideDraws = c.hiddenDrawn()
+			switch a {
+			case atom.Rt: // drawn above the letters
+			case atom.Rp, atom.Audio, atom.Video, atom.Canvas, atom.Datalist, atom.Object, atom.Svg, atom.Template:
+				c.reo.hideFrom(len(c.label))
+			default:
+				// Readings in the order text is drawn in leave out what
+				// is not seen; aria-hidden letters are seen.
+				if c.hidesFromView() {
+					c.reo.hideFrom(len(c.label))
+				}
+			}
 			c.descendantLabel(a, foreign)
 			if void(a) || selfClosing {
 				c.hideDepth = 0
+				c.reo.hideTo(len(c.label))
 			}
 		default:
 			c.descendantLabel(a, foreign)
@@ -1147,6 +1211,9 @@ func (c *checker) endTag(start, end int) {
 	}
 	if c.hideDepth > 0 && string(name) == c.hideName {
 		c.hideDepth--
+		if c.hideDepth == 0 && len(c.frames) > 0 {
+			c.reo.hideTo(len(c.label))
+		}
 	}
 	if len(c.frames) > 0 {
 		c.reorderEnd(name)
@@ -1204,16 +1271,52 @@ func (c *checker) hides(a atom.Atom) bool {
 		_, shadow := c.shadowRoot()
 		return !shadow
 	}
-	if _, ok := c.attr("hidden"); ok {
+	if v, ok := c.attr("aria-hidden"); ok && asciiEqualFold(bytes.TrimSpace(v), "true") {
 		return true
 	}
-	if v, ok := c.attr("aria-hidden"); ok && asciiEqualFold(bytes.TrimSpace(v), "true") {
+	return c.hidesFromView()
+}
+
+// hidesFromView reports whether the current start tag hides its content
+// from view by the hidden attribute, an inline style or SVG's
+// presentation attributes (see hides).
+func (c *checker) hidesFromView() bool {
+	if _, ok := c.attr("hidden"); ok {
 		return true
 	}
 	if style, ok := c.attr("style"); ok && hidingStyle(style) {
 		return true
 	}
 	return c.inForeign() && c.svgAttrsHide()
+}
+
+// hiddenDrawn reports whether the current start tag, which hides its
+// content (see hides), still lays its letters out, invisibly: an inline
+// style, or SVG presentation attributes, that make them too small,
+// transparent or far away, without display: none. Those letters still
+// take part in the order the bidirectional algorithm draws the text
+// around them in. Letters not drawn at all (hidden, display: none,
+// fallback content) do not; nor do letters hidden only from a screen
+// reader (aria-hidden), which reads what is left in the order written.
+func (c *checker) hiddenDrawn() bool {
+	var b [256]byte
+	style, _ := c.attr("style")
+	st := compactStyle(b[:0], style)
+	if declares(st, "display:none") {
+		return false
+	}
+	if _, ok := c.attr("hidden"); ok && !declares(st, "display:") {
+		return false
+	}
+	if c.inForeign() {
+		if v, ok := c.attr("display"); ok && asciiEqualFold(bytes.TrimSpace(v), "none") {
+			return false
+		}
+		if c.svgAttrsHide() {
+			return true
+		}
+	}
+	return len(style) > 0 && hidingStyle(style)
 }
 
 // zeroSize reports whether the current start tag has a zero width or

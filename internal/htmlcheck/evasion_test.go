@@ -393,6 +393,46 @@ func TestDownloadEvasionsBidiFifthRound(t *testing.T) {
 	wantDownloadButton(t, bidiFifthRoundEvasions)
 }
 
+// boxEvasions were left open by the outside attacks (docs/security.md,
+// rows 882, 899, 900 and 901): a letter drawn invisibly still orders the
+// text around it, and boxes side by side in a left-to-right line are read
+// from right to left by a Hebrew or Arabic reader.
+var boxEvasions = []evasion{
+	{"hidden rtl letter by font size", `<a href="#" dir="rtl">load<span style="font-size:0">א</span>Down</a>`},
+	{"hidden rtl letter by colour", `<a href="#" dir="rtl">load<span style="color:transparent;letter-spacing:-1em">א</span>Down</a>`},
+	{"hidden ltr letter between hebrew pieces", `<a href="#">דה<span style="font-size:0">x</span>הור</a>`},
+	{"dir auto set by a hidden letter", `<a href="#" dir="auto"><span hidden>א</span><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a>`},
+	{"hebrew word of inline-block pieces", `<a href="#"><span style="display:inline-block">דה</span><span style="display:inline-block">הור</span></a>`},
+	{"hebrew word of pieces by class", `<style>.b{display:inline-block}</style><a href="#"><span class="b">דה</span><span class="b">הור</span></a>`},
+	{"hebrew word of nested pieces", `<a href="#"><span><span style="display:inline-block">ה</span><span style="display:inline-block">רד</span><span style="display:inline-block">הו</span></span></a>`},
+	{"arabic word of inline-block pieces", `<a href="#"><span style="display:inline-block">يل</span><span style="display:inline-block">تنز</span></a>`},
+	{"arabic tahmil of pieces", `<a href="#"><span style="display:inline-block">يل</span><span style="display:inline-block">تحم</span></a>`},
+	{"persian word of pieces", `<a href="#"><span style="display:inline-block">لود</span><span style="display:inline-block">دان</span></a>`},
+	{"svg text pieces", `<svg width="200" height="40"><a href="#"><text x="0" y="20">דה</text><text x="30" y="20">הור</text></a></svg>`},
+}
+
+func TestDownloadEvasionsBoxes(t *testing.T) {
+	wantDownloadButton(t, boxEvasions)
+}
+
+// Ordinary right-to-left links of several elements stay allowed, and a
+// letter hidden from view orders only what is drawn around it.
+func TestBoxesKeepLabelsAllowed(t *testing.T) {
+	for _, body := range []string{
+		`<a href="#"><span>הורדת</span> <span>מחירים</span></a>`, // "price cuts"
+		`<a href="#"><b>שלום</b><i>עולם</i></a>`,
+		`<a href="#"><span style="display:inline-block">מחיר</span><span style="display:inline-block">₪20</span></a>`,
+		`<p dir="rtl"><a href="#">load<span aria-hidden="true">א</span>Down</a></p>`, // a visible letter between
+		`<a href="#">ה<span hidden>x</span>דרוה</a>`,                                 // not drawn: no mark
+		`<a href="#">ה<span style="display:none">x</span>דרוה</a>`,
+		`<a href="#"><span>ملف</span> <span>PDF</span></a>`,
+	} {
+		if r := Check([]byte(page(body)), testOptions); slices.Contains(ruleNames(r.Errors), RuleDownloadButton) {
+			t.Errorf("%s is read as a download button", body)
+		}
+	}
+}
+
 func TestDownloadEvasionsBidiFourthRound(t *testing.T) {
 	wantDownloadButton(t, bidiFourthRoundEvasions)
 }

@@ -65,6 +65,13 @@ func hostileInputs() []struct {
 		{"distinct labels with an override", distinct(page("<p>x</p>"), func(i int) string { return `<a href="#">&#x202E;ab` + strconv.Itoa(i) + `</a>` })},
 		{"distinct hebrew labels after an override", distinct(page("<p>x</p><p>&#x202E;"), func(i int) string { return `<a href="#">א` + strconv.Itoa(i) + `</a>` })},
 		{"distinct labels after an override", distinct(page("<p>x</p><p>&#x202E;"), func(i int) string { return `<a href="#">ab` + strconv.Itoa(i) + `</a>` })},
+		// Right-to-left labels of several elements, also read with
+		// their pieces in reverse order and without their hidden
+		// letters (reorder.go).
+		{"distinct hebrew labels of pieces", distinct(page("<p>x</p>"), func(i int) string {
+			return `<a href="#"><b>א</b><b>ב` + strconv.Itoa(i) + `</b><i hidden>ג</i></a>`
+		})},
+		{"hebrew labels of many pieces, some hidden", fill(page("<p>x</p>"), `<a href="#">`+strings.Repeat(`<b>א</b><i style="font-size:0">x</i>`, 64)+`</a>`, "")},
 		// Long labels of short words, read in each of their orders (an
 		// outside tester's: half a second before maxWordsRead).
 		{"long labels of short words in rtl links", fill(page("<p>x</p>"), `<a href="#" dir="rtl">`+strings.Repeat("Do ١ wn ا ", 100)+`</a>`, "")},

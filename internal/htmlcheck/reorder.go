@@ -3,8 +3,10 @@ package htmlcheck
 import (
 	"bytes"
 	"slices"
+	"unicode/utf8"
 
 	"golang.org/x/net/html/atom"
+	"golang.org/x/text/unicode/bidi"
 )
 
 // CSS and declarative shadow DOM can draw the text of a clickable element
@@ -21,10 +23,18 @@ import (
 //     reverse order;
 //   - a declarative shadow root (<template shadowrootmode=open>), whose
 //     content the browser draws instead of its host's children, read on
-//     its own.
+//     its own;
+//   - boxes side by side (inline-block, SVG <text>) drawn from left to
+//     right, which a reader of Hebrew or Arabic reads from right to left:
+//     a label with right-to-left letters is also read with the children
+//     of the clickable element in reverse order, and with all the pieces
+//     between its tags in reverse order.
 //
 // Offsets are in checker.label. Only inline styles can be told; the first
 // reversed container and up to maxOrderPieces ordered items are followed.
+// A container with dir=auto counts as reversed when the first letter of
+// its text, hidden or not, is a right-to-left one, as HTML decides its
+// direction.
 type reorder struct {
 	pieces    []orderPiece
 	orderOpen bool // the last piece is open
@@ -39,6 +49,12 @@ type reorder struct {
 	revBounds              []int // where the container's children start and end
 	shadowNest, shadowFrom int
 	shadow                 []byte // the text of the shadow roots
+
+	auto        bool  // the reversed container has dir=auto
+	depth       int   // open elements, the clickable one included
+	childBounds []int // where the clickable element's children start and end
+	leafBounds  []int // where any element inside it starts and ends
+	hidden      []int // where hidden text starts and ends, in pairs (see checker.hides)
 }
 
 type revState uint8
@@ -64,12 +80,38 @@ func (r *reorder) reset() {
 	r.revBounds = r.revBounds[:0]
 	r.shadowNest = 0
 	r.shadow = r.shadow[:0]
+	r.depth = 0
+	r.childBounds = r.childBounds[:0]
+	r.leafBounds = r.leafBounds[:0]
+	r.hidden = r.hidden[:0]
+}
+
+// hideFrom and hideTo note where hidden text starts and ends.
+func (r *reorder) hideFrom(at int) {
+	if len(r.hidden) < 2*maxRevBounds {
+		r.hidden = append(r.hidden, at, -1)
+	}
+}
+
+func (r *reorder) hideTo(at int) {
+	if n := len(r.hidden); n > 0 && r.hidden[n-1] < 0 {
+		r.hidden[n-1] = at
+	}
 }
 
 // reorderStart follows the start tag a (name) inside a clickable element.
 func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool) {
 	r := &c.reo
 	at := len(c.label)
+	if r.depth == 1 && len(r.childBounds) < maxRevBounds {
+		r.childBounds = append(r.childBounds, at)
+	}
+	if r.depth >= 1 && len(r.leafBounds) < maxRevBounds {
+		r.leafBounds = append(r.leafBounds, at)
+	}
+	if !empty {
+		r.depth++
+	}
 	if r.rev == revOpen {
 		if !empty && string(name) == r.revName {
 			r.revNest++
@@ -101,10 +143,13 @@ func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool) {
 	}
 	var b [256]byte
 	st := compactStyle(b[:0], style)
-	if r.rev == revNone && (a != atom.Bdo && asciiEqualFold(bytes.TrimSpace(dir), "rtl") ||
+	dir = bytes.TrimSpace(dir)
+	auto := asciiEqualFold(dir, "auto")
+	if r.rev == revNone && (a != atom.Bdo && (auto || asciiEqualFold(dir, "rtl")) ||
 		bytes.Contains(st, []byte("row-reverse")) || bytes.Contains(st, []byte("column-reverse")) ||
 		declares(st, "direction:rtl")) {
 		r.rev, r.revName, r.revNest, r.revDepth, r.revStart = revOpen, c.intern(a, name), 1, 0, at
+		r.auto = auto && !declares(st, "direction:rtl")
 	}
 	if !r.orderOpen && len(r.pieces) < maxOrderPieces {
 		if n, ok := cssOrder(st); ok {
@@ -118,6 +163,15 @@ func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool) {
 func (c *checker) reorderEnd(name []byte) {
 	r := &c.reo
 	at := len(c.label)
+	if r.depth > 0 {
+		r.depth--
+	}
+	if r.depth == 1 && len(r.childBounds) < maxRevBounds {
+		r.childBounds = append(r.childBounds, at)
+	}
+	if r.depth >= 1 && len(r.leafBounds) < maxRevBounds {
+		r.leafBounds = append(r.leafBounds, at)
+	}
 	if r.rev == revOpen {
 		if string(name) == r.revName {
 			r.revNest--
@@ -152,11 +206,33 @@ func (c *checker) reorderEnd(name []byte) {
 // outermost clickable element, in the orders that reorder found, until
 // fn returns true.
 func (r *reorder) reorderedLabels(label []byte, fn func([]byte) bool) bool {
+	var hidden [][2]int // closed ranges of hidden text, within label
+	for i := 0; i+1 < len(r.hidden); i += 2 {
+		if s, e := r.hidden[i], r.hidden[i+1]; e < 0 {
+			hidden = append(hidden, [2]int{min(s, len(label)), len(label)})
+		} else if s < e {
+			hidden = append(hidden, [2]int{min(s, len(label)), min(e, len(label))})
+		}
+	}
+	// try reads label in the order of segs, with its hidden text and
+	// without.
+	var segs [][2]int
+	try := func() bool {
+		out := appendSegments(make([]byte, 0, len(label)), label, segs, nil)
+		if !bytes.Equal(out, label) && fn(out) {
+			return true
+		}
+		if len(hidden) > 0 {
+			shown := appendSegments(make([]byte, 0, len(label)), label, segs, hidden)
+			return !bytes.Equal(shown, out) && fn(shown)
+		}
+		return false
+	}
 	if len(r.pieces) > 0 {
 		type seg struct {
 			s, e, order int
 		}
-		segs := make([]seg, 0, 2*len(r.pieces)+1)
+		ordered := make([]seg, 0, 2*len(r.pieces)+1)
 		prev := 0
 		for _, p := range r.pieces {
 			e := p.e
@@ -166,16 +242,15 @@ func (r *reorder) reorderedLabels(label []byte, fn func([]byte) bool) bool {
 			if p.s < prev || p.s > e {
 				continue
 			}
-			segs = append(segs, seg{prev, p.s, 0}, seg{p.s, e, p.order})
+			ordered = append(ordered, seg{prev, p.s, 0}, seg{p.s, e, p.order})
 			prev = e
 		}
-		segs = append(segs, seg{prev, len(label), 0})
-		slices.SortStableFunc(segs, func(a, b seg) int { return a.order - b.order })
-		out := make([]byte, 0, len(label))
-		for _, s := range segs {
-			out = append(out, label[s.s:s.e]...)
+		ordered = append(ordered, seg{prev, len(label), 0})
+		slices.SortStableFunc(ordered, func(a, b seg) int { return a.order - b.order })
+		for _, s := range ordered {
+			segs = append(segs, [2]int{s.s, s.e})
 		}
-		if fn(out) {
+		if try() {
 			return true
 		}
 	}
@@ -185,21 +260,108 @@ func (r *reorder) reorderedLabels(label []byte, fn func([]byte) bool) bool {
 			end = len(label)
 		}
 		start := min(r.revStart, end)
-		bounds := append([]int{start}, r.revBounds...)
-		bounds = append(bounds, end)
-		out := append(make([]byte, 0, len(label)), label[:start]...)
-		for i := len(bounds) - 1; i > 0; i-- {
-			s, e := min(max(bounds[i-1], start), end), min(max(bounds[i], start), end)
-			if s < e {
-				out = append(out, label[s:e]...)
+		if !r.auto || firstStrongRightToLeft(label[start:end]) {
+			bounds := append([]int{start}, r.revBounds...)
+			bounds = append(bounds, end)
+			segs = append(segs[:0], [2]int{0, start})
+			for i := len(bounds) - 1; i > 0; i-- {
+				s, e := min(max(bounds[i-1], start), end), min(max(bounds[i], start), end)
+				if s < e {
+					segs = append(segs, [2]int{s, e})
+				}
+			}
+			segs = append(segs, [2]int{end, len(label)})
+			if try() {
+				return true
 			}
 		}
-		out = append(out, label[end:]...)
-		if !bytes.Equal(out, label) && fn(out) {
+	}
+	if len(r.childBounds) > 0 && hasRightToLeftLetter(label) {
+		segs = reversedPieces(segs[:0], len(label), r.childBounds)
+		if try() {
 			return true
+		}
+		if !slices.Equal(r.leafBounds, r.childBounds) {
+			segs = reversedPieces(segs[:0], len(label), r.leafBounds)
+			if try() {
+				return true
+			}
 		}
 	}
 	return len(r.shadow) > 0 && fn(r.shadow)
+}
+
+// appendSegments appends to dst the segments segs of label in their
+// order, without what the sorted ranges skip cover.
+func appendSegments(dst, label []byte, segs, skip [][2]int) []byte {
+	for _, sg := range segs {
+		s, e := sg[0], sg[1]
+		for _, k := range skip {
+			if k[1] <= s || k[0] >= e {
+				continue
+			}
+			if k[0] > s {
+				dst = append(dst, label[s:k[0]]...)
+			}
+			s = max(s, k[1])
+		}
+		if s < e {
+			dst = append(dst, label[s:e]...)
+		}
+	}
+	return dst
+}
+
+// reversedPieces appends to segs the pieces of a label n bytes long
+// between the offsets bounds, in reverse order.
+func reversedPieces(segs [][2]int, n int, bounds []int) [][2]int {
+	end := n
+	for i := len(bounds) - 1; i >= -1; i-- {
+		s := 0
+		if i >= 0 {
+			s = min(bounds[i], end)
+		}
+		if s < end {
+			segs = append(segs, [2]int{s, end})
+		}
+		end = s
+	}
+	return segs
+}
+
+// hasRightToLeftLetter reports whether label has a Hebrew, Arabic or
+// other right-to-left letter.
+func hasRightToLeftLetter(label []byte) bool {
+	if !mayHaveBidi(label) {
+		return false
+	}
+	for _, r := range string(label) {
+		if r >= 0x590 && isRightToLeftLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstStrongRightToLeft reports whether the first letter of t with a
+// direction of its own is a right-to-left one, as dir=auto decides.
+func firstStrongRightToLeft(t []byte) bool {
+	for _, r := range string(t) {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
+				return false
+			}
+			continue
+		}
+		p, _ := bidi.LookupRune(r)
+		switch p.Class() {
+		case bidi.L:
+			return false
+		case bidi.R, bidi.AL:
+			return true
+		}
+	}
+	return false
 }
 
 // compactStyle appends to dst an inline style lower-cased and without

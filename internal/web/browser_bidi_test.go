@@ -83,7 +83,20 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		// The fifth round (docs/security.md, rows from 898).
 		{`<div>&#x202E;<p style="display:contents"><a href="#">daolnwoD</a></p></div>`, "Download", false},
 		{`<p><a href="#">` + strings.Repeat("&#x202A;&#x202C;", 169) + `&#x202E;daolnwoD&#x202C;</a></p>`, "Download", false},
+		// Letters drawn invisibly, and boxes side by side (rows 882,
+		// 899-903).
+		{`<a href="#" dir="rtl">load<span style="font-size:0">א</span>Down</a>`, "Download", false},
+		{`<a href="#">דה<span style="font-size:0">x</span>הור</a>`, "הורדה", true},
+		{`<a href="#" dir="auto"><span hidden>א</span><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a>`, "Download", false},
+		{`<a href="#"><span style="display:inline-block">דה</span><span style="display:inline-block">הור</span></a>`, "הורדה", true},
+		{`<style>.b{display:inline-block}</style><a href="#"><span class="b">דה</span><span class="b">הור</span></a>`, "הורדה", true},
+		{`<a href="#"><span><span style="display:inline-block">ה</span><span style="display:inline-block">רד</span><span style="display:inline-block">הו</span></span></a>`, "הורדה", true},
+		{`<a href="#"><span style="display:inline-block">يل</span><span style="display:inline-block">تنز</span></a>`, "تنزيل", true},
+		{`<svg width="200" height="40"><a href="#"><text x="0" y="20">דה</text><text x="30" y="20">הור</text></a></svg>`, "הורדה", true},
 		// Drawn as written: allowed.
+		{`<a href="#"><span>הורדת</span> <span>מחירים</span></a>`, "", false},
+		{`<p dir="rtl"><a href="#">load<span aria-hidden="true">א</span>Down</a></p>`, "", false},
+		{`<a href="#">ה<span hidden>x</span>דרוה</a>`, "", false},
 		{`<a href="#">פרטים נוספים PDF</a>`, "", false},
 		{`<a href="#" dir="rtl">load א Down</a>`, "", false},
 		{`<a href="#" dir="rtl">Details &#x200F;שלום Help</a>`, "", false},
