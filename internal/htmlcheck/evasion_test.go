@@ -409,6 +409,12 @@ var boxEvasions = []evasion{
 	{"arabic tahmil of pieces", `<a href="#"><span style="display:inline-block">يل</span><span style="display:inline-block">تحم</span></a>`},
 	{"persian word of pieces", `<a href="#"><span style="display:inline-block">لود</span><span style="display:inline-block">دان</span></a>`},
 	{"svg text pieces", `<svg width="200" height="40"><a href="#"><text x="0" y="20">דה</text><text x="30" y="20">הור</text></a></svg>`},
+	// Floats and grid placement (row 907).
+	{"floats to the right", `<a href="#"><span style="float:right">load</span><span style="float:right">Down</span></a>`},
+	{"a float to the left", `<a href="#">load<span style="float:left">Down</span></a>`},
+	{"grid columns", `<a href="#" style="display:inline-grid"><span style="grid-row:1;grid-column:2">load</span><span style="grid-row:1;grid-column:1">Down</span></a>`},
+	{"grid column start after an auto item", `<a href="#" style="display:inline-grid"><span>load</span><span style="grid-row-start:1;grid-column-start:1">Down</span></a>`},
+	{"grid area", `<a href="#" style="display:inline-grid"><span style="grid-area:1/2">load</span><span style="grid-area:1/1">Down</span></a>`},
 }
 
 func TestDownloadEvasionsBoxes(t *testing.T) {
@@ -424,6 +430,8 @@ func TestBoxesKeepLabelsAllowed(t *testing.T) {
 		`<a href="#"><span style="display:inline-block">מחיר</span><span style="display:inline-block">₪20</span></a>`,
 		`<p dir="rtl"><a href="#">load<span aria-hidden="true">א</span>Down</a></p>`, // a visible letter between
 		`<a href="#">ה<span hidden>x</span>דרוה</a>`,                                 // not drawn: no mark
+		`<a href="#"><span style="float:left">load</span>Down</a>`,                   // drawn "loadDown"
+		`<a href="#" style="display:inline-grid"><span style="grid-column:1">load</span><span style="grid-column:2">Down</span></a>`,
 		`<a href="#">ה<span style="display:none">x</span>דרוה</a>`,
 		`<a href="#"><span>ملف</span> <span>PDF</span></a>`,
 	} {

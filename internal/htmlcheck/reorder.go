@@ -3,6 +3,7 @@ package htmlcheck
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"golang.org/x/net/html/atom"
@@ -16,7 +17,9 @@ import (
 //
 //   - flex and grid items with an order property (<span
 //     style="order:2">load</span><span style="order:1">Down</span>),
-//     read sorted by it, text between them counting as order 0;
+//     read sorted by it, text between them counting as order 0; floats,
+//     and grid items placed in a column, read where they are drawn (see
+//     placement);
 //   - the children of a container whose items are drawn in reverse
 //     (flex-direction: row-reverse or column-reverse, direction: rtl,
 //     dir=rtl), read in reverse order, and the container's words in
@@ -40,6 +43,7 @@ type reorder struct {
 	orderOpen bool // the last piece is open
 	orderName string
 	orderNest int // open elements named orderName, the piece included
+	floats    int // floated pieces so far
 
 	rev                    revState
 	revName                string
@@ -76,6 +80,7 @@ const (
 func (r *reorder) reset() {
 	r.pieces = r.pieces[:0]
 	r.orderOpen = false
+	r.floats = 0
 	r.rev = revNone
 	r.revBounds = r.revBounds[:0]
 	r.shadowNest = 0
@@ -152,7 +157,11 @@ func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool) {
 		r.auto = auto && !declares(st, "direction:rtl")
 	}
 	if !r.orderOpen && len(r.pieces) < maxOrderPieces {
-		if n, ok := cssOrder(st); ok {
+		n, ok := cssOrder(st)
+		if !ok {
+			n, ok = r.placement(st)
+		}
+		if ok {
 			r.pieces = append(r.pieces, orderPiece{s: at, e: -1, order: n})
 			r.orderOpen, r.orderName, r.orderNest = true, c.intern(a, name), 1
 		}
@@ -392,6 +401,39 @@ func declares(st []byte, decl string) bool {
 		}
 		rest = rest[i+len(decl):]
 	}
+}
+
+// placement returns, for an element that the compacted style st floats
+// or places in a grid's column, an order that sorts it where it is
+// drawn: floats to the left first, in the order written, and floats to
+// the right last, in reverse (each is drawn left of the one before); an
+// item placed in a row and column N before the items placed after it,
+// and after the items not placed, which fill the columns before it.
+func (r *reorder) placement(st []byte) (int, bool) {
+	const far = 1 << 24
+	switch v := string(styleValue(st, "float")); v {
+	case "left", "inline-start":
+		r.floats++
+		return -far + r.floats, true
+	case "right", "inline-end":
+		r.floats++
+		return far - r.floats, true
+	}
+	// A column without a row puts an item before the cursor on the next
+	// row: only items placed in a row are drawn beside each other.
+	var col []byte
+	if styleValue(st, "grid-row") != nil || styleValue(st, "grid-row-start") != nil {
+		col = styleValue(st, "grid-column-start")
+		if col == nil {
+			col, _, _ = bytes.Cut(styleValue(st, "grid-column"), []byte("/"))
+		}
+	} else if a := bytes.Split(styleValue(st, "grid-area"), []byte("/")); len(a) >= 2 {
+		col = a[1]
+	}
+	if n, err := strconv.Atoi(string(col)); err == nil && n > 0 && n < 1<<20 {
+		return 2*n - 3, true
+	}
+	return 0, false
 }
 
 // cssOrder returns the value of the order property of the compacted

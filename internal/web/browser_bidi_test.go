@@ -93,7 +93,15 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<a href="#"><span><span style="display:inline-block">ה</span><span style="display:inline-block">רד</span><span style="display:inline-block">הו</span></span></a>`, "הורדה", true},
 		{`<a href="#"><span style="display:inline-block">يل</span><span style="display:inline-block">تنز</span></a>`, "تنزيل", true},
 		{`<svg width="200" height="40"><a href="#"><text x="0" y="20">דה</text><text x="30" y="20">הור</text></a></svg>`, "הורדה", true},
+		// Floats and grid columns (row 907).
+		{`<a href="#"><span style="float:right">load</span><span style="float:right">Down</span></a>`, "Download", false},
+		{`<a href="#">load<span style="float:left">Down</span></a>`, "Download", false},
+		{`<a href="#" style="display:inline-grid"><span style="grid-row:1;grid-column:2">load</span><span style="grid-row:1;grid-column:1">Down</span></a>`, "Download", false},
+		{`<a href="#" style="display:inline-grid"><span>load</span><span style="grid-row-start:1;grid-column-start:1">Down</span></a>`, "Download", false},
+		{`<a href="#" style="display:inline-grid"><span style="grid-area:1/2">load</span><span style="grid-area:1/1">Down</span></a>`, "Download", false},
 		// Drawn as written: allowed.
+		{`<a href="#"><span style="float:left">load</span>Down</a>`, "", false},
+		{`<a href="#" style="display:inline-grid"><span style="grid-column:2">load</span><span style="grid-column:1">Down</span></a>`, "", false}, // two rows
 		{`<a href="#"><span>הורדת</span> <span>מחירים</span></a>`, "", false},
 		{`<p dir="rtl"><a href="#">load<span aria-hidden="true">א</span>Down</a></p>`, "", false},
 		{`<a href="#">ה<span hidden>x</span>דרוה</a>`, "", false},
