@@ -110,6 +110,9 @@ func Check(doc []byte, opts Options) Result {
 	}
 	c := newChecker(doc, opts)
 	c.run()
+	if c.count[ruleDownloadButton] < limit(ruleDownloadButton) {
+		c.found = append(c.found, shadowFindings(doc, c.found, opts)...)
+	}
 	res := finish(doc, c.found)
 	res.Refs = c.resolveRefs()
 	return res
@@ -237,6 +240,7 @@ type checker struct {
 	drawn                  []byte  // the text of the current start tag's SVG data: image (see imageText)
 
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
+	cssBoxes     int8             // 1 when the page's CSS may make elements inline boxes, -1 when not, 0 before it is known (see atomicInline)
 	cssMarks     bool             // CSS draws a direction mark or a formatting character (see drawsMarks)
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()
 	labels       map[string]uint8 // labels read so far that are not a call to download, and where
@@ -1032,6 +1036,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	if !void(a) && !selfClosing {
 		c.openDir(a, name, foreign)
 	}
+	before := len(c.label)
 	if len(c.frames) > 0 {
 		switch {
 		case c.hideDepth > 0:
@@ -1080,7 +1085,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript})
 	}
 	if len(c.frames) > 0 {
-		c.reorderStart(a, name, void(a) || selfClosing)
+		c.reorderStart(a, name, void(a) || selfClosing, before)
 		if heading(a) {
 			for i := range c.frames {
 				if c.frames[i].byScript {
@@ -1416,7 +1421,7 @@ func hidingStyle(style []byte) bool {
 			}
 		}
 	}
-	return farDecls(st)
+	return farDecls(st) || fontShorthandHides(style)
 }
 
 // descendantLabel adds what an element inside a clickable one shows or
@@ -1547,6 +1552,14 @@ func (c *checker) closeFrame(end int) {
 				form, ok = c.downloadReading(l, o)
 				return ok
 			})
+		}
+		if !ok && len(c.frames) == 0 && len(c.reo.boxes) > 0 {
+			for _, v := range c.boxedReadings(c.label[f.text:]) {
+				if form, ok = c.downloadReading([]byte(v), labelOpts{truncated: o.truncated}); ok {
+					label = []byte(v)
+					break
+				}
+			}
 		}
 		c.readingAt = [2]int{}
 		if ok {

@@ -11,6 +11,94 @@ import (
 // row 26). farDecls reads each declaration of a compacted style for
 // these.
 
+// minReadablePixels is the font size below which letters are dots: a
+// letter of 1 or 2 pixels between two words draws nothing a visitor can
+// read (an outside tester's, row 928).
+const minReadablePixels = 3
+
+// fontShorthandHides reports whether the inline style sets, with the font
+// shorthand, a size too small to read ("font:0/0 a", "italic 1px
+// serif"): a length before its "/", or any when it has none.
+func fontShorthandHides(style []byte) bool {
+	if !containsFold(style, "font") {
+		return false
+	}
+	if bytes.Contains(style, []byte("/*")) {
+		style = stripCSSComments(style)
+	}
+	if bytes.IndexByte(style, '\\') >= 0 {
+		style = cssUnescape(nil, style)
+	}
+	for decl := range bytes.SplitSeq(style, []byte(";")) {
+		name, v, ok := bytes.Cut(decl, []byte(":"))
+		if !ok || !asciiEqualFold(bytes.TrimSpace(name), "font") {
+			continue
+		}
+		v, _, _ = bytes.Cut(v, []byte("/"))
+		for _, w := range bytes.Fields(bytes.ToLower(v)) {
+			if px, ok := cssSize(w, nil); ok && px < minReadablePixels {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cssSize reads the length v of the compacted style st in pixels, also
+// through var() of a custom property st declares, and through calc()
+// with only zeros, min() (its least length) and clamp() (its lower
+// bound), so that calc(0px), min(0px,1em) and var(--z) are read.
+func cssSize(v, st []byte) (float64, bool) {
+	if px, ok := cssPixels(v); ok {
+		return px, true
+	}
+	if name, ok := bytes.CutPrefix(v, []byte("var(")); ok {
+		name, _, _ = bytes.Cut(name, []byte(")"))
+		name, _, _ = bytes.Cut(name, []byte(","))
+		if def := styleValue(st, string(name)); def != nil && !bytes.Contains(def, []byte("var(")) {
+			return cssSize(def, st)
+		}
+		return 0, false
+	}
+	for _, fn := range []string{"calc(", "min(", "clamp("} {
+		args, ok := bytes.CutPrefix(v, []byte(fn))
+		if !ok {
+			continue
+		}
+		least, all0, found := 0.0, true, false
+		for i := 0; i < len(args); i++ {
+			if args[i] < '0' || args[i] > '9' || i > 0 && (args[i-1] >= '0' && args[i-1] <= '9' || args[i-1] == '.') {
+				continue
+			}
+			n := numberEnd(args[i:])
+			k := i + n
+			for k < len(args) && (args[k] >= 'a' && args[k] <= 'z' || args[k] == '%') {
+				k++
+			}
+			px, ok := cssPixels(args[i:k])
+			if !ok {
+				continue
+			}
+			if !found || px < least {
+				least = px
+			}
+			found, all0 = true, all0 && px == 0
+			if fn == "clamp(" {
+				break // the lower bound
+			}
+		}
+		switch {
+		case !found:
+		case fn == "calc(" && all0:
+			return 0, true
+		case fn != "calc(":
+			return least, true
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
 // farOffset is the offset, in CSS pixels either way, that moves letters
 // out of sight on any screen.
 const farOffset = 1000
@@ -38,7 +126,7 @@ func farDecls(st []byte) bool {
 		v := bytes.TrimSuffix(decl[i+1:], []byte("!important"))
 		switch {
 		case prop == "font-size":
-			if px, ok := cssPixels(v); ok && px < 1 {
+			if px, ok := cssSize(v, st); ok && px < minReadablePixels {
 				return true
 			}
 		case prop == "opacity" || prop == "zoom":

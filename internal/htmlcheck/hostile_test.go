@@ -72,6 +72,11 @@ func hostileInputs() []struct {
 			return `<a href="#"><b>א</b><b>ב` + strconv.Itoa(i) + `</b><i hidden>ג</i></a>`
 		})},
 		{"hebrew labels of many pieces, some hidden", fill(page("<p>x</p>"), `<a href="#">`+strings.Repeat(`<b>א</b><i style="font-size:0">x</i>`, 64)+`</a>`, "")},
+		// Pages with shadow roots and slots are also parsed into a tree,
+		// composed and read again (shadow.go).
+		{"many shadow roots with slots", fill(page("<p>x</p>"), `<div><template shadowrootmode="open"><a href="#"><slot></slot></a></template>Go</div>`, "")},
+		{"a shadow root with a slot, then deep nesting", fill(page("<p>x</p>")+`<div><template shadowrootmode="open"><slot></slot></template></div>`, "<div>", "")},
+		{"hebrew labels of many boxes", fill(page("<p>x</p>"), `<a href="#">`+strings.Repeat(`<b style="display:inline-block">א</b>ב`, 64)+`</a>`, "")},
 		// Long labels of short words, read in each of their orders (an
 		// outside tester's: half a second before maxWordsRead).
 		{"long labels of short words in rtl links", fill(page("<p>x</p>"), `<a href="#" dir="rtl">`+strings.Repeat("Do ١ wn ا ", 100)+`</a>`, "")},

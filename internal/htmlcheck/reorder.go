@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/fileframe/fileframe/internal/uba"
 
 	"golang.org/x/net/html/atom"
 	"golang.org/x/text/unicode/bidi"
@@ -27,11 +31,11 @@ import (
 //   - a declarative shadow root (<template shadowrootmode=open>), whose
 //     content the browser draws instead of its host's children, read on
 //     its own;
-//   - boxes side by side (inline-block, SVG <text>) drawn from left to
-//     right, which a reader of Hebrew or Arabic reads from right to left:
-//     a label with right-to-left letters is also read with the children
-//     of the clickable element in reverse order, and with all the pieces
-//     between its tags in reverse order.
+//   - inline boxes (inline-block, buttons, images, SVG <text>), which the
+//     bidirectional algorithm places as single neutral characters: a
+//     label with right-to-left letters and boxes is also read as a
+//     reader of Hebrew or Arabic reads the line they are drawn on, from
+//     right to left (see boxedReadings).
 //
 // Offsets are in checker.label. Only inline styles can be told; the first
 // reversed container and up to maxOrderPieces ordered items are followed.
@@ -54,11 +58,10 @@ type reorder struct {
 	shadowNest, shadowFrom int
 	shadow                 []byte // the text of the shadow roots
 
-	auto        bool  // the reversed container has dir=auto
-	depth       int   // open elements, the clickable one included
-	childBounds []int // where the clickable element's children start and end
-	leafBounds  []int // where any element inside it starts and ends
-	hidden      []int // where hidden text starts and ends, in pairs (see checker.hides)
+	auto   bool  // the reversed container has dir=auto
+	depth  int   // open elements, the clickable one included
+	boxes  []box // inline boxes inside the clickable element (see boxedReadings)
+	hidden []int // where hidden text starts and ends, in pairs (see checker.hides)
 }
 
 type revState uint8
@@ -86,8 +89,7 @@ func (r *reorder) reset() {
 	r.shadowNest = 0
 	r.shadow = r.shadow[:0]
 	r.depth = 0
-	r.childBounds = r.childBounds[:0]
-	r.leafBounds = r.leafBounds[:0]
+	r.boxes = r.boxes[:0]
 	r.hidden = r.hidden[:0]
 }
 
@@ -104,15 +106,18 @@ func (r *reorder) hideTo(at int) {
 	}
 }
 
-// reorderStart follows the start tag a (name) inside a clickable element.
-func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool) {
+// reorderStart follows the start tag a (name) inside a clickable element;
+// before is where the label stood before the tag added its alt text or
+// aria-label to it.
+func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool, before int) {
 	r := &c.reo
 	at := len(c.label)
-	if r.depth == 1 && len(r.childBounds) < maxRevBounds {
-		r.childBounds = append(r.childBounds, at)
-	}
-	if r.depth >= 1 && len(r.leafBounds) < maxRevBounds {
-		r.leafBounds = append(r.leafBounds, at)
+	if r.depth >= 1 && len(r.boxes) < maxBoxes && c.atomicInline(a, name) {
+		e := -1
+		if empty {
+			e = at // its alt or value text is in the label already
+		}
+		r.boxes = append(r.boxes, box{s: before, e: e, depth: r.depth + 1})
 	}
 	if !empty {
 		r.depth++
@@ -173,13 +178,13 @@ func (c *checker) reorderEnd(name []byte) {
 	r := &c.reo
 	at := len(c.label)
 	if r.depth > 0 {
+		for i := len(r.boxes) - 1; i >= 0; i-- {
+			if r.boxes[i].e < 0 && r.boxes[i].depth == r.depth {
+				r.boxes[i].e = at
+				break
+			}
+		}
 		r.depth--
-	}
-	if r.depth == 1 && len(r.childBounds) < maxRevBounds {
-		r.childBounds = append(r.childBounds, at)
-	}
-	if r.depth >= 1 && len(r.leafBounds) < maxRevBounds {
-		r.leafBounds = append(r.leafBounds, at)
 	}
 	if r.rev == revOpen {
 		if string(name) == r.revName {
@@ -285,18 +290,6 @@ func (r *reorder) reorderedLabels(label []byte, fn func([]byte) bool) bool {
 			}
 		}
 	}
-	if len(r.childBounds) > 0 && hasRightToLeftLetter(label) {
-		segs = reversedPieces(segs[:0], len(label), r.childBounds)
-		if try() {
-			return true
-		}
-		if !slices.Equal(r.leafBounds, r.childBounds) {
-			segs = reversedPieces(segs[:0], len(label), r.leafBounds)
-			if try() {
-				return true
-			}
-		}
-	}
 	return len(r.shadow) > 0 && fn(r.shadow)
 }
 
@@ -319,23 +312,6 @@ func appendSegments(dst, label []byte, segs, skip [][2]int) []byte {
 		}
 	}
 	return dst
-}
-
-// reversedPieces appends to segs the pieces of a label n bytes long
-// between the offsets bounds, in reverse order.
-func reversedPieces(segs [][2]int, n int, bounds []int) [][2]int {
-	end := n
-	for i := len(bounds) - 1; i >= -1; i-- {
-		s := 0
-		if i >= 0 {
-			s = min(bounds[i], end)
-		}
-		if s < end {
-			segs = append(segs, [2]int{s, end})
-		}
-		end = s
-	}
-	return segs
 }
 
 // hasRightToLeftLetter reports whether label has a Hebrew, Arabic or
@@ -376,6 +352,12 @@ func firstStrongRightToLeft(t []byte) bool {
 // compactStyle appends to dst an inline style lower-cased and without
 // white space, as the style patterns are written.
 func compactStyle(dst, style []byte) []byte {
+	if bytes.Contains(style, []byte("/*")) {
+		style = stripCSSComments(style)
+	}
+	if bytes.IndexByte(style, '\\') >= 0 {
+		style = cssUnescape(nil, style) // font-\73 ize is font-size
+	}
 	for _, ch := range style {
 		switch {
 		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f':
@@ -386,6 +368,23 @@ func compactStyle(dst, style []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// stripCSSComments returns css without its comments (font-size:/**/0).
+func stripCSSComments(css []byte) []byte {
+	out := make([]byte, 0, len(css))
+	for {
+		i := bytes.Index(css, []byte("/*"))
+		if i < 0 {
+			return append(out, css...)
+		}
+		out = append(out, css[:i]...)
+		j := bytes.Index(css[i+2:], []byte("*/"))
+		if j < 0 {
+			return out
+		}
+		css = css[i+2+j+2:]
+	}
 }
 
 // declares reports whether the compacted style st has the declaration
@@ -472,4 +471,172 @@ func cssOrder(st []byte) (int, bool) {
 		}
 		return n, true
 	}
+}
+
+// A box is an inline box inside a clickable element: its text is
+// label[s:e] (e < 0 while it is open), and depth counts the elements open
+// inside the clickable one when it is, itself included.
+type box struct{ s, e, depth int }
+
+// maxBoxes bounds the boxes one label records.
+const maxBoxes = 64
+
+// atomicInline reports whether the current start tag, a (name), is drawn
+// as an inline box: an element that is one by default (a button, a form
+// control, an image, an SVG <text> positioned on its own), one that an
+// inline style displays as inline-block, inline-flex, inline-grid or
+// inline-table, or, on a page whose CSS displays some elements so, one
+// with a class (a class cannot be told).
+func (c *checker) atomicInline(a atom.Atom, name []byte) bool {
+	switch a {
+	case atom.Button, atom.Input, atom.Select, atom.Textarea, atom.Img, atom.Meter, atom.Progress:
+		return true
+	}
+	if c.inForeign() {
+		return string(name) == "text"
+	}
+	style, _ := c.attr("style")
+	var b [256]byte
+	st := compactStyle(b[:0], style)
+	switch string(styleValue(st, "display")) {
+	case "inline-block", "inline-flex", "inline-grid", "inline-table", "inlineflow-root":
+		return true
+	case "":
+	default:
+		return false
+	}
+	if _, ok := c.attr("class"); !ok {
+		return false
+	}
+	if c.cssBoxes == 0 {
+		c.cssBoxes = -1
+		for _, d := range []string{"inline-block", "inline-flex", "inline-grid", "inline-table", "flow-root"} {
+			if indexFold(c.src, d) >= 0 {
+				c.cssBoxes = 1
+				break
+			}
+		}
+	}
+	return c.cssBoxes > 0
+}
+
+// boxedReadings returns the readings of label, the text of the clickable
+// element just closed, that the inline boxes in it (see atomicInline)
+// give when it has right-to-left letters: the bidirectional algorithm
+// places each box as one neutral character (U+FFFC) and draws its content
+// on its own; the drawn line is read as a reader of Hebrew or Arabic
+// reads it, from right to left (<a><span style="display:inline-block">דה
+// </span><span style="display:inline-block">הור</span></a> is drawn הד|רוה
+// and read "הורדה"), and from left to right. The paragraph is left to
+// right unless what is open before the element says otherwise; text
+// hidden from view is left out.
+func (c *checker) boxedReadings(label []byte) []string {
+	if !hasRightToLeftLetter(label) {
+		return nil
+	}
+	r := &c.reo
+	// Ordering costs what drawnReading's does, within its bound.
+	if c.drawnBytes > maxDrawnBytes {
+		return nil
+	}
+	if c.drawnBytes += len(label) + 16; c.drawnBytes > maxDrawnBytes {
+		_, _, _ = c.drawnReading(label, labelOpts{}, bidiShape{controls: true}) // reports the bound
+		return nil
+	}
+	var dirs []bool
+	switch open := c.frameOpen; {
+	case strings.HasSuffix(open, "\u2068"): // dir=auto: either
+		dirs = []bool{false, true}
+	case strings.HasSuffix(open, "\u2067") || strings.HasSuffix(open, "\u202b") || strings.HasSuffix(open, "\u202e"):
+		dirs = []bool{true}
+	default:
+		dirs = []bool{false}
+	}
+	for i := range r.boxes {
+		if r.boxes[i].e < 0 || r.boxes[i].e > len(label) {
+			r.boxes[i].e = len(label) // open to the end
+		}
+	}
+	var out []string
+	for _, rtl := range dirs {
+		var b []rune
+		b = r.drawBoxes(b, label, 0, len(label), 0, rtl)
+		v := string(b)
+		slices.Reverse(b)
+		for _, s := range []string{readLeftToRight(b), readable(v)} {
+			if s != string(label) && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// drawBoxes appends to dst the characters of label[s:e], whose boxes are
+// those in r.boxes from index first on, in the order they are drawn from
+// left to right in a paragraph of direction rtl.
+func (r *reorder) drawBoxes(dst []rune, label []byte, s, e, first int, rtl bool) []rune {
+	var runes []rune
+	var inner []int // for each rune, the box it stands for, or -1
+	for i := s; i < e; {
+		k := -1
+		for j := first; j < len(r.boxes); j++ {
+			if b := r.boxes[j]; b.s == i && b.e > b.s && b.e <= e {
+				k = j
+				break
+			}
+		}
+		if k >= 0 {
+			runes = append(runes, '\ufffc')
+			inner = append(inner, k)
+			i = r.boxes[k].e
+			continue
+		}
+		ch, n := utf8.DecodeRune(label[i:])
+		if !r.hiddenAt(i) {
+			runes = append(runes, ch)
+			inner = append(inner, -1)
+		}
+		i += max(n, 1)
+	}
+	if len(runes) == 0 {
+		return dst
+	}
+	for _, i := range uba.Order(runes, rtl) {
+		if k := inner[i]; k >= 0 {
+			dst = r.drawBoxes(dst, label, r.boxes[k].s, r.boxes[k].e, k+1, rtl)
+		} else {
+			dst = append(dst, runes[i])
+		}
+	}
+	return dst
+}
+
+// hiddenAt reports whether the label's byte at i is hidden from view.
+func (r *reorder) hiddenAt(i int) bool {
+	for k := 0; k+1 < len(r.hidden); k += 2 {
+		if s, e := r.hidden[k], r.hidden[k+1]; i >= s && (e < 0 || i < e) {
+			return true
+		}
+	}
+	return false
+}
+
+// readLeftToRight returns the characters of a line in the order they are
+// drawn from right to left, rev, as they are read: the words of a
+// left-to-right script, reversed in rev, read from left to right.
+func readLeftToRight(rev []rune) string {
+	for i := 0; i < len(rev); {
+		if isRightToLeftLetter(rev[i]) || !unicode.IsLetter(rev[i]) && !unicode.IsDigit(rev[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(rev) && (unicode.IsLetter(rev[j]) || unicode.IsDigit(rev[j]) || isMarkClass(rev[j])) && !isRightToLeftLetter(rev[j]) {
+			j++
+		}
+		slices.Reverse(rev[i:j])
+		i = j
+	}
+	return string(rev)
 }

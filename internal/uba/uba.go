@@ -13,7 +13,6 @@ package uba
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/bidi"
 )
@@ -30,19 +29,32 @@ import (
 // pairs, and N0 resolves only the levels of brackets and the neutrals
 // next to them, never the order of letters and digits.
 func Visual(text string, rtl bool) string {
-	n := utf8.RuneCountInString(text)
-	if n == 0 {
-		return ""
+	runes := []rune(text)
+	var b strings.Builder
+	b.Grow(len(text))
+	for _, i := range Order(runes, rtl) {
+		b.WriteRune(runes[i])
 	}
-	runes := make([]rune, 0, n)
+	return b.String()
+}
+
+// Order returns the indices in runes of the characters that are drawn,
+// in the order they are drawn from left to right, as Visual draws them.
+// An object replacement character (U+FFFC) stands for an inline box of
+// its own (an image, an inline-block), as CSS has it take part in the
+// algorithm.
+func Order(runes []rune, rtl bool) []int {
+	n := len(runes)
+	if n == 0 {
+		return nil
+	}
 	types := make([]Class, 0, n)
-	for _, r := range text {
+	for _, r := range runes {
 		p, _ := bidi.LookupRune(r)
 		c := Class(p.Class())
 		if c == B || c == S {
 			c = WS
 		}
-		runes = append(runes, r)
 		types = append(types, c)
 	}
 	pairTypes := make([]bracketType, n)
@@ -57,14 +69,14 @@ func Visual(text string, rtl bool) string {
 		// paragraph separator, a level other than 0 or 1.
 		panic("uba: " + err.Error())
 	}
-	var b strings.Builder
-	b.Grow(len(text))
-	for _, i := range computeReordering(p.getLevels([]int{n})) {
+	order := computeReordering(p.getLevels([]int{n}))
+	out := order[:0]
+	for _, i := range order {
 		switch types[i] {
 		case LRE, RLE, LRO, RLO, PDF, LRI, RLI, FSI, PDI, BN:
 			continue
 		}
-		b.WriteRune(runes[i])
+		out = append(out, i)
 	}
-	return b.String()
+	return out
 }

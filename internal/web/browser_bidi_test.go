@@ -93,6 +93,13 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<a href="#"><span><span style="display:inline-block">ה</span><span style="display:inline-block">רד</span><span style="display:inline-block">הו</span></span></a>`, "הורדה", true},
 		{`<a href="#"><span style="display:inline-block">يل</span><span style="display:inline-block">تنز</span></a>`, "تنزيل", true},
 		{`<svg width="200" height="40"><a href="#"><text x="0" y="20">דה</text><text x="30" y="20">הור</text></a></svg>`, "הורדה", true},
+		// Inline runs beside a box (rows 921-923).
+		{`<button><span>ד</span><span>ה</span><span style="display:inline-block">הור</span></button>`, "הורדה", true},
+		{`<a href="#"><span>ي</span><span>ل</span><span style="display:inline-block">تنز</span></a>`, "تنزيل", true},
+		{`<a href="#"><span><span style="display:inline-block">ה</span><span style="display:inline-flex;flex-direction:row-reverse"><span>הו</span><span>רד</span></span></span></a>`, "הורדה", true},
+		// Slots of a declarative shadow root (row 884).
+		{`<div><template shadowrootmode="open"><a href="#"><slot name="b"></slot><slot name="a"></slot></a></template><span slot="a">load</span><span slot="b">Down</span></div>`, "Download", false},
+		{`<div><template shadowrootmode="closed"><button><slot name="x"></slot><slot></slot></button></template>load<b slot="x">Down</b></div>`, "Download", false},
 		// Floats and grid columns (row 907).
 		{`<a href="#"><span style="float:right">load</span><span style="float:right">Down</span></a>`, "Download", false},
 		{`<a href="#">load<span style="float:left">Down</span></a>`, "Download", false},
@@ -103,6 +110,8 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<a href="#"><span style="float:left">load</span>Down</a>`, "", false},
 		{`<a href="#" style="display:inline-grid"><span style="grid-column:2">load</span><span style="grid-column:1">Down</span></a>`, "", false}, // two rows
 		{`<a href="#"><span>הורדת</span> <span>מחירים</span></a>`, "", false},
+		{`<div dir="rtl" lang="he"><a href="/sale"><span>המחיר הורד!</span> <span>עכשיו ב-₪99</span></a></div>`, "", false},
+		{`<div dir="rtl" lang="he"><a href="/people/17"><mark>ורד</mark>ה</a></div>`, "", false},
 		{`<p dir="rtl"><a href="#">load<span aria-hidden="true">א</span>Down</a></p>`, "", false},
 		{`<a href="#">ה<span hidden>x</span>דרוה</a>`, "", false},
 		{`<a href="#">פרטים נוספים PDF</a>`, "", false},
