@@ -279,19 +279,8 @@ func isMarkClass(r rune) bool {
 // comment at the top), screened as labels are; may says whether one of
 // them passed the screen.
 func (c *checker) drawnReading(label []byte, o labelOpts, s bidiShape) (form string, ok, may bool) {
-	if c.drawnBytes > maxDrawnBytes {
-		return "", false, true // refused already
-	}
-	// Ordering a short label costs what ordering some 16 bytes more does.
-	if c.drawnBytes += len(o.open) + len(label) + 16; c.drawnBytes > maxDrawnBytes {
-		at := c.readingAt
-		if at == [2]int{} {
-			at = [2]int{c.tokStart, c.tokEnd}
-		}
-		c.add(ruleDownloadButton, at[0], at[0], at[1], fmt.Sprintf(
-			"The clickable labels up to here use bidirectional formatting characters or mix directions in more than %d KiB of text: they cannot all be read in the order they are drawn, to tell that none is a download button. Write labels without U+202A-U+202E and U+2066-U+2069, and set the direction with the dir attribute.",
-			maxDrawnBytes>>10))
-		return "", false, true
+	if !c.chargeDrawn(len(o.open) + len(label)) {
+		return "", false, true // refused
 	}
 	var buf [4]string
 	o.reversed = false // each order is read as drawn, from either side
@@ -307,6 +296,33 @@ func (c *checker) drawnReading(label []byte, o labelOpts, s bidiShape) (form str
 		}
 	}
 	return "", false, may
+}
+
+// chargeDrawn counts n bytes more of text ordered by the bidirectional
+// algorithm, and reports whether the check may order them: past
+// maxDrawnBytes, the page is refused once, at the label being read.
+func (c *checker) chargeDrawn(n int) bool {
+	return c.charge(&c.drawnBytes, maxDrawnBytes, n)
+}
+
+// charge counts n bytes more of text ordered against *used, and reports
+// whether the check may order them within bound (see chargeDrawn).
+func (c *checker) charge(used *int, bound, n int) bool {
+	if *used > bound {
+		return false // refused already
+	}
+	// Ordering a short label costs what ordering some 16 bytes more does.
+	if *used += n + 16; *used > bound {
+		at := c.readingAt
+		if at == [2]int{} {
+			at = [2]int{c.tokStart, c.tokEnd}
+		}
+		c.add(ruleDownloadButton, at[0], at[0], at[1], fmt.Sprintf(
+			"The clickable labels up to here use bidirectional formatting characters, mix directions or right-to-left letters in inline boxes in more than %d KiB of text: they cannot all be read in the order they are drawn, to tell that none is a download button. Write labels without U+202A-U+202E and U+2066-U+2069, and set the direction with the dir attribute.",
+			bound>>10))
+		return false
+	}
+	return true
 }
 
 // followBidi updates c.bidiOpen, the explicit formatting characters left

@@ -170,3 +170,29 @@ func TestArabicAndPersianWording(t *testing.T) {
 		}
 	}
 }
+
+// Labels with right-to-left letters in inline boxes are ordered within
+// the same bound, but only those whose letters could spell a call to
+// download in some order: a large right-to-left catalogue with badges in
+// its links is read in full, while a page of boxed labels with the
+// letters of הורדה runs into its own, larger bound.
+func TestBoxedLabelsBound(t *testing.T) {
+	var b strings.Builder
+	for i := range 3000 {
+		b.WriteString(`<p><a href="/p/` + strconv.Itoa(i) + `"><span style="display:inline-block">מבצע</span> שמלה ורודה ` + strconv.Itoa(i) + ` ₪</a></p>`)
+	}
+	if r := Check([]byte(page(b.String())), testOptions); len(r.Errors) != 0 {
+		t.Fatalf("a catalogue of 3,000 cards: %v", r.Errors[0])
+	}
+	// Labels of some 420 bytes, counted with 16 more: 1,400 of them are
+	// past maxBoxedBytes.
+	b.Reset()
+	filler := strings.Repeat("שלום ", 40)
+	for i := range 1400 {
+		b.WriteString(`<p><a href="#"><b style="display:inline-block">ור</b><b style="display:inline-block">הד ` + filler + strconv.Itoa(i) + `</b></a></p>`)
+	}
+	r := Check([]byte(page(b.String())), testOptions)
+	if len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, "cannot all be read in the order they are drawn") {
+		t.Fatalf("1,400 boxed labels with the letters of a call to download: %v", r.Errors)
+	}
+}

@@ -110,7 +110,7 @@ func Check(doc []byte, opts Options) Result {
 	}
 	c := newChecker(doc, opts)
 	c.run()
-	if c.count[ruleDownloadButton] < limit(ruleDownloadButton) {
+	if c.sawShadow && c.sawSlot && c.count[ruleDownloadButton] < limit(ruleDownloadButton) {
 		c.found = append(c.found, shadowFindings(doc, c.found, opts)...)
 	}
 	res := finish(doc, c.found)
@@ -220,6 +220,7 @@ type checker struct {
 	bidiParas     int            // paragraphs ended so far (see closeBidiParagraph)
 	frameOpen     string         // bidiOpen where the outermost clickable element begins
 	drawnBytes    int            // what drawnReading ordered so far
+	boxedBytes    int            // text ordered for its inline boxes so far (see boxedReadings)
 	tokStart      int            // where the current token starts in src
 	tokEnd        int            // and where it ends
 	readingAt     [2]int         // where the clickable elements whose label is read start and end, when not the current token
@@ -240,7 +241,9 @@ type checker struct {
 	drawn                  []byte  // the text of the current start tag's SVG data: image (see imageText)
 
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
-	cssBoxes     int8             // 1 when the page's CSS may make elements inline boxes, -1 when not, 0 before it is known (see atomicInline)
+	cssBoxes     int8             // 1 when the page's CSS may make elements inline boxes, -1 when not, 0 before it is known (see boxedReadings)
+	sawShadow    bool             // a declarative shadow root (see shadowFindings)
+	sawSlot      bool             // a <slot>
 	cssMarks     bool             // CSS draws a direction mark or a formatting character (see drawsMarks)
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()
 	labels       map[string]uint8 // labels read so far that are not a call to download, and where
@@ -987,6 +990,14 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		c.truncateForeign(n)
 		foreign = false
 	}
+	switch a {
+	case atom.Template:
+		if _, ok := c.shadowRoot(); ok && !foreign {
+			c.sawShadow = true
+		}
+	case atom.Slot:
+		c.sawSlot = true
+	}
 	switch {
 	case foreign:
 		c.z.NextIsNotRawText()
@@ -1421,7 +1432,7 @@ func hidingStyle(style []byte) bool {
 			}
 		}
 	}
-	return farDecls(st) || fontShorthandHides(style)
+	return farDecls(st) || fontShorthandHides(style, st)
 }
 
 // descendantLabel adds what an element inside a clickable one shows or
@@ -1455,6 +1466,20 @@ func (c *checker) descendantLabel(a atom.Atom, foreign bool) {
 				c.appendLabel(v)
 			}
 			c.appendLabel([]byte(" "))
+		}
+	}
+	if a == atom.Input {
+		// A field draws its value, or else its placeholder, in a box
+		// of its own (row 940).
+		if t, _ := c.attr("type"); !asciiEqualFold(bytes.TrimSpace(t), "hidden") {
+			v, ok := c.attr("value")
+			if !ok || len(bytes.TrimSpace(v)) == 0 {
+				v, ok = c.attr("placeholder")
+			}
+			if ok {
+				c.appendLabel(v)
+				c.appendLabel([]byte(" "))
+			}
 		}
 	}
 	if len(c.drawn) > 0 {

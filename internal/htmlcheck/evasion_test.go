@@ -432,6 +432,13 @@ var boxEvasions = []evasion{
 	{"default slot and a named one", `<div><template shadowrootmode="closed"><button><slot name="x"></slot><slot></slot></button></template>load<b slot="x">Down</b></div>`},
 	{"nested shadow roots", `<div><template shadowrootmode="open"><p><template shadowrootmode="open"><a href="#"><slot></slot>load</a></template><slot name="o"></slot></p></template><i slot="o">Down</i></div>`},
 	{"slots and deep nesting", `<div><template shadowrootmode="open"><a href="#"><slot name="b"></slot><slot name="a"></slot></a></template><span slot="a">load</span><span slot="b">Down</span></div>` + strings.Repeat("<div>", 600)},
+	{"svg tspan pieces", `<svg width="200" height="40"><a href="#"><text x="0" y="20"><tspan>ד</tspan><tspan>ה</tspan></text><text x="25" y="20">הור</text></a></svg>`},
+	// The second round on the fixes (rows 935-940).
+	{"links slotted side by side", `<div><template shadowrootmode="open"><slot name="b"></slot><slot name="a"></slot></template><a href="#" slot="a">load</a><a href="#" slot="b">Down</a></div>`},
+	{"var() in the font shorthand", `<a href="#" dir="rtl">load<span style="--z:0;font:var(--z)/0 a">א</span>Down</a>`},
+	{"a text field's value as a box", `<a href="#"><span>ד</span><span>ה</span><input value="הור" size="3"></a>`},
+	{"a text field's placeholder as a box", `<a href="#"><span>ד</span><span>ה</span><input placeholder="הור" size="3"></a>`},
+	{"a left-to-right flex box in a right-to-left link", `<p dir="rtl"><a href="#"><span style="display:inline-flex;direction:ltr"><span>ו</span><span>ה</span></span>רדה</a></p>`},
 	// Floats and grid placement (row 907).
 	{"floats to the right", `<a href="#"><span style="float:right">load</span><span style="float:right">Down</span></a>`},
 	{"a float to the left", `<a href="#">load<span style="float:left">Down</span></a>`},

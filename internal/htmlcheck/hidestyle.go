@@ -19,7 +19,7 @@ const minReadablePixels = 3
 // fontShorthandHides reports whether the inline style sets, with the font
 // shorthand, a size too small to read ("font:0/0 a", "italic 1px
 // serif"): a length before its "/", or any when it has none.
-func fontShorthandHides(style []byte) bool {
+func fontShorthandHides(style, st []byte) bool {
 	if !containsFold(style, "font") {
 		return false
 	}
@@ -36,7 +36,7 @@ func fontShorthandHides(style []byte) bool {
 		}
 		v, _, _ = bytes.Cut(v, []byte("/"))
 		for _, w := range bytes.Fields(bytes.ToLower(v)) {
-			if px, ok := cssSize(w, nil); ok && px < minReadablePixels {
+			if px, ok := cssSize(w, st); ok && px < minReadablePixels {
 				return true
 			}
 		}

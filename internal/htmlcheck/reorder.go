@@ -112,12 +112,29 @@ func (r *reorder) hideTo(at int) {
 func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool, before int) {
 	r := &c.reo
 	at := len(c.label)
-	if r.depth >= 1 && len(r.boxes) < maxBoxes && c.atomicInline(a, name) {
-		e := -1
-		if empty {
-			e = at // its alt or value text is in the label already
+	if r.depth >= 1 && len(r.boxes) < maxBoxes {
+		kind := c.atomicInline(a, name)
+		if kind == notBox {
+			// A child of a flex or grid box is an item of it, drawn as a
+			// box in the container's direction.
+			for i := len(r.boxes) - 1; i >= 0; i-- {
+				if b := r.boxes[i]; b.e < 0 {
+					if b.flex && b.depth == r.depth {
+						kind = isBox
+					}
+					break
+				}
+			}
 		}
-		r.boxes = append(r.boxes, box{s: before, e: e, depth: r.depth + 1})
+		if kind != notBox {
+			e := -1
+			if empty {
+				e = at // its alt or value text is in the label already
+			}
+			b := box{s: before, e: e, depth: r.depth + 1, byClass: kind == boxByClass}
+			b.dir, b.flex, b.reverse = c.boxLayout()
+			r.boxes = append(r.boxes, b)
+		}
 	}
 	if !empty {
 		r.depth++
@@ -475,39 +492,101 @@ func cssOrder(st []byte) (int, bool) {
 
 // A box is an inline box inside a clickable element: its text is
 // label[s:e] (e < 0 while it is open), and depth counts the elements open
-// inside the clickable one when it is, itself included.
-type box struct{ s, e, depth int }
+// inside the clickable one when it is, itself included. byClass says it
+// is one only if the page's CSS makes inline boxes (see atomicInline).
+type box struct {
+	s, e, depth int
+	byClass     bool
+	dir         int8 // its own direction: 0 its parent's, 1 left to right, 2 right to left
+	flex        bool // a flex or grid container: its children are items placed in its direction
+	reverse     bool // row-reverse: placed against it
+}
+
+// boxLayout reads the direction and the layout of the current start tag
+// (see box).
+func (c *checker) boxLayout() (dir int8, flex, reverse bool) {
+	if d, ok := c.attr("dir"); ok {
+		switch {
+		case asciiEqualFold(bytes.TrimSpace(d), "ltr"):
+			dir = 1
+		case asciiEqualFold(bytes.TrimSpace(d), "rtl"):
+			dir = 2
+		}
+	}
+	style, ok := c.attr("style")
+	if !ok {
+		return dir, false, false
+	}
+	var b [256]byte
+	st := compactStyle(b[:0], style)
+	switch string(styleValue(st, "direction")) {
+	case "ltr":
+		dir = 1
+	case "rtl":
+		dir = 2
+	}
+	display := string(styleValue(st, "display"))
+	flex = strings.Contains(display, "flex") || strings.Contains(display, "grid")
+	reverse = flex && bytes.Contains(styleValue(st, "flex-direction"), []byte("reverse"))
+	return dir, flex, reverse
+}
 
 // maxBoxes bounds the boxes one label records.
 const maxBoxes = 64
+
+// maxBoxedBytes bounds the labels a check orders for their boxes
+// (boxedReadings): 512 KiB, some 50 ms. Right-to-left letters in inline
+// boxes are common on Hebrew and Arabic pages, unlike formatting
+// characters, so the bound is drawnReading's eight times over; a page
+// that needs more is refused.
+const maxBoxedBytes = 512 << 10
+
+// boxKind says whether an element is drawn as an inline box.
+type boxKind uint8
+
+const (
+	notBox boxKind = iota
+	isBox
+	boxByClass // when the page's CSS makes inline boxes
+)
 
 // atomicInline reports whether the current start tag, a (name), is drawn
 // as an inline box: an element that is one by default (a button, a form
 // control, an image, an SVG <text> positioned on its own), one that an
 // inline style displays as inline-block, inline-flex, inline-grid or
-// inline-table, or, on a page whose CSS displays some elements so, one
-// with a class (a class cannot be told).
-func (c *checker) atomicInline(a atom.Atom, name []byte) bool {
+// inline-table, or one with a class, which is a box on a page whose CSS
+// displays some elements so (a class cannot be told).
+func (c *checker) atomicInline(a atom.Atom, name []byte) boxKind {
 	switch a {
 	case atom.Button, atom.Input, atom.Select, atom.Textarea, atom.Img, atom.Meter, atom.Progress:
-		return true
+		return isBox
 	}
 	if c.inForeign() {
-		return string(name) == "text"
+		if string(name) == "text" {
+			return isBox
+		}
+		return notBox
 	}
-	style, _ := c.attr("style")
-	var b [256]byte
-	st := compactStyle(b[:0], style)
-	switch string(styleValue(st, "display")) {
-	case "inline-block", "inline-flex", "inline-grid", "inline-table", "inlineflow-root":
-		return true
-	case "":
-	default:
-		return false
+	if style, ok := c.attr("style"); ok && containsFold(style, "display") {
+		var b [256]byte
+		st := compactStyle(b[:0], style)
+		switch string(styleValue(st, "display")) {
+		case "inline-block", "inline-flex", "inline-grid", "inline-table", "inlineflow-root":
+			return isBox
+		case "":
+		default:
+			return notBox
+		}
 	}
-	if _, ok := c.attr("class"); !ok {
-		return false
+	if _, ok := c.attr("class"); ok {
+		return boxByClass
 	}
+	return notBox
+}
+
+// pageMakesBoxes reports whether the page's CSS, anywhere in it, may
+// display elements as inline boxes.
+func (c *checker) pageMakesBoxes() bool {
 	if c.cssBoxes == 0 {
 		c.cssBoxes = -1
 		for _, d := range []string{"inline-block", "inline-flex", "inline-grid", "inline-table", "flow-root"} {
@@ -527,38 +606,35 @@ func (c *checker) atomicInline(a atom.Atom, name []byte) bool {
 // on its own; the drawn line is read as a reader of Hebrew or Arabic
 // reads it, from right to left (<a><span style="display:inline-block">דה
 // </span><span style="display:inline-block">הור</span></a> is drawn הד|רוה
-// and read "הורדה"), and from left to right. The paragraph is left to
-// right unless what is open before the element says otherwise; text
-// hidden from view is left out.
+// and read "הורדה"), and from left to right, in a paragraph of either
+// direction; text hidden from view is left out.
 func (c *checker) boxedReadings(label []byte) []string {
 	if !hasRightToLeftLetter(label) {
 		return nil
 	}
 	r := &c.reo
-	// Ordering costs what drawnReading's does, within its bound.
-	if c.drawnBytes > maxDrawnBytes {
-		return nil
-	}
-	if c.drawnBytes += len(label) + 16; c.drawnBytes > maxDrawnBytes {
-		_, _, _ = c.drawnReading(label, labelOpts{}, bidiShape{controls: true}) // reports the bound
-		return nil
-	}
-	var dirs []bool
-	switch open := c.frameOpen; {
-	case strings.HasSuffix(open, "\u2068"): // dir=auto: either
-		dirs = []bool{false, true}
-	case strings.HasSuffix(open, "\u2067") || strings.HasSuffix(open, "\u202b") || strings.HasSuffix(open, "\u202e"):
-		dirs = []bool{true}
-	default:
-		dirs = []bool{false}
-	}
-	for i := range r.boxes {
-		if r.boxes[i].e < 0 || r.boxes[i].e > len(label) {
-			r.boxes[i].e = len(label) // open to the end
+	boxes := r.boxes[:0]
+	for _, b := range r.boxes {
+		if b.byClass && !c.pageMakesBoxes() {
+			continue
 		}
+		if b.e < 0 || b.e > len(label) {
+			b.e = len(label) // open to the end
+		}
+		boxes = append(boxes, b)
 	}
+	if r.boxes = boxes; len(boxes) == 0 {
+		return nil
+	}
+	// A label that cannot spell a call to download in any order is not
+	// ordered; the others count against maxBoxedBytes.
+	if !mayHaveLexiconLetters(label, c.readCache(label)) || !c.charge(&c.boxedBytes, maxBoxedBytes, len(label)) {
+		return nil
+	}
+	// The paragraph's direction is not followed here (an ancestor's dir,
+	// a style sheet's direction): both are read, as drawnReading does.
 	var out []string
-	for _, rtl := range dirs {
+	for _, rtl := range [2]bool{false, true} {
 		var b []rune
 		b = r.drawBoxes(b, label, 0, len(label), 0, rtl)
 		v := string(b)
@@ -604,9 +680,59 @@ func (r *reorder) drawBoxes(dst []rune, label []byte, s, e, first int, rtl bool)
 	}
 	for _, i := range uba.Order(runes, rtl) {
 		if k := inner[i]; k >= 0 {
-			dst = r.drawBoxes(dst, label, r.boxes[k].s, r.boxes[k].e, k+1, rtl)
+			dst = r.drawBox(dst, label, k, rtl)
 		} else {
 			dst = append(dst, runes[i])
+		}
+	}
+	return dst
+}
+
+// drawBox appends to dst the characters of box k, in a parent of
+// direction rtl, in the order they are drawn from left to right: as a
+// paragraph of its own, or, for a flex or grid box, as its items (child
+// boxes and runs of text between them) placed in its direction.
+func (r *reorder) drawBox(dst []rune, label []byte, k int, rtl bool) []rune {
+	b := r.boxes[k]
+	if b.dir != 0 {
+		rtl = b.dir == 2
+	}
+	if !b.flex {
+		return r.drawBoxes(dst, label, b.s, b.e, k+1, rtl)
+	}
+	type item struct{ s, e, box int }
+	var items []item
+	text := b.s
+	for i := b.s; i < b.e; {
+		j := k + 1
+		for ; j < len(r.boxes); j++ {
+			if c := r.boxes[j]; c.s == i && c.e > c.s && c.e <= b.e && c.depth == b.depth+1 {
+				break
+			}
+		}
+		if j == len(r.boxes) {
+			_, n := utf8.DecodeRune(label[i:])
+			i += max(n, 1)
+			continue
+		}
+		if text < i {
+			items = append(items, item{text, i, -1})
+		}
+		items = append(items, item{i, r.boxes[j].e, j})
+		i = r.boxes[j].e
+		text = i
+	}
+	if text < b.e {
+		items = append(items, item{text, b.e, -1})
+	}
+	if rtl != b.reverse {
+		slices.Reverse(items)
+	}
+	for _, it := range items {
+		if it.box >= 0 {
+			dst = r.drawBox(dst, label, it.box, rtl)
+		} else {
+			dst = r.drawBoxes(dst, label, it.s, it.e, len(r.boxes), rtl)
 		}
 	}
 	return dst
@@ -639,4 +765,65 @@ func readLeftToRight(rev []rune) string {
 		i = j
 	}
 	return string(rev)
+}
+
+// lexiconLetters are the letters of each entry of the lexicons (its
+// words, spaceless words and the words of its phrases), without repeats.
+var lexiconLetters = func() [][]rune {
+	var out [][]rune
+	seen := map[string]bool{}
+	add := func(w string) {
+		var letters []rune
+		for _, r := range w {
+			if unicode.IsLetter(r) && !slices.Contains(letters, r) {
+				letters = append(letters, r)
+			}
+		}
+		if k := string(letters); len(letters) > 0 && !seen[k] {
+			seen[k] = true
+			out = append(out, letters)
+		}
+	}
+	for _, l := range []*lexicon{plainLexicon, skeletonLexicon, upperLexicon} {
+		for w := range l.words {
+			add(w)
+		}
+		for _, w := range l.spaceless {
+			add(w)
+		}
+		for _, p := range l.phrases {
+			for _, w := range p {
+				add(w)
+			}
+		}
+	}
+	return out
+}()
+
+// mayHaveLexiconLetters reports whether label has, in any of its
+// characters' readings, every letter of some entry of the lexicons: a
+// label that has not cannot spell a call to download in any order.
+func mayHaveLexiconLetters(label []byte, cache readCache) bool {
+	set := make(map[rune]struct{}, 64)
+	for _, r := range string(label) {
+		rr := cache.get(r)
+		for _, s := range [...]string{rr.plain, rr.skelPlain, rr.skelUnfolded, rr.skelUpper} {
+			for _, q := range s {
+				set[q] = struct{}{}
+			}
+		}
+	}
+	for _, w := range lexiconLetters {
+		all := true
+		for _, q := range w {
+			if _, ok := set[q]; !ok {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

@@ -117,19 +117,27 @@ func compose(n *html.Node, depth int) (found, ok bool) {
 	walk(shadow)
 	for _, s := range slots {
 		name := nodeAttr(s, "name")
-		nodes, ok := assigned[name]
-		if !ok {
-			continue
+		if nodes, ok := assigned[name]; ok {
+			delete(assigned, name)
+			for c := s.FirstChild; c != nil; {
+				next := c.NextSibling
+				s.RemoveChild(c)
+				c = next
+			}
+			for _, c := range nodes {
+				s.AppendChild(c)
+			}
 		}
-		delete(assigned, name)
+		// A slot draws no box of its own (display: contents): what it
+		// draws stands in its place, so that links slotted side by side
+		// are read side by side.
 		for c := s.FirstChild; c != nil; {
 			next := c.NextSibling
 			s.RemoveChild(c)
+			s.Parent.InsertBefore(c, s)
 			c = next
 		}
-		for _, c := range nodes {
-			s.AppendChild(c)
-		}
+		s.Parent.RemoveChild(s)
 	}
 	for c := shadow.FirstChild; c != nil; {
 		next := c.NextSibling

@@ -100,6 +100,9 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		// Slots of a declarative shadow root (row 884).
 		{`<div><template shadowrootmode="open"><a href="#"><slot name="b"></slot><slot name="a"></slot></a></template><span slot="a">load</span><span slot="b">Down</span></div>`, "Download", false},
 		{`<div><template shadowrootmode="closed"><button><slot name="x"></slot><slot></slot></button></template>load<b slot="x">Down</b></div>`, "Download", false},
+		{`<div><template shadowrootmode="open"><slot name="b"></slot><slot name="a"></slot></template><a href="#" slot="a">load</a><a href="#" slot="b">Down</a></div>`, "Download", false},
+		{`<p dir="rtl"><a href="#"><span style="display:inline-flex;direction:ltr"><span>ו</span><span>ה</span></span>רדה</a></p>`, "הורדה", true},
+		{`<a href="#" dir="rtl">load<span style="--z:0;font:var(--z)/0 a">א</span>Down</a>`, "Download", false},
 		// Floats and grid columns (row 907).
 		{`<a href="#"><span style="float:right">load</span><span style="float:right">Down</span></a>`, "Download", false},
 		{`<a href="#">load<span style="float:left">Down</span></a>`, "Download", false},
