@@ -243,6 +243,7 @@ type checker struct {
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
 	cssBoxes     int8             // 1 when the page's CSS may make elements inline boxes, -1 when not, 0 before it is known (see boxedReadings)
 	sawShadow    bool             // a declarative shadow root (see shadowFindings)
+	rtlCSS       int8             // 1 when the page's text may set a right-to-left direction, -1 when not, 0 before it is known (see pageMayDrawRightToLeft)
 	sawSlot      bool             // a <slot>
 	cssMarks     bool             // CSS draws a direction mark or a formatting character (see drawsMarks)
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()

@@ -439,6 +439,11 @@ var boxEvasions = []evasion{
 	{"a text field's value as a box", `<a href="#"><span>ד</span><span>ה</span><input value="הור" size="3"></a>`},
 	{"a text field's placeholder as a box", `<a href="#"><span>ד</span><span>ה</span><input placeholder="הור" size="3"></a>`},
 	{"a left-to-right flex box in a right-to-left link", `<p dir="rtl"><a href="#"><span style="display:inline-flex;direction:ltr"><span>ו</span><span>ה</span></span>רדה</a></p>`},
+	// Boxes of left-to-right letters in a right-to-left paragraph (rows
+	// 925 and 942).
+	{"latin boxes in an rtl paragraph", `<p dir="rtl"><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`},
+	{"latin boxes, direction by a style sheet", `<style>p{direction:rtl}</style><p><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`},
+	{"dir auto on an ancestor, set by a hidden letter", `<p dir="auto"><span style="font-size:0">א</span><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`},
 	// Floats and grid placement (row 907).
 	{"floats to the right", `<a href="#"><span style="float:right">load</span><span style="float:right">Down</span></a>`},
 	{"a float to the left", `<a href="#">load<span style="float:left">Down</span></a>`},

@@ -584,6 +584,22 @@ func (c *checker) atomicInline(a atom.Atom, name []byte) boxKind {
 	return notBox
 }
 
+// pageMayDrawRightToLeft reports whether the page may have a paragraph
+// drawn from right to left: it sets a direction (dir, <bdo>, <bdi>, a
+// formatting character), or its CSS may ("rtl", "plaintext").
+func (c *checker) pageMayDrawRightToLeft() bool {
+	if c.bidiPage {
+		return true
+	}
+	if c.rtlCSS == 0 {
+		c.rtlCSS = -1
+		if indexFold(c.src, "rtl") >= 0 || indexFold(c.src, "plaintext") >= 0 {
+			c.rtlCSS = 1
+		}
+	}
+	return c.rtlCSS > 0
+}
+
 // pageMakesBoxes reports whether the page's CSS, anywhere in it, may
 // display elements as inline boxes.
 func (c *checker) pageMakesBoxes() bool {
@@ -601,7 +617,8 @@ func (c *checker) pageMakesBoxes() bool {
 
 // boxedReadings returns the readings of label, the text of the clickable
 // element just closed, that the inline boxes in it (see atomicInline)
-// give when it has right-to-left letters: the bidirectional algorithm
+// give when it has right-to-left letters or the page may draw a
+// paragraph from right to left: the bidirectional algorithm
 // places each box as one neutral character (U+FFFC) and draws its content
 // on its own; the drawn line is read as a reader of Hebrew or Arabic
 // reads it, from right to left (<a><span style="display:inline-block">דה
@@ -609,7 +626,9 @@ func (c *checker) pageMakesBoxes() bool {
 // and read "הורדה"), and from left to right, in a paragraph of either
 // direction; text hidden from view is left out.
 func (c *checker) boxedReadings(label []byte) []string {
-	if !hasRightToLeftLetter(label) {
+	if !hasRightToLeftLetter(label) && !c.pageMayDrawRightToLeft() {
+		// Boxes of left-to-right letters are drawn in another order only
+		// in a right-to-left paragraph.
 		return nil
 	}
 	r := &c.reo

@@ -103,6 +103,8 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<div><template shadowrootmode="open"><slot name="b"></slot><slot name="a"></slot></template><a href="#" slot="a">load</a><a href="#" slot="b">Down</a></div>`, "Download", false},
 		{`<p dir="rtl"><a href="#"><span style="display:inline-flex;direction:ltr"><span>ו</span><span>ה</span></span>רדה</a></p>`, "הורדה", true},
 		{`<a href="#" dir="rtl">load<span style="--z:0;font:var(--z)/0 a">א</span>Down</a>`, "Download", false},
+		{`<p dir="rtl"><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`, "Download", false},
+		{`<p dir="auto"><span style="font-size:0">א</span><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`, "Download", false},
 		// Floats and grid columns (row 907).
 		{`<a href="#"><span style="float:right">load</span><span style="float:right">Down</span></a>`, "Download", false},
 		{`<a href="#">load<span style="float:left">Down</span></a>`, "Download", false},
