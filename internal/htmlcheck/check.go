@@ -232,6 +232,7 @@ type checker struct {
 	beside                 []byte // the labels of clickable elements side by side so far (see besideLabel)
 	besideGap              []byte // what draws nothing since the last of them (see besideGapText)
 	besidePieces           int
+	besideAt               []int // where each piece starts in beside
 	besideStart, besideEnd int
 	labelHidden            bool // some text of the label is hidden
 	hideName               string
@@ -1650,9 +1651,28 @@ func (c *checker) besideLabel(f frame, end int, reported bool) {
 		}
 	}
 	c.besideGap = c.besideGap[:0]
+	c.besideAt = append(c.besideAt, len(c.beside))
 	c.beside = append(c.beside, piece...)
 	c.besidePieces++
 	c.besideEnd = end
+}
+
+// besideReversed returns the run of clickable elements side by side in
+// reverse order, when it has right-to-left letters: links drawn as
+// boxes from left to right are read from right to left by a reader of
+// Hebrew or Arabic (row 924).
+func (c *checker) besideReversed() []byte {
+	if len(c.besideAt) < 2 || !hasRightToLeftLetter(c.beside) {
+		return nil
+	}
+	out := make([]byte, 0, len(c.beside)+len(c.besideAt))
+	end := len(c.beside)
+	for i := len(c.besideAt) - 1; i >= 0; i-- {
+		out = append(out, bytes.TrimSpace(c.beside[c.besideAt[i]:end])...)
+		out = append(out, ' ')
+		end = c.besideAt[i]
+	}
+	return bytes.TrimSpace(out)
 }
 
 // endBeside reads the run of clickable elements side by side, if there
@@ -1661,14 +1681,21 @@ func (c *checker) endBeside() {
 	if c.besidePieces >= 2 && c.want(ruleDownloadButton) {
 		c.readingAt = [2]int{c.besideStart, c.besideEnd}
 		form, ok := c.downloadReading(c.beside, labelOpts{open: c.besideOpen})
+		label := c.beside
+		if rev := c.besideReversed(); !ok && rev != nil {
+			if form, ok = c.downloadReading(rev, labelOpts{}); ok {
+				label = rev
+			}
+		}
 		c.readingAt = [2]int{}
 		if ok {
 			c.add(ruleDownloadButton, c.besideStart, c.besideStart, c.besideEnd, fmt.Sprintf(
 				"The clickable elements side by side say %s together%s: they make a download button, and the page must not have one.",
-				q(c.beside), readsAs(string(c.beside), form)))
+				q(label), readsAs(string(label), form)))
 		}
 	}
 	c.beside = c.beside[:0]
+	c.besideAt = c.besideAt[:0]
 	c.besideGap = c.besideGap[:0]
 	c.besidePieces = 0
 }

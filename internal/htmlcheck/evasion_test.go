@@ -444,6 +444,7 @@ var boxEvasions = []evasion{
 	{"latin boxes in an rtl paragraph", `<p dir="rtl"><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`},
 	{"latin boxes, direction by a style sheet", `<style>p{direction:rtl}</style><p><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`},
 	{"dir auto on an ancestor, set by a hidden letter", `<p dir="auto"><span style="font-size:0">א</span><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`},
+	{"hebrew links side by side as boxes", `<p><a href="#" style="display:inline-block">דה</a><a href="#" style="display:inline-block">הור</a></p>`},
 	// Floats and grid placement (row 907).
 	{"floats to the right", `<a href="#"><span style="float:right">load</span><span style="float:right">Down</span></a>`},
 	{"a float to the left", `<a href="#">load<span style="float:left">Down</span></a>`},
@@ -475,6 +476,7 @@ func TestBoxesKeepLabelsAllowed(t *testing.T) {
 		`<a href="#"><span style="display:inline-block">מחיר</span> <span style="display:inline-block">מבצע</span></a>`,
 		`<a href="#">Next <span style="font:italic 400 0.9rem/1.2 serif">page</span></a>`,
 		`<a href="#">Next <span style="font-size:clamp(12px,2vw,20px)">page</span></a>`,
+		`<nav><a href="/">בית</a><a href="/about">אודות</a><a href="/shop">חנות</a><a href="/sale">מבצעים</a></nav>`,
 		`<a href="#"><span style="float:left">load</span>Down</a>`, // drawn "loadDown"
 		`<a href="#" style="display:inline-grid"><span style="grid-column:1">load</span><span style="grid-column:2">Down</span></a>`,
 		`<a href="#">ה<span style="display:none">x</span>דרוה</a>`,
