@@ -105,6 +105,7 @@ func TestBrowserBidiLabelsDrawnAsRead(t *testing.T) {
 		{`<a href="#" dir="rtl">load<span style="--z:0;font:var(--z)/0 a">א</span>Down</a>`, "Download", false},
 		{`<p dir="rtl"><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`, "Download", false},
 		{`<p dir="auto"><span style="font-size:0">א</span><a href="#"><span style="display:inline-block">load</span><span style="display:inline-block">Down</span></a></p>`, "Download", false},
+		{`<p><a href="#" style="display:inline-block">דה</a><a href="#" style="display:inline-block">הור</a></p>`, "הורדה", true},
 		// Floats and grid columns (row 907).
 		{`<a href="#"><span style="float:right">load</span><span style="float:right">Down</span></a>`, "Download", false},
 		{`<a href="#">load<span style="float:left">Down</span></a>`, "Download", false},
