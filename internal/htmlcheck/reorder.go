@@ -22,8 +22,8 @@ import (
 //   - flex and grid items with an order property (<span
 //     style="order:2">load</span><span style="order:1">Down</span>),
 //     read sorted by it, text between them counting as order 0; floats,
-//     and grid items placed in a column, read where they are drawn (see
-//     placement);
+//     and grid items placed in a row and a column, read where they are
+//     drawn (see placement);
 //   - the children of a container whose items are drawn in reverse
 //     (flex-direction: row-reverse or column-reverse, direction: rtl,
 //     dir=rtl), read in reverse order, and the container's words in
@@ -33,9 +33,10 @@ import (
 //     its own;
 //   - inline boxes (inline-block, buttons, images, SVG <text>), which the
 //     bidirectional algorithm places as single neutral characters: a
-//     label with right-to-left letters and boxes is also read as a
-//     reader of Hebrew or Arabic reads the line they are drawn on, from
-//     right to left (see boxedReadings).
+//     label with boxes and right-to-left letters, or on a page that may
+//     draw a paragraph from right to left, is also read in the order its
+//     boxes are drawn, and as a reader of Hebrew or Arabic reads that
+//     line, from right to left (see boxedReadings).
 //
 // Offsets are in checker.label. Only inline styles can be told; the first
 // reversed container and up to maxOrderPieces ordered items are followed.
