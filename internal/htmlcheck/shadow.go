@@ -2,6 +2,7 @@ package htmlcheck
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -207,19 +208,11 @@ func shadowFindings(doc []byte, found []pending, opts Options) []pending {
 	c.run()
 	var out []pending
 	for _, p := range c.found {
-		if p.rule != ruleDownloadButton || slicesContainsMsg(found, p.msg) || slicesContainsMsg(out, p.msg) {
+		same := func(q pending) bool { return q.msg == p.msg }
+		if p.rule != ruleDownloadButton || slices.ContainsFunc(found, same) || slices.ContainsFunc(out, same) {
 			continue
 		}
 		out = append(out, pending{rule: p.rule, pos: at, ex0: at, ex1: end, msg: "As its shadow roots are drawn, with their slots filled: " + p.msg})
 	}
 	return out
-}
-
-func slicesContainsMsg(ps []pending, msg string) bool {
-	for _, p := range ps {
-		if p.msg == msg {
-			return true
-		}
-	}
-	return false
 }
