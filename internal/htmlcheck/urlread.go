@@ -91,6 +91,11 @@ func splitLink(u []byte) link {
 	if tooManySegments(u) {
 		return link{unread: true}
 	}
+	return parseLink(u)
+}
+
+// parseLink is splitLink without its bound on segments.
+func parseLink(u []byte) link {
 	if plainPath(u) {
 		return link{scheme: "https", path: string(u)} // the parser would give the same
 	}

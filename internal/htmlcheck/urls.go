@@ -345,9 +345,16 @@ func mayBeServiceLink(link []byte) bool {
 // parsedServiceLink is serviceLink without its cheap rejection.
 func parsedServiceLink(link []byte, hosts []string) bool {
 	l := splitLink(link)
-	switch {
-	case l.unread:
+	if l.unread {
 		return true // too long to read: taken for one, to fail safe
+	}
+	return linksToService(l, hosts)
+}
+
+// linksToService reports whether the parsed link l reaches a path under
+// /f/ or a "download" segment on the service.
+func linksToService(l link, hosts []string) bool {
+	switch {
 	case l.scheme != "http" && l.scheme != "https":
 		return false
 	case l.host != "" && !serviceHost(l, hosts):
