@@ -242,6 +242,8 @@ type checker struct {
 	drawn                  []byte  // the text of the current start tag's SVG data: image (see imageText)
 
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
+	sheet        *sheetHiding     // what the page's style sheets may hide (see readSheets), or nil
+	sheetRead    bool             // sheet is read
 	cssBoxes     int8             // 1 when the page's CSS may make elements inline boxes, -1 when not, 0 before it is known (see boxedReadings)
 	sawShadow    bool             // a declarative shadow root (see shadowFindings)
 	rtlCSS       int8             // 1 when the page's text may set a right-to-left direction, -1 when not, 0 before it is known (see pageMayDrawRightToLeft)
@@ -1270,8 +1272,8 @@ func svgInline(name []byte) bool {
 // of <audio>, <video>, <canvas>, <datalist> and <object>, an SVG of zero
 // width or height, an inline style
 // (see hidingStyle), or in SVG the presentation attributes that say the
-// same (display="none", font-size="0"; see svgHidingAttrs). A class that
-// hides it cannot be told.
+// same (display="none", font-size="0"; see svgHidingAttrs), or a rule
+// of the page's style sheets that may select it (see readSheets).
 func (c *checker) hides(a atom.Atom) bool {
 	switch a {
 	case atom.Rp, atom.Rt:
@@ -1296,8 +1298,8 @@ func (c *checker) hides(a atom.Atom) bool {
 }
 
 // hidesFromView reports whether the current start tag hides its content
-// from view by the hidden attribute, an inline style or SVG's
-// presentation attributes (see hides).
+// from view by the hidden attribute, an inline style, SVG's presentation
+// attributes or a style sheet's rule (see hides).
 func (c *checker) hidesFromView() bool {
 	if _, ok := c.attr("hidden"); ok {
 		return true
@@ -1305,7 +1307,7 @@ func (c *checker) hidesFromView() bool {
 	if style, ok := c.attr("style"); ok && hidingStyle(style) {
 		return true
 	}
-	return c.inForeign() && c.svgAttrsHide()
+	return c.inForeign() && c.svgAttrsHide() || c.sheetHides() != 0
 }
 
 // hiddenDrawn reports whether the current start tag, which hides its
@@ -1334,7 +1336,13 @@ func (c *checker) hiddenDrawn() bool {
 			return true
 		}
 	}
-	return len(style) > 0 && hidingStyle(style)
+	if len(style) > 0 && hidingStyle(style) {
+		return true
+	}
+	// A style sheet's rule: laid out unless it says display: none, or
+	// the inline style displays it all the same.
+	k := c.sheetHides()
+	return k&sheetDrawn != 0 || k&sheetNotDrawn != 0 && declares(st, "display:")
 }
 
 // zeroSize reports whether the current start tag has a zero width or

@@ -170,8 +170,14 @@ func nodeAttr(n *html.Node, key string) string {
 // indexFold returns the index of the first ASCII case-insensitive
 // instance of the lower-case s in b, or -1.
 func indexFold(b []byte, s string) int {
+	first := s[:1] + strings.ToUpper(s[:1])
 	for i := 0; i+len(s) <= len(b); {
-		k := bytes.IndexAny(b[i:], s[:1]+strings.ToUpper(s[:1]))
+		var k int
+		if first[0] == first[1] {
+			k = bytes.IndexByte(b[i:], first[0])
+		} else {
+			k = bytes.IndexAny(b[i:], first)
+		}
 		if k < 0 || i+k+len(s) > len(b) {
 			return -1
 		}

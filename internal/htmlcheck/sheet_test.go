@@ -1,0 +1,126 @@
+package htmlcheck
+
+import (
+	"strings"
+	"testing"
+)
+
+// sheetEvasions hide the letters between two halves of "Download" with a
+// rule of a style sheet, not an inline style (docs/security.md, rows 903,
+// 906, 939 and 943-): each was published before the style sheets were
+// read.
+var sheetEvasions = []evasion{
+	{"class display none", `<style>.h{display:none}</style><a href="#">Down<span class="h">x</span>load</a>`},
+	{"class font size zero", `<style>.z{font-size:0}</style><a href="#">Down<span class="z">xyz</span>load</a>`},
+	{"class too small to read", `<style>.z{font-size:2px}</style><a href="#">Down<span class="z">xyz</span>load</a>`},
+	{"screen reader only class", `<style>.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)}</style><a href="#">Down<span class="sr-only">the guide, </span>load</a>`},
+	{"transparent class", `<style>.t{color:transparent;letter-spacing:-1em}</style><a href="#">Down<span class="t">xyz</span>load</a>`},
+	{"one of several classes", `<style>.a{color:red}.h{visibility:hidden;position:absolute}</style><a href="#">Down<span class="a h">xyz</span>load</a>`},
+	{"selector list", `<style>.a,.b>.h{display:none}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"id", `<style>#gap{display:none}</style><a href="#">Down<span id="gap">xyz</span>load</a>`},
+	{"attribute", `<style>[data-gap]{opacity:0;position:absolute}</style><a href="#">Down<span data-gap>xyz</span>load</a>`},
+	{"attribute with a value", `<style>span[data-gap="1" i]{display:none}</style><a href="#">Down<span data-gap="1">xyz</span>load</a>`},
+	{"element name", `<style>s{display:none}</style><a href="#">Down<s>xyz</s>load</a>`},
+	{"descendant combinator", `<style>body main a .h{display:none}</style><main><a href="#">Down<span class="h">xyz</span>load</a></main>`},
+	{"pseudo-class", `<style>.h:not(:hover){font-size:0}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"any element", `<style>a :is(.h){display:none}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"media query", `<style>@media screen and (min-width:1px){.h{display:none}}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"supports and layer", `<style>@layer base{@supports (display:grid){.h{display:none}}}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"nested rule", `<style>a{.h{display:none}}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"nested ampersand", `<style>.h{color:red;&:not(.x){display:none}}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"media in a rule", `<style>.h{@media screen{display:none}}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"escaped class", `<style>.\68 {display:none}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"escaped property", `<style>.h{disp\6c ay:none}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"comment in the value", `<style>.h{display:/**/none}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"important", `<style>.h{display:none!important}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"upper case class", `<style>.H{display:none}</style><a href="#">Down<span class="H">xyz</span>load</a>`},
+	{"style sheet after the link", `<a href="#">Down<span class="h">xyz</span>load</a><style>.h{display:none}</style>`},
+	{"style sheet in SVG", `<svg width="0" height="0"><style>.h{display:none}</style></svg><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"two style sheets", `<style>.a{color:red}</style><style media="screen">.h{display:none}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"keyframes", `<style>@keyframes z{to{font-size:0}}.h{animation:z 1ms forwards}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"keyframes by name", `<style>.h{animation-name:gone;animation-duration:1ms;animation-fill-mode:forwards}@keyframes gone{from{opacity:0}to{opacity:0}}</style><a href="#">Down<span class="h">xyz</span>load</a>`},
+	{"keyframes run by an inline style", `<style>@keyframes z{to{font-size:0}}</style><a href="#">Down<span style="animation:z 1ms forwards">xyz</span>load</a>`},
+	{"custom element not defined", `<style>:not(:defined){visibility:hidden}</style><a href="#">Down<x-gap>xyz</x-gap>load</a>`},
+	{"button", `<style>.h{display:none}</style><button>Down<span class="h">xyz</span>load</button>`},
+	{"right-to-left letter by class (row 903)", `<style>.z{font-size:0}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`},
+	{"right-to-left letter, small (row 939)", `<style>.z{font-size:2px}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`},
+	{"long hidden prefix (row 906)", `<style>.h{display:none}</style><a href="#"><span class="h">` + strings.Repeat("x", 2000) + `</span>Download</a>`},
+}
+
+func TestDownloadEvasionsStyleSheets(t *testing.T) { wantDownloadButton(t, sheetEvasions) }
+
+// Rules that hide nothing of a label, or hide elements that are not in
+// it, leave ordinary pages allowed.
+func TestStyleSheetsKeepLabelsAllowed(t *testing.T) {
+	for _, body := range []string{
+		`<style>.sr-only{position:absolute;width:1px;height:1px;clip:rect(0,0,0,0)}.hidden{display:none}</style><a href="/pricing">Get started <span class="sr-only">with the free plan</span></a>`,
+		`<style>.h{display:none}</style><p class="h">Download</p><a href="/a">2M <b>downloads</b> so far</a>`,
+		// A pseudo-element's rule styles its own box, not the text.
+		`<style>.icon::before{font-size:0;content:""}.icon:after{display:none}</style><a href="/a">Down<span class="icon">xyz</span>load</a>`,
+		// :empty selects elements without letters; :not(:defined), the
+		// custom elements only.
+		`<style>:empty{display:none}</style><a href="/a"><b>2M</b> downloads</a>`,
+		`<style>:not(:defined){visibility:hidden}</style><a href="/a"><b>2M</b> downloads</a>`,
+		// Keyframes that hide, run by no rule of the label; and a reset
+		// that stops every animation.
+		`<style>@keyframes fade{to{opacity:0}}.toast{animation:fade 1s}@media (prefers-reduced-motion){*{animation:none!important}}</style><a href="/a"><b>2M</b> downloads</a>`,
+		// Declarations that hide, in rules that style no element.
+		`<style>@font-face{font-family:x;src:local(Arial);font-display:block}@page{margin:0}</style><a href="/a">2M <b>downloads</b> so far</a>`,
+		// Text in strings and comments is not a rule.
+		`<style>/* .h{display:none} */ .q::after{content:".h{display:none}"}</style><a href="/a">Down<span class="h">xyz</span>load</a>`,
+	} {
+		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {
+			t.Errorf("%s: got errors %v, want none", body, ruleNames(r.Errors))
+		}
+	}
+}
+
+// The subject of each selector is kept by its most telling simple
+// selector.
+func TestSelectorSubjects(t *testing.T) {
+	for _, tt := range []struct {
+		sel  string
+		want string
+	}{
+		{".a", "class a"},
+		{"div.a#b[c]", "id b"},
+		{"div > p + span ~ em.x", "class x"},
+		{"a[href$='.pdf' i] span", "tag span"},
+		{"[data-x=\"a b\"]", "attr data-x"},
+		{".a:not(.b)", "class a"},
+		{":not(.b)", "all"},
+		{"*", "all"},
+		{".a::before", ""},
+		{".a:after", ""},
+		{"p:empty", ""},
+		{":not(:defined)", "custom"},
+		{`.\31 23`, "class 123"},
+		{"svg|text", "tag text"},
+		{".a, .b::marker, #c", "class a,id c"},
+	} {
+		var got []string
+		own, _ := selectorSubjects([]byte(tt.sel), false)
+		for _, s := range own {
+			got = append(got, subjectName(s))
+		}
+		if g := strings.Join(got, ","); g != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.sel, g, tt.want)
+		}
+	}
+}
+
+func subjectName(s sheetSubject) string {
+	switch s.kind {
+	case subjectAll:
+		return "all"
+	case subjectCustom:
+		return "custom"
+	case subjectTag:
+		return "tag " + s.name
+	case subjectAttr:
+		return "attr " + s.name
+	case subjectClass:
+		return "class " + s.name
+	}
+	return "id " + s.name
+}

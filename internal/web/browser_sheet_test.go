@@ -1,0 +1,77 @@
+package web
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fileframe/fileframe/internal/htmlcheck"
+)
+
+// TestBrowserStyleSheetHidingDrawnAsRead proves, in Chromium and Firefox,
+// that letters hidden by a rule of a style sheet, which the page checker
+// reads as hidden (htmlcheck's sheet.go; docs/security.md, rows 903, 906,
+// 939 and 943-), leave a call to download drawn, so that the checker
+// refuses what a visitor sees as a download button; and that the rules it
+// does not read as hiding the label's letters leave them drawn.
+func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
+	const gap = `<a href="#">Down<span class="h">xyz</span>load</a>`
+	cases := []struct {
+		html  string
+		drawn bool // drawn as "Download", and refused
+	}{
+		{`<style>.h{display:none}</style>` + gap, true},
+		{`<style>.h{font-size:0}</style>` + gap, true},
+		{`<style>.h{font-size:0!important}</style><a href="#">Down<span class="a h">xyz</span>load</a>`, true},
+		{`<style>#g{display:none}</style><a href="#">Down<span id="g">xyz</span>load</a>`, true},
+		{`<style>span[data-g]{display:none}</style><a href="#">Down<span data-g>xyz</span>load</a>`, true},
+		{`<style>s{display:none}</style><a href="#">Down<s>xyz</s>load</a>`, true},
+		{`<style>body a .h{display:none}</style>` + gap, true},
+		{`<style>.h:not(:hover){font-size:0}</style>` + gap, true},
+		{`<style>@media screen{@supports (display:grid){.h{display:none}}}</style>` + gap, true},
+		{`<style>a{.h{display:none}}</style>` + gap, true},
+		{`<style>.h{color:red;&:not(.x){display:none}}</style>` + gap, true},
+		{`<style>.h{@media screen{display:none}}</style>` + gap, true},
+		{`<style>.\68 {disp\6c ay:/**/none}</style>` + gap, true},
+		{gap + `<style>.h{display:none}</style>`, true},
+		{`<svg width="0" height="0"><style>.h{display:none}</style></svg>` + gap, true},
+		{`<style>@keyframes z{to{font-size:0}}.h{animation:z 1ms forwards}</style>` + gap, true},
+		{`<style>@keyframes z{to{font-size:0}}</style><a href="#">Down<span style="animation:z 1ms forwards">xyz</span>load</a>`, true},
+		{`<style>:not(:defined){font-size:0}</style><a href="#">Down<x-gap>xyz</x-gap>load</a>`, true},
+		{`<style>.z{font-size:0}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`, true},
+		// Not hidden: a pseudo-element's box, :empty, a comment, a string.
+		{`<style>.h::before{font-size:0;content:"q"}.h:after{display:none}</style>` + gap, false},
+		{`<style>:empty{display:none}</style><a href="#"><b>2M</b> downloads</a>`, false},
+		{`<style>/* .h{display:none} */ .q::after{content:".h{display:none}"}</style>` + gap, false},
+	}
+	for _, e := range []engine{chromium, firefox} {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			b := newBrowserEnvWith(t, envConfig{engine: e, variant: published})
+			for i, tc := range cases {
+				page := `<!doctype html><html lang="en"><meta charset="utf-8"><title>sheets</title>` +
+					`<meta name="viewport" content="width=device-width"><body style="font: 20px sans-serif">` + tc.html + `</body></html>`
+				b.navigate(t, b.evil.host(fmt.Sprintf("sheet-%d.html", i), []byte(page)))
+				// An animation ends a frame or two after the load: the
+				// text is read until it says "Download", for a second.
+				var drawn string
+				for deadline := time.Now().Add(time.Second); ; time.Sleep(50 * time.Millisecond) {
+					drawn = eval[string](t, b.tab, drawnText)
+					if !tc.drawn || strings.Contains(drawn, "Download") || time.Now().After(deadline) {
+						break
+					}
+				}
+				refused := slices.ContainsFunc(htmlcheck.Check([]byte(page), htmlcheck.Options{}).Errors,
+					func(f htmlcheck.Finding) bool { return f.Rule == htmlcheck.RuleDownloadButton })
+				if got := strings.Contains(drawn, "Download"); got != tc.drawn {
+					t.Errorf("%s is drawn %q; drawn as Download: %v, want %v", tc.html, drawn, got, tc.drawn)
+				}
+				if refused != tc.drawn {
+					t.Errorf("%s, drawn %q: the checker refuses it: %v, want %v", tc.html, drawn, refused, tc.drawn)
+				}
+			}
+		})
+	}
+}
