@@ -164,6 +164,15 @@ func TestArabicAndPersianWording(t *testing.T) {
 		{"مركز التنزيلات", false},
 		{"بیش از ۲ میلیون دانلود", false},
 		{"تاریخچه دانلودها", false},
+		// "Load more", "loading", "reload", "price cut" (row 933).
+		{"تحميل المزيد", false},
+		{"تحميل المزيد من المنتجات", false},
+		{"جاري التحميل…", false},
+		{"إعادة تحميل", false},
+		{"تنزيل الأسعار", false},
+		{"تحميل المزيد تحميل", true},
+		{"تحميل الملف", true},
+		{"المزيد تحميل", true},
 	} {
 		if got := isDownloadLabel([]byte(tc.label), false); got != tc.want {
 			t.Errorf("isDownloadLabel(%q) = %v, want %v", tc.label, got, tc.want)

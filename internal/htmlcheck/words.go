@@ -70,6 +70,18 @@ var spacelessSales = map[string]bool{"تنزيل": true}
 // counts then only as the label's first word.
 var countWords = wordSet(`مليون ملايين ميليون ألف آلاف الف مليار هزار میلیون میلیارد`)
 
+// otherSenses are the labels in which an Arabic download word means
+// something else, when the label starts with them and has the word once:
+// "تحميل" is also "load" (load more, loading, reload) and "تنزيل" also
+// "reduction" (of prices). Such a label draws no call to download
+// (docs/security.md, row 933).
+var otherSenses = [][]string{
+	{"تحميل", "المزيد"},                                         // load more
+	{"جاري", "التحميل"}, {"جار", "التحميل"}, {"يتم", "التحميل"}, // loading
+	{"إعادة", "التحميل"}, {"إعادة", "تحميل"}, {"اعادة", "التحميل"}, {"اعادة", "تحميل"}, // reload
+	{"تنزيل", "الأسعار"}, {"تنزيل", "الاسعار"}, {"تنزيل", "أسعار"}, {"تنزيل", "اسعار"}, {"تنزيل", "السعر"}, // price cut
+}
+
 // leadFiller are words that may come before the download word of a call to
 // action.
 var leadFiller = wordSet(`free instant instantly start begin click tap press here to now please your
@@ -123,7 +135,8 @@ type lexicon struct {
 	plural map[string]string
 	sales  map[string]bool
 	counts map[string]bool
-	inRun  []string // words looked for inside letters spaced out ("D o w n l o a d n o w")
+	senses [][]string // otherSenses, read
+	inRun  []string   // words looked for inside letters spaced out ("D o w n l o a d n o w")
 	lead   map[string]bool
 	trail  map[string]bool
 	// starts are the first two characters of every word, phrase and
@@ -195,6 +208,13 @@ func newLexicon(read func(string) string) *lexicon {
 	}
 	for w := range countWords {
 		l.counts[read(w)] = true
+	}
+	for _, p := range otherSenses {
+		rp := make([]string, len(p))
+		for i, w := range p {
+			rp[i] = read(w)
+		}
+		l.senses = append(l.senses, rp)
 	}
 	l.starts = map[[2]rune]bool{}
 	addStart := func(w string) {
@@ -627,6 +647,13 @@ func (l *lexicon) spacelessIn(form, compact, w string) bool {
 	first := 0
 	if len(words) > 0 {
 		first = len(compactLetters(words[0]))
+	}
+	if strings.Count(compact, w) == 1 {
+		for _, p := range l.senses {
+			if len(words) >= len(p) && equalWords(words[:len(p)], p) {
+				return false // "تحميل المزيد", load more
+			}
+		}
 	}
 	for k := 0; ; {
 		i := strings.Index(compact[k:], w)
