@@ -115,7 +115,8 @@ var offsetProps = map[string]bool{
 // farDecls reports whether a declaration of the compacted (lower-cased,
 // spaceless) style st hides its element's text: font-size below 1px,
 // opacity or zoom below 0.05, filter: opacity() below 0.05, a text colour
-// with zero alpha, an offset (see offsetProps) of farOffset or more.
+// with zero alpha or mixed with a clear one, a mask, an offset (see
+// offsetProps) of farOffset or more.
 func farDecls(st []byte) bool {
 	for decl := range bytes.SplitSeq(st, []byte(";")) {
 		i := bytes.IndexByte(decl, ':')
@@ -144,6 +145,15 @@ func farDecls(st []byte) bool {
 			}
 		case prop == "color" || prop == "-webkit-text-fill-color":
 			if clearColour(v) {
+				return true
+			}
+		case prop == "mask" || prop == "mask-image" || prop == "-webkit-mask" || prop == "-webkit-mask-image":
+			// A mask draws only where its image is opaque: a clear
+			// gradient or image hides the letters (row 930). Masks
+			// are for pictures; letters with one are taken as hidden.
+			switch string(v) {
+			case "", "none", "initial", "unset", "inherit", "revert", "revert-layer":
+			default:
 				return true
 			}
 		case offsetProps[prop]:
@@ -226,11 +236,29 @@ func numberEnd(v []byte) int {
 
 // clearColour reports whether the colour v (compacted) has zero alpha:
 // transparent, #rgba or #rrggbbaa with alpha 0, rgb()/rgba()/hsl()/
-// hsla()/hwb()/lab()/… with an alpha of 0 after a comma or a slash.
+// hsla()/hwb()/lab()/… with an alpha of 0 after a comma or a slash, or
+// color-mix() with such a colour.
 func clearColour(v []byte) bool {
 	switch {
 	case string(v) == "transparent":
 		return true
+	case bytes.HasPrefix(v, []byte("color-mix(")):
+		// color-mix(in srgb, red 0%, transparent) is clear; a mix
+		// with a clear colour is taken as clear (row 930).
+		for arg := range bytes.SplitSeq(v[len("color-mix("):], []byte(",")) {
+			arg = bytes.TrimSuffix(arg, []byte(")"))
+			if clearColour(arg) || clearColour(bytes.TrimRight(arg, "0123456789.%")) {
+				return true
+			}
+			// "#0000 100%", compacted: a hex colour is 4, 5, 7 or 9
+			// long, and the rest its share.
+			for _, n := range []int{5, 9} {
+				if len(arg) > n && arg[0] == '#' && clearColour(arg[:n]) && bytes.HasSuffix(arg, []byte("%")) && numberEnd(arg[n:]) == len(arg)-n-1 {
+					return true
+				}
+			}
+		}
+		return false
 	case len(v) == 5 && v[0] == '#' && v[4] == '0':
 		return allHex(v[1:])
 	case len(v) == 9 && v[0] == '#' && v[7] == '0' && v[8] == '0':

@@ -44,6 +44,11 @@ var sheetEvasions = []evasion{
 	{"button", `<style>.h{display:none}</style><button>Down<span class="h">xyz</span>load</button>`},
 	{"right-to-left letter by class (row 903)", `<style>.z{font-size:0}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`},
 	{"right-to-left letter, small (row 939)", `<style>.z{font-size:2px}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`},
+	// Masks and colour mixes (row 930), inline and by a class.
+	{"clear mask", `<a href="#">Down<span style="mask-image:linear-gradient(#0000,#0000);letter-spacing:-1em">xyz</span>load</a>`},
+	{"webkit mask by class", `<style>.m{-webkit-mask:linear-gradient(transparent,transparent);letter-spacing:-1em}</style><a href="#">Down<span class="m">xyz</span>load</a>`},
+	{"colour mixed with transparent", `<a href="#">Down<span style="color:color-mix(in srgb, red 0%, transparent);letter-spacing:-1em">xyz</span>load</a>`},
+	{"colour mixed with a clear colour", `<style>.c{color:color-mix(in oklab,#0000 100%,red)}</style><a href="#">Down<span class="c">xyz</span>load</a>`},
 	{"long hidden prefix (row 906)", `<style>.h{display:none}</style><a href="#"><span class="h">` + strings.Repeat("x", 2000) + `</span>Download</a>`},
 }
 
@@ -123,4 +128,30 @@ func subjectName(s sheetSubject) string {
 		return "class " + s.name
 	}
 	return "id " + s.name
+}
+
+// Colours are clear when their alpha is zero, also in a mix.
+func TestClearColour(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want bool
+	}{
+		{"transparent", true},
+		{"#0000", true},
+		{"#12345600", true},
+		{"rgb(1 2 3/0)", true},
+		{"color-mix(insrgb,red0%,transparent)", true},
+		{"color-mix(inoklab,#0000100%,red)", true},
+		{"color-mix(inoklab,#0000,red)", true},
+		{"color-mix(insrgb,red50%,blue)", false},
+		{"color-mix(insrgb,#000000ff50%,red)", false},
+		{"color-mix(", false},
+		{"color-mix()", false},
+		{"#000", false},
+		{"red", false},
+	} {
+		if got := clearColour([]byte(tc.v)); got != tc.want {
+			t.Errorf("clearColour(%q) = %v, want %v", tc.v, got, tc.want)
+		}
+	}
 }
