@@ -428,6 +428,11 @@ func (c *checker) dirControls(a atom.Atom, foreign bool) (open, close string, bl
 		}
 		contents = string(styleValue(st, "display")) == "contents"
 	}
+	if !contents && isolatingElement(a) && !foreign {
+		// A style sheet's rule that may display it as contents (row
+		// 898): it is taken to isolate nothing.
+		contents = c.sheetHides()&sheetContents != 0
+	}
 	dir, hasDir := c.attr("dir")
 	dir = bytes.TrimSpace(dir)
 	if direction == nil && (asciiEqualFold(dir, "rtl") || asciiEqualFold(dir, "ltr")) {

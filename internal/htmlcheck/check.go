@@ -1307,7 +1307,7 @@ func (c *checker) hidesFromView() bool {
 	if style, ok := c.attr("style"); ok && hidingStyle(style) {
 		return true
 	}
-	return c.inForeign() && c.svgAttrsHide() || c.sheetHides() != 0
+	return c.inForeign() && c.svgAttrsHide() || c.sheetHides()&sheetHidden != 0
 }
 
 // hiddenDrawn reports whether the current start tag, which hides its

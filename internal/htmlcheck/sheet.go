@@ -26,6 +26,9 @@ type sheetHideKind = uint8
 const (
 	sheetDrawn    sheetHideKind = 1 << iota // laid out, not seen: font-size:0, color:transparent, visibility:hidden, …
 	sheetNotDrawn                           // display:none
+	sheetContents                           // not hiding: display:contents, a box that isolates nothing (see dirControls)
+
+	sheetHidden = sheetDrawn | sheetNotDrawn
 )
 
 // sheetHiding is what the page's style sheets may hide (see above).
@@ -312,6 +315,10 @@ func (r *sheetReader) close() {
 		}
 		r.animated = append(r.animated, a)
 	}
+	if declares(st, "display:contents") {
+		r.addBlock(j, sheetContents)
+		r.found = true
+	}
 	if !hidingStyle(b.decls) {
 		return
 	}
@@ -554,7 +561,8 @@ func skipTo(s []byte, close byte) int {
 }
 
 // sheetHides returns how the page's style sheets may hide the current
-// start tag's letters (see readSheets), or 0.
+// start tag's letters (see readSheets), or 0; and whether they may
+// display it as contents (sheetContents).
 func (c *checker) sheetHides() sheetHideKind {
 	if !c.sheetRead {
 		// Read when the first element in a label asks, as most

@@ -44,6 +44,8 @@ var sheetEvasions = []evasion{
 	{"button", `<style>.h{display:none}</style><button>Down<span class="h">xyz</span>load</button>`},
 	{"right-to-left letter by class (row 903)", `<style>.z{font-size:0}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`},
 	{"right-to-left letter, small (row 939)", `<style>.z{font-size:2px}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`},
+	// A box that isolates nothing, by a class (row 898).
+	{"display contents by class", `<style>.c{display:contents}</style><div>&#x202E;<p class="c"><a href="#">daolnwoD</a></p></div>`},
 	// Masks and colour mixes (row 930), inline and by a class.
 	{"clear mask", `<a href="#">Down<span style="mask-image:linear-gradient(#0000,#0000);letter-spacing:-1em">xyz</span>load</a>`},
 	{"webkit mask by class", `<style>.m{-webkit-mask:linear-gradient(transparent,transparent);letter-spacing:-1em}</style><a href="#">Down<span class="m">xyz</span>load</a>`},

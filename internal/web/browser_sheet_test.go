@@ -41,6 +41,7 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 		{`<style>@keyframes z{to{font-size:0}}</style><a href="#">Down<span style="animation:z 1ms forwards">xyz</span>load</a>`, true},
 		{`<style>:not(:defined){font-size:0}</style><a href="#">Down<x-gap>xyz</x-gap>load</a>`, true},
 		{`<style>.z{font-size:0}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`, true},
+		{`<style>.c{display:contents}</style><div>&#x202E;<p class="c"><a href="#">daolnwoD</a></p></div>`, true},
 		// Not hidden: a pseudo-element's box, :empty, a comment, a string.
 		{`<style>.h::before{font-size:0;content:"q"}.h:after{display:none}</style>` + gap, false},
 		{`<style>:empty{display:none}</style><a href="#"><b>2M</b> downloads</a>`, false},
