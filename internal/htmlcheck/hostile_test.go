@@ -21,6 +21,10 @@ func distinct(prefix string, unit func(int) string) []byte {
 	return b
 }
 
+// labelWithElement is a link whose label has an element, for which the
+// page's style sheets are read (see readSheets).
+const labelWithElement = `<a href="#">Go <b>on</b></a>`
+
 // hostileInputs are 1 MiB inputs built to make some part of the check
 // quadratic. BenchmarkHostileInputs measures them; quadratic behaviour on
 // 1 MiB shows as seconds per op instead of milliseconds:
@@ -92,16 +96,17 @@ func hostileInputs() []struct {
 		{"many remote images", fill(page("<p>x</p>"), `<img src=https://i.example/a.png>`, "")},
 		{"many srcset candidates", fill(page("<p>x</p>")+`<img srcset="`, "https://i.example/a.png 1x,", `">`)},
 		{"many css urls with references", fill(page("<p>x</p>")+`<div style="`, "background:url(&quot;https://i.example/a.png&quot;);", `">x</div>`)},
-		// Style sheets whose rules hide (sheet.go): blocks nested past
-		// the bound, long selector lists nested with "&", many hiding
-		// classes on many elements, many animations.
-		{"css blocks nested a million deep", fill(page("<p>x</p>")+"<style>", "{", "</style>")},
-		{"css selector lists nested with ampersands", fill(page("<p>x</p>")+"<style>"+strings.Repeat(".a,", 20000)+".h{", "&,&{display:none;", "</style>")},
+		// Style sheets whose rules hide (sheet.go), read because a label
+		// has an element: blocks nested past the bound, long selector
+		// lists nested with "&", many hiding classes on many elements,
+		// many animations.
+		{"css blocks nested a million deep", fill(page(labelWithElement)+"<style>", "{", "</style>")},
+		{"css selector lists nested with ampersands", fill(page(labelWithElement)+"<style>"+strings.Repeat(".a,", 20000)+".h{", "&,&{display:none;", "</style>")},
 		{"many hiding classes on many labels", distinct(page("<p>x</p>")+"<style>"+strings.Repeat(".h{display:none}", 100)+"</style>", func(i int) string {
 			return `<a href="#">Do<span class="x` + strconv.Itoa(i) + ` h">` + strconv.Itoa(i) + `</span>wn</a>`
 		})},
-		{"many distinct hiding classes", distinct(page("<p>x</p>")+"<style>", func(i int) string { return ".c" + strconv.Itoa(i) + "{font-size:0}" })},
-		{"many hiding animations", distinct(page("<p>x</p>")+"<style>", func(i int) string {
+		{"many distinct hiding classes", distinct(page(labelWithElement)+"<style>", func(i int) string { return ".c" + strconv.Itoa(i) + "{font-size:0}" })},
+		{"many hiding animations", distinct(page(labelWithElement)+"<style>", func(i int) string {
 			return "@keyframes k" + strconv.Itoa(i) + "{to{opacity:0}}.a" + strconv.Itoa(i) + "{animation:k" + strconv.Itoa(i) + " 1s}"
 		})},
 		{"many svg css urls with references", fill(page("<p>x</p>")+"<svg><style>", "a{b:url(https://i.example/a.png?&amp;)}", "</style></svg>")},

@@ -2,6 +2,8 @@ package htmlcheck
 
 import (
 	"bytes"
+
+	"golang.org/x/net/html"
 )
 
 // Style sheets hide letters as inline styles do: <style>.h{display:none}
@@ -58,41 +60,81 @@ const (
 // what is nested deeper is taken as selecting any element.
 const maxSheetDepth = 32
 
-// readSheets reads the style sheets of src (the content of each <style>
-// element, in HTML or SVG, and of any text that looks like one: a
-// comment or a script that holds "<style" adds rules that do not apply,
-// which only over-reads) and returns what they may hide, or nil.
+// readSheets reads the style sheets of src and returns what they may
+// hide, or nil. The sheets are found as the browser finds them, with
+// golang.org/x/net/html's tokenizer: the raw text of each <style>
+// element, and in SVG or MathML the text in <style> (where it is markup,
+// and may be a CDATA section); "<style" in an attribute, a comment or a
+// script is not one, and cannot hide the sheet after it. A <style> that
+// does not apply (in a <template>, a <noscript>) is read too, which only
+// over-reads.
 func readSheets(src []byte) *sheetHiding {
+	if indexFold(src, "<style") < 0 {
+		return nil
+	}
 	h := &sheetHiding{}
 	found := false
 	var animated []animatedRule // rules that run an animation, in case its @keyframes hides
 	hidingFrames := map[string]bool{}
-	for rest := src; ; {
-		i := indexFold(rest, "<style")
-		if i < 0 {
-			break
-		}
-		rest = rest[i+len("<style"):]
-		if len(rest) > 0 && !isCSSSpace(rest[0]) && rest[0] != '>' && rest[0] != '/' {
-			continue // <styles>, <style-x>
-		}
-		open := bytes.IndexByte(rest, '>')
-		if open < 0 {
-			break
-		}
-		rest = rest[open+1:]
-		end := indexFold(rest, "</style")
-		if end < 0 {
-			end = len(rest)
-		}
+	readSheet := func(sheet []byte) {
 		s := sheetReader{h: h}
-		s.read(rest[:end])
+		s.read(sheet)
 		found = found || s.found
 		animated = append(animated, s.animated...)
 		for name := range s.hidingFrames {
 			hidingFrames[name] = true
 		}
-		rest = rest[end:]
+	}
+	z := html.NewTokenizer(bytes.NewReader(src))
+	foreign := 0          // <svg> and <math> elements open
+	var text []byte       // the text so far of a <style> in SVG or MathML
+	foreignStyle := false // in one
+	for {
+		z.AllowCDATA(foreign > 0)
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		switch tt {
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			switch string(name) {
+			case "svg", "math":
+				if tt == html.StartTagToken {
+					foreign++
+				}
+			case "style":
+				switch {
+				case foreign > 0 && tt == html.SelfClosingTagToken:
+					z.NextIsNotRawText()
+				case foreign > 0:
+					z.NextIsNotRawText()
+					foreignStyle, text = true, text[:0]
+				default:
+					if z.Next() == html.TextToken {
+						readSheet(z.Text())
+					}
+				}
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			switch string(name) {
+			case "svg", "math":
+				foreign = max(foreign-1, 0)
+			case "style":
+				if foreignStyle {
+					readSheet(text)
+					foreignStyle = false
+				}
+			}
+		case html.TextToken:
+			if foreignStyle {
+				text = append(text, z.Text()...)
+			}
+		}
+	}
+	if foreignStyle {
+		readSheet(text)
 	}
 	// An animation that runs a @keyframes rule that hides may stay on
 	// its last frame (animation-fill-mode: forwards).
