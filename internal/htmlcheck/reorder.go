@@ -556,7 +556,8 @@ const (
 // control, an image, an SVG <text> positioned on its own), one that an
 // inline style displays as inline-block, inline-flex, inline-grid or
 // inline-table, or one with a class, which is a box on a page whose CSS
-// displays some elements so (a class cannot be told).
+// displays some elements so, and one that a rule of a style sheet may
+// display so (see readSheets).
 func (c *checker) atomicInline(a atom.Atom, name []byte) boxKind {
 	switch a {
 	case atom.Button, atom.Input, atom.Select, atom.Textarea, atom.Img, atom.Meter, atom.Progress:
@@ -571,18 +572,34 @@ func (c *checker) atomicInline(a atom.Atom, name []byte) boxKind {
 	if style, ok := c.attr("style"); ok && containsFold(style, "display") {
 		var b [256]byte
 		st := compactStyle(b[:0], style)
-		switch string(styleValue(st, "display")) {
-		case "inline-block", "inline-flex", "inline-grid", "inline-table", "inlineflow-root":
+		switch v := styleValue(st, "display"); {
+		case inlineBoxDisplay(v):
 			return isBox
-		case "":
+		case len(v) == 0:
 		default:
 			return notBox
 		}
+	}
+	if c.sheetHides()&sheetBox != 0 {
+		return isBox // a style sheet's rule may make it one
 	}
 	if _, ok := c.attr("class"); ok {
 		return boxByClass
 	}
 	return notBox
+}
+
+// inlineBoxDisplay reports whether the compacted value v of display
+// draws an inline box: inline-block, inline-flex, inline-grid,
+// inline-table, or the same in two keywords ("inline flow-root",
+// "flex inline").
+func inlineBoxDisplay(v []byte) bool {
+	switch string(v) {
+	case "inline-block", "inline-flex", "inline-grid", "inline-table",
+		"inlineflow-root", "flow-rootinline", "inlineflex", "flexinline", "inlinegrid", "gridinline", "inlinetable", "tableinline":
+		return true
+	}
+	return false
 }
 
 // pageMayDrawRightToLeft reports whether the page may have a paragraph

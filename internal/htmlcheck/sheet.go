@@ -29,6 +29,7 @@ const (
 	sheetDrawn    sheetHideKind = 1 << iota // laid out, not seen: font-size:0, color:transparent, visibility:hidden, …
 	sheetNotDrawn                           // display:none
 	sheetContents                           // not hiding: display:contents, a box that isolates nothing (see dirControls)
+	sheetBox                                // not hiding: an inline box (see atomicInline)
 
 	sheetHidden = sheetDrawn | sheetNotDrawn
 )
@@ -357,8 +358,12 @@ func (r *sheetReader) close() {
 		}
 		r.animated = append(r.animated, a)
 	}
-	if declares(st, "display:contents") {
+	switch v := styleValue(st, "display"); {
+	case string(v) == "contents":
 		r.addBlock(j, sheetContents)
+		r.found = true
+	case inlineBoxDisplay(v):
+		r.addBlock(j, sheetBox)
 		r.found = true
 	}
 	if !hidingStyle(b.decls) {

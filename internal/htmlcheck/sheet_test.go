@@ -51,6 +51,11 @@ var sheetEvasions = []evasion{
 	{"right-to-left letter, small (row 939)", `<style>.z{font-size:2px}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`},
 	// A box that isolates nothing, by a class (row 898).
 	{"display contents by class", `<style>.c{display:contents}</style><div>&#x202E;<p class="c"><a href="#">daolnwoD</a></p></div>`},
+	// Inline boxes made by a rule of any selector, not only a class.
+	{"boxes by element name", `<style>b{display:inline-block}</style><a href="#"><b>דה</b><b>הור</b></a>`},
+	{"boxes by id", `<style>#x,#y{display:inline-block}</style><a href="#"><span id="x">דה</span><span id="y">הור</span></a>`},
+	{"boxes by attribute", `<style>[data-b]{display:inline flex}</style><a href="#"><span data-b>דה</span><span data-b>הור</span></a>`},
+	{"boxes by an escaped value", `<style>b{display:inline-bl\6f ck}</style><a href="#"><b>דה</b><b>הור</b></a>`},
 	// Masks and colour mixes (row 930), inline and by a class.
 	{"clear mask", `<a href="#">Down<span style="mask-image:linear-gradient(#0000,#0000);letter-spacing:-1em">xyz</span>load</a>`},
 	{"webkit mask by class", `<style>.m{-webkit-mask:linear-gradient(transparent,transparent);letter-spacing:-1em}</style><a href="#">Down<span class="m">xyz</span>load</a>`},

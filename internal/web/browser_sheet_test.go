@@ -20,7 +20,7 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 	const gap = `<a href="#">Down<span class="h">xyz</span>load</a>`
 	cases := []struct {
 		html  string
-		drawn bool // drawn as "Download", and refused
+		drawn bool // drawn as a call to download (see readsAsCall), and refused
 	}{
 		{`<style>.h{display:none}</style>` + gap, true},
 		{`<style>.h{font-size:0}</style>` + gap, true},
@@ -46,6 +46,8 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 		{`<style>:not(:defined){font-size:0}</style><a href="#">Down<x-gap>xyz</x-gap>load</a>`, true},
 		{`<style>.z{font-size:0}</style><a href="#" dir="rtl">load<span class="z">א</span>Down</a>`, true},
 		{`<style>.c{display:contents}</style><div>&#x202E;<p class="c"><a href="#">daolnwoD</a></p></div>`, true},
+		{`<style>b{display:inline-block}</style><a href="#"><b>דה</b><b>הור</b></a>`, true},
+		{`<style>[data-b]{display:inline flex}</style><a href="#"><span data-b>דה</span><span data-b>הור</span></a>`, true},
 		// Not hidden: a pseudo-element's box, :empty, a comment, a string.
 		{`<style>.h::before{font-size:0;content:"q"}.h:after{display:none}</style>` + gap, false},
 		{`<style>:empty{display:none}</style><a href="#"><b>2M</b> downloads</a>`, false},
@@ -64,13 +66,13 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 				var drawn string
 				for deadline := time.Now().Add(time.Second); ; time.Sleep(50 * time.Millisecond) {
 					drawn = eval[string](t, b.tab, drawnText)
-					if !tc.drawn || strings.Contains(drawn, "Download") || time.Now().After(deadline) {
+					if !tc.drawn || readsAsCall(drawn) || time.Now().After(deadline) {
 						break
 					}
 				}
 				refused := slices.ContainsFunc(htmlcheck.Check([]byte(page), htmlcheck.Options{}).Errors,
 					func(f htmlcheck.Finding) bool { return f.Rule == htmlcheck.RuleDownloadButton })
-				if got := strings.Contains(drawn, "Download"); got != tc.drawn {
+				if got := readsAsCall(drawn); got != tc.drawn {
 					t.Errorf("%s is drawn %q; drawn as Download: %v, want %v", tc.html, drawn, got, tc.drawn)
 				}
 				if refused != tc.drawn {
@@ -79,4 +81,12 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readsAsCall reports whether the drawn text (see drawnText) reads
+// "Download", or "הורדה" from right to left.
+func readsAsCall(drawn string) bool {
+	r := []rune(drawn)
+	slices.Reverse(r)
+	return strings.Contains(drawn, "Download") || strings.Contains(string(r), "הורדה")
 }
