@@ -106,6 +106,11 @@ func hostileInputs() []struct {
 			return `<a href="#">Do<span class="x` + strconv.Itoa(i) + ` h">` + strconv.Itoa(i) + `</span>wn</a>`
 		})},
 		{"many distinct hiding classes", distinct(page(labelWithElement)+"<style>", func(i int) string { return ".c" + strconv.Itoa(i) + "{font-size:0}" })},
+		{"many layout rules", distinct(page(labelWithElement)+"<style>", func(i int) string { return ".c" + strconv.Itoa(i) + "{float:right;order:" + strconv.Itoa(i) + "}" })},
+		{"css selector lists nested with floats", fill(page(labelWithElement)+"<style>"+strings.Repeat(".a,", 20000)+".h{", "&{float:right}", "</style>")},
+		{"many labels of floated pieces", distinct(page("<p>x</p>")+"<style>.r{float:right}.s{order:2}</style>", func(i int) string {
+			return `<a href="#"><b class="r">` + strconv.Itoa(i) + `</b><b class="s">Д</b><b class="r">x</b></a>`
+		})},
 		{"many hiding animations", distinct(page(labelWithElement)+"<style>", func(i int) string {
 			return "@keyframes k" + strconv.Itoa(i) + "{to{opacity:0}}.a" + strconv.Itoa(i) + "{animation:k" + strconv.Itoa(i) + " 1s}"
 		})},

@@ -166,11 +166,12 @@ func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool, before int)
 	}
 	style, hasStyle := c.attr("style")
 	dir, hasDir := c.attr("dir")
-	if !hasStyle && !hasDir {
+	var b [256]byte
+	st := c.sheetLayout(b[:0]) // a style sheet's, before the inline style's
+	if !hasStyle && !hasDir && len(st) == 0 {
 		return
 	}
-	var b [256]byte
-	st := compactStyle(b[:0], style)
+	st = compactStyle(st, style)
 	dir = bytes.TrimSpace(dir)
 	auto := asciiEqualFold(dir, "auto")
 	if r.rev == revNone && (a != atom.Bdo && (auto || asciiEqualFold(dir, "rtl")) ||
@@ -515,11 +516,12 @@ func (c *checker) boxLayout() (dir int8, flex, reverse bool) {
 		}
 	}
 	style, ok := c.attr("style")
-	if !ok {
+	var b [256]byte
+	st := c.sheetLayout(b[:0]) // a style sheet's, before the inline style's
+	if !ok && len(st) == 0 {
 		return dir, false, false
 	}
-	var b [256]byte
-	st := compactStyle(b[:0], style)
+	st = compactStyle(st, style)
 	switch string(styleValue(st, "direction")) {
 	case "ltr":
 		dir = 1

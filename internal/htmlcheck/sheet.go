@@ -34,13 +34,28 @@ const (
 	sheetHidden = sheetDrawn | sheetNotDrawn
 )
 
-// sheetHiding is what the page's style sheets may hide (see above).
+// sheetHiding is what the page's style sheets may hide (see above), and
+// how they may lay elements out.
 type sheetHiding struct {
-	ids, classes, attrs, tags map[string]sheetHideKind // keys lower-cased
-	all                       sheetHideKind            // a rule whose subject names none of them (*, :not(.x), :is(.x))
-	custom                    sheetHideKind            // a rule for custom elements not yet defined (:not(:defined))
-	frames                    map[string]bool          // the names of @keyframes rules that hide (see readSheets), which an inline style may run
+	ids, classes, attrs, tags map[string]*sheetEntry // keys lower-cased
+	all                       sheetEntry             // a rule whose subject names none of them (*, :not(.x), :is(.x))
+	custom                    sheetEntry             // a rule for custom elements not yet defined (:not(:defined))
+	frames                    map[string]bool        // the names of @keyframes rules that hide (see readSheets), which an inline style may run
+	layoutBytes               int                    // of layout, over all entries
 }
+
+// sheetEntry is what the rules kept by one simple selector do.
+type sheetEntry struct {
+	kind sheetHideKind
+	// layout are the declarations of those rules that draw elements in
+	// another order (see layoutDecls), compacted, each ended by ';'.
+	layout []byte
+}
+
+// maxLayoutBytes bounds sheetHiding.layoutBytes. Past it, which
+// elements the rules lay out is not followed: every element may float
+// to the right, which reads each label of several elements in reverse.
+const maxLayoutBytes = 256 << 10
 
 // sheetSubject is the simple selector a rule's subject is kept by.
 type sheetSubject struct {
@@ -142,7 +157,7 @@ func readSheets(src []byte) *sheetHiding {
 	if len(hidingFrames) > 0 {
 		for _, a := range animated {
 			if runsAny(a.decls, hidingFrames) {
-				h.add(a.subjects, sheetDrawn)
+				h.add(a.subjects, sheetDrawn, nil)
 				found = true
 			}
 		}
@@ -154,30 +169,51 @@ func readSheets(src []byte) *sheetHiding {
 	return h
 }
 
-func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind) {
+// add records that the subjects subs may be hidden the way k says, and
+// laid out by the declarations layout.
+func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind, layout []byte) {
 	for _, s := range subs {
-		var m *map[string]sheetHideKind
-		switch s.kind {
-		case subjectAll:
-			h.all |= k
+		e := h.entry(s)
+		e.kind |= k
+		if len(layout) == 0 {
 			continue
-		case subjectCustom:
-			h.custom |= k
+		}
+		if h.layoutBytes += len(layout); h.layoutBytes > maxLayoutBytes {
+			if len(h.all.layout) == 0 {
+				h.all.layout = []byte("float:right;")
+			}
 			continue
-		case subjectTag:
-			m = &h.tags
-		case subjectAttr:
-			m = &h.attrs
-		case subjectClass:
-			m = &h.classes
-		case subjectID:
-			m = &h.ids
 		}
-		if *m == nil {
-			*m = map[string]sheetHideKind{}
-		}
-		(*m)[s.name] |= k
+		e.layout = append(e.layout, layout...)
 	}
+}
+
+// entry returns the entry of the subject s, made if need be.
+func (h *sheetHiding) entry(s sheetSubject) *sheetEntry {
+	var m *map[string]*sheetEntry
+	switch s.kind {
+	case subjectAll:
+		return &h.all
+	case subjectCustom:
+		return &h.custom
+	case subjectTag:
+		m = &h.tags
+	case subjectAttr:
+		m = &h.attrs
+	case subjectClass:
+		m = &h.classes
+	default:
+		m = &h.ids
+	}
+	if *m == nil {
+		*m = map[string]*sheetEntry{}
+	}
+	e := (*m)[s.name]
+	if e == nil {
+		e = &sheetEntry{}
+		(*m)[s.name] = e
+	}
+	return e
 }
 
 // sheetReader reads one style sheet's blocks.
@@ -366,6 +402,10 @@ func (r *sheetReader) close() {
 		r.addBlock(j, sheetBox)
 		r.found = true
 	}
+	if lay := layoutDecls(st); len(lay) > 0 {
+		r.addLayout(j, lay)
+		r.found = true
+	}
 	if !hidingStyle(b.decls) {
 		return
 	}
@@ -375,6 +415,57 @@ func (r *sheetReader) close() {
 	}
 	r.addBlock(j, k)
 	r.found = true
+}
+
+// layoutDecls returns the declarations of the compacted style st that
+// may draw an element in another order than written, each ended by ';':
+// a float to either side, an order other than 0, a reversed flex
+// direction, a grid placement, a right-to-left direction, and a flex or
+// grid display, which makes its children items.
+func layoutDecls(st []byte) []byte {
+	var out []byte
+	for decl := range bytes.SplitSeq(st, []byte(";")) {
+		name, v, ok := bytes.Cut(decl, []byte(":"))
+		if !ok {
+			continue
+		}
+		v = bytes.TrimSuffix(v, []byte("!important"))
+		keep := false
+		switch string(name) {
+		case "float":
+			keep = string(v) != "none"
+		case "order":
+			keep = string(v) != "0"
+		case "flex-direction", "flex-flow":
+			keep = bytes.Contains(v, []byte("reverse"))
+		case "grid-area", "grid-row", "grid-row-start", "grid-column", "grid-column-start":
+			keep = true
+		case "direction":
+			keep = string(v) == "rtl"
+		case "display":
+			keep = bytes.Contains(v, []byte("flex")) || bytes.Contains(v, []byte("grid"))
+		}
+		if keep {
+			out = append(append(out, decl...), ';')
+		}
+	}
+	return out
+}
+
+// addLayout adds the layout declarations lay to what the open block j
+// styles, and what its parents do when it says so.
+func (r *sheetReader) addLayout(j int, lay []byte) {
+	for ; j > 0; j-- {
+		if r.h.layoutBytes > maxLayoutBytes {
+			r.h.add([]sheetSubject{{kind: subjectAll}}, 0, lay) // see maxLayoutBytes
+			return
+		}
+		b := &r.blocks[j]
+		r.h.add(b.own, 0, lay)
+		if !b.parent {
+			return
+		}
+	}
 }
 
 // addBlock adds what the open block j styles, and what its parents do
@@ -387,7 +478,7 @@ func (r *sheetReader) addBlock(j int, k sheetHideKind) {
 			return
 		}
 		b.added |= k
-		r.h.add(b.own, k)
+		r.h.add(b.own, k, nil)
 		if !b.parent {
 			return
 		}
@@ -609,8 +700,31 @@ func skipTo(s []byte, close byte) int {
 
 // sheetHides returns how the page's style sheets may hide the current
 // start tag's letters (see readSheets), or 0; and whether they may
-// display it as contents (sheetContents).
+// display it as contents (sheetContents) or as an inline box (sheetBox).
 func (c *checker) sheetHides() sheetHideKind {
+	var k sheetHideKind
+	c.sheetMatches(func(e *sheetEntry) { k |= e.kind })
+	if h := c.sheet; h != nil && len(h.frames) > 0 {
+		if style, ok := c.attr("style"); ok && containsFold(style, "animation") && runsAny(style, h.frames) {
+			k |= sheetDrawn
+		}
+	}
+	return k
+}
+
+// sheetLayout appends to dst the declarations of the page's style sheets
+// that may draw the current start tag in another order (see
+// layoutDecls): a float, an order, a reversed flex direction, a grid
+// placement, a direction.
+func (c *checker) sheetLayout(dst []byte) []byte {
+	c.sheetMatches(func(e *sheetEntry) { dst = append(dst, e.layout...) })
+	return dst
+}
+
+// sheetMatches calls fn with each entry of the page's style sheets that
+// the current start tag may match (see readSheets), which it reads when
+// first asked.
+func (c *checker) sheetMatches(fn func(e *sheetEntry)) {
 	if !c.sheetRead {
 		// Read when the first element in a label asks, as most
 		// pages' labels have none.
@@ -619,36 +733,39 @@ func (c *checker) sheetHides() sheetHideKind {
 	}
 	h := c.sheet
 	if h == nil {
-		return 0
+		return
 	}
-	k := h.all | h.tags[string(c.name)]
-	if h.custom != 0 && bytes.IndexByte(c.name, '-') >= 0 {
-		k |= h.custom
+	fn(&h.all)
+	if e := h.tags[string(c.name)]; e != nil {
+		fn(e)
+	}
+	if bytes.IndexByte(c.name, '-') >= 0 {
+		fn(&h.custom)
 	}
 	var buf [64]byte
 	if len(h.ids) > 0 {
 		if v, ok := c.attr("id"); ok {
-			k |= h.ids[string(appendLowerASCII(buf[:0], bytes.TrimSpace(v)))]
+			if e := h.ids[string(appendLowerASCII(buf[:0], bytes.TrimSpace(v)))]; e != nil {
+				fn(e)
+			}
 		}
 	}
 	if len(h.classes) > 0 {
 		if v, ok := c.attr("class"); ok {
 			for f := range bytes.FieldsSeq(v) {
-				k |= h.classes[string(appendLowerASCII(buf[:0], f))]
+				if e := h.classes[string(appendLowerASCII(buf[:0], f))]; e != nil {
+					fn(e)
+				}
 			}
 		}
 	}
 	if len(h.attrs) > 0 {
 		for _, a := range c.attrs {
-			k |= h.attrs[string(a.key)]
+			if e := h.attrs[string(a.key)]; e != nil {
+				fn(e)
+			}
 		}
 	}
-	if len(h.frames) > 0 {
-		if style, ok := c.attr("style"); ok && containsFold(style, "animation") && runsAny(style, h.frames) {
-			k |= sheetDrawn
-		}
-	}
-	return k
 }
 
 // appendLowerASCII appends s to dst with ASCII letters lower-cased: class

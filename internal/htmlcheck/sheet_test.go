@@ -56,6 +56,17 @@ var sheetEvasions = []evasion{
 	{"boxes by id", `<style>#x,#y{display:inline-block}</style><a href="#"><span id="x">דה</span><span id="y">הור</span></a>`},
 	{"boxes by attribute", `<style>[data-b]{display:inline flex}</style><a href="#"><span data-b>דה</span><span data-b>הור</span></a>`},
 	{"boxes by an escaped value", `<style>b{display:inline-bl\6f ck}</style><a href="#"><b>דה</b><b>הור</b></a>`},
+	// Letters drawn in another order by a rule (security.md's "Still
+	// possible": reordering and placement by class selectors).
+	{"order by class", `<style>.a{order:2}.b{order:1}</style><a href="#" style="display:inline-flex"><span class="a">load</span><span class="b">Down</span></a>`},
+	{"floats by class", `<style>.r{float:right}</style><a href="#"><span class="r">load</span><span class="r">Down</span></a>`},
+	{"float by element name and pseudo-class", `<style>a span:first-child{float:right}</style><a href="#"><span>load</span>Down</a>`},
+	{"reversed flex by class", `<style>.f{display:inline-flex;flex-direction:row-reverse}</style><a href="#" class="f"><span>load</span><span>Down</span></a>`},
+	{"reversed flex flow by class", `<style>.f{display:inline-flex;flex-flow:row-reverse wrap}</style><a href="#" class="f"><span>load</span><span>Down</span></a>`},
+	{"grid areas by class", `<style>.g{display:inline-grid}.x{grid-area:1/2}.y{grid-area:1/1}</style><a href="#" class="g"><span class="x">load</span><span class="y">Down</span></a>`},
+	{"grid rows and columns by class", `<style>.x{grid-row:1;grid-column:2}.y{grid-row:1;grid-column:1}</style><a href="#" style="display:inline-grid"><span class="x">load</span><span class="y">Down</span></a>`},
+	{"order in a media query", `<style>@media screen{.b{order:-1}}</style><a href="#" style="display:inline-flex"><span>load</span><span class="b">Down</span></a>`},
+	{"right-to-left direction by class", `<style>.d{direction:rtl}</style><a href="#" class="d">load&rlm;Down</a>`},
 	// Masks and colour mixes (row 930), inline and by a class.
 	{"clear mask", `<a href="#">Down<span style="mask-image:linear-gradient(#0000,#0000);letter-spacing:-1em">xyz</span>load</a>`},
 	{"webkit mask by class", `<style>.m{-webkit-mask:linear-gradient(transparent,transparent);letter-spacing:-1em}</style><a href="#">Down<span class="m">xyz</span>load</a>`},
@@ -83,6 +94,9 @@ func TestStyleSheetsKeepLabelsAllowed(t *testing.T) {
 		`<style>@keyframes fade{to{opacity:0}}.toast{animation:fade 1s}@media (prefers-reduced-motion){*{animation:none!important}}</style><a href="/a"><b>2M</b> downloads</a>`,
 		// Declarations that hide, in rules that style no element.
 		`<style>@font-face{font-family:x;src:local(Arial);font-display:block}@page{margin:0}</style><a href="/a">2M <b>downloads</b> so far</a>`,
+		// Layout that keeps the order written: a float to the left
+		// first, order 0, a direction without reverse.
+		`<style>.l{float:left}.o{order:0}.f{display:inline-flex;flex-direction:row}</style><a href="/a" class="f"><span class="l">Down</span><span class="o">stream</span> load</a>`,
 		// Text in strings and comments is not a rule.
 		`<style>/* .h{display:none} */ .q::after{content:".h{display:none}"}</style><a href="/a">Down<span class="h">xyz</span>load</a>`,
 	} {

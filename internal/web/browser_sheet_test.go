@@ -48,6 +48,14 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 		{`<style>.c{display:contents}</style><div>&#x202E;<p class="c"><a href="#">daolnwoD</a></p></div>`, true},
 		{`<style>b{display:inline-block}</style><a href="#"><b>דה</b><b>הור</b></a>`, true},
 		{`<style>[data-b]{display:inline flex}</style><a href="#"><span data-b>דה</span><span data-b>הור</span></a>`, true},
+		// Drawn in another order by a rule.
+		{`<style>.a{order:2}.b{order:1}</style><a href="#" style="display:inline-flex"><span class="a">load</span><span class="b">Down</span></a>`, true},
+		{`<style>.r{float:right}</style><a href="#"><span class="r">load</span><span class="r">Down</span></a>`, true},
+		{`<style>a span:first-child{float:right}</style><a href="#"><span>load</span>Down</a>`, true},
+		{`<style>.f{display:inline-flex;flex-flow:row-reverse wrap}</style><a href="#" class="f"><span>load</span><span>Down</span></a>`, true},
+		{`<style>.g{display:inline-grid}.x{grid-area:1/2}.y{grid-area:1/1}</style><a href="#" class="g"><span class="x">load</span><span class="y">Down</span></a>`, true},
+		{`<style>@media screen{.b{order:-1}}</style><a href="#" style="display:inline-flex"><span>load</span><span class="b">Down</span></a>`, true},
+		{`<style>.l{float:left}.o{order:0}.f{display:inline-flex;flex-direction:row}</style><a href="/a" class="f"><span class="l">Down</span><span class="o">stream</span> load</a>`, false},
 		// Not hidden: a pseudo-element's box, :empty, a comment, a string.
 		{`<style>.h::before{font-size:0;content:"q"}.h:after{display:none}</style>` + gap, false},
 		{`<style>:empty{display:none}</style><a href="#"><b>2M</b> downloads</a>`, false},
