@@ -114,9 +114,9 @@ var offsetProps = map[string]bool{
 
 // farDecls reports whether a declaration of the compacted (lower-cased,
 // spaceless) style st hides its element's text: font-size below 1px,
-// opacity or zoom below 0.05, filter: opacity() below 0.05, a text colour
-// with zero alpha or mixed with a clear one, a mask, an offset (see
-// offsetProps) of farOffset or more.
+// opacity or zoom below 0.05, filter: opacity() below 0.05, a transform
+// that scales below 0.05, a text colour with zero alpha or mixed with a
+// clear one, a mask, an offset (see offsetProps) of farOffset or more.
 func farDecls(st []byte) bool {
 	for decl := range bytes.SplitSeq(st, []byte(";")) {
 		i := bytes.IndexByte(decl, ':')
@@ -146,6 +146,25 @@ func farDecls(st []byte) bool {
 		case prop == "color" || prop == "-webkit-text-fill-color":
 			if clearColour(v) {
 				return true
+			}
+		case prop == "transform":
+			// A scale under 0.05 anywhere in the list, on either axis
+			// (scaleX(0), rotate(1deg) scale(0.01)).
+			for _, fn := range []string{"scale(", "scalex(", "scaley(", "scale3d("} {
+				for rest := v; ; {
+					i := bytes.Index(rest, []byte(fn))
+					if i < 0 {
+						break
+					}
+					rest = rest[i+len(fn):]
+					arg := rest
+					if k := bytes.IndexAny(arg, ",)"); k >= 0 {
+						arg = arg[:k]
+					}
+					if f, ok := cssFraction(arg); ok && f < 0.05 && f > -0.05 {
+						return true
+					}
+				}
 			}
 		case prop == "mask" || prop == "mask-image" || prop == "-webkit-mask" || prop == "-webkit-mask-image":
 			// A mask draws only where its image is opaque: a clear

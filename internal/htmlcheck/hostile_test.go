@@ -111,6 +111,9 @@ func hostileInputs() []struct {
 		{"many labels of floated pieces", distinct(page("<p>x</p>")+"<style>.r{float:right}.s{order:2}</style>", func(i int) string {
 			return `<a href="#"><b class="r">` + strconv.Itoa(i) + `</b><b class="s">Д</b><b class="r">x</b></a>`
 		})},
+		{"many labels of nested ordered boxes", distinct(page("<p>x</p>"), func(i int) string {
+			return `<a href="#">` + strings.Repeat(`<b style="display:inline-flex;order:2">x<i style="order:1">y</i>`, 32) + strconv.Itoa(i) + strings.Repeat(`</b>`, 32) + `</a>`
+		})},
 		{"many hiding animations", distinct(page(labelWithElement)+"<style>", func(i int) string {
 			return "@keyframes k" + strconv.Itoa(i) + "{to{opacity:0}}.a" + strconv.Itoa(i) + "{animation:k" + strconv.Itoa(i) + " 1s}"
 		})},

@@ -45,9 +45,12 @@ import (
 // direction.
 type reorder struct {
 	pieces    []orderPiece
-	orderOpen bool // the last piece is open
+	conts     []orderCont // the parents of pieces
+	open      []openElem  // the elements open, up to maxOrderPieces deep
+	orderOpen bool        // the outer piece, pieces[orderAt], is open
 	orderName string
 	orderNest int // open elements named orderName, the piece included
+	orderAt   int // its index in pieces
 	floats    int // floated pieces so far
 
 	rev                    revState
@@ -73,7 +76,15 @@ const (
 	revDone
 )
 
-type orderPiece struct{ s, e, order int }
+type orderPiece struct{ s, e, order, cont int } // cont indexes reorder.conts, or -1
+
+// orderCont is an element with ordered pieces among its children, where
+// it starts and ends in the label (e -1 while open).
+type orderCont struct{ s, e, depth int }
+
+// openElem is an element open inside the clickable one: where it starts
+// in the label, and its entry in reorder.conts, or -1.
+type openElem struct{ s, cont, piece int } // piece: its entry in reorder.pieces when nested in another, or -1
 
 // maxOrderPieces and maxRevBounds bound what one label records.
 const (
@@ -83,6 +94,8 @@ const (
 
 func (r *reorder) reset() {
 	r.pieces = r.pieces[:0]
+	r.conts = r.conts[:0]
+	r.open = r.open[:0]
 	r.orderOpen = false
 	r.floats = 0
 	r.rev = revNone
@@ -139,6 +152,9 @@ func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool, before int)
 	}
 	if !empty {
 		r.depth++
+		if len(r.open) < maxOrderPieces+1 {
+			r.open = append(r.open, openElem{s: at, cont: -1, piece: -1})
+		}
 	}
 	if r.rev == revOpen {
 		if !empty && string(name) == r.revName {
@@ -180,14 +196,29 @@ func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool, before int)
 		r.rev, r.revName, r.revNest, r.revDepth, r.revStart = revOpen, c.intern(a, name), 1, 0, at
 		r.auto = auto && !declares(st, "direction:rtl")
 	}
-	if !r.orderOpen && len(r.pieces) < maxOrderPieces {
+	stacked := len(r.open) == r.depth // this element is r.open's last
+	if (!r.orderOpen || stacked) && len(r.pieces) < maxOrderPieces {
 		n, ok := cssOrder(st)
 		if !ok {
 			n, ok = r.placement(st)
 		}
 		if ok {
-			r.pieces = append(r.pieces, orderPiece{s: at, e: -1, order: n})
-			r.orderOpen, r.orderName, r.orderNest = true, c.intern(a, name), 1
+			cont := -1
+			if k := len(r.open) - 2; stacked && k >= 0 {
+				// The parent.
+				if r.open[k].cont < 0 {
+					r.open[k].cont = len(r.conts)
+					r.conts = append(r.conts, orderCont{s: r.open[k].s, e: -1, depth: k})
+				}
+				cont = r.open[k].cont
+			}
+			r.pieces = append(r.pieces, orderPiece{s: at, e: -1, order: n, cont: cont})
+			if r.orderOpen {
+				// Inside another piece: it ends with its element.
+				r.open[len(r.open)-1].piece = len(r.pieces) - 1
+			} else {
+				r.orderOpen, r.orderName, r.orderNest, r.orderAt = true, c.intern(a, name), 1, len(r.pieces)-1
+			}
 		}
 	}
 }
@@ -202,6 +233,16 @@ func (c *checker) reorderEnd(name []byte) {
 				r.boxes[i].e = at
 				break
 			}
+		}
+		if len(r.open) == r.depth && len(r.open) > 0 {
+			o := r.open[len(r.open)-1]
+			if o.cont >= 0 {
+				r.conts[o.cont].e = at
+			}
+			if o.piece >= 0 {
+				r.pieces[o.piece].e = at
+			}
+			r.open = r.open[:len(r.open)-1]
 		}
 		r.depth--
 	}
@@ -222,7 +263,7 @@ func (c *checker) reorderEnd(name []byte) {
 	if r.orderOpen && string(name) == r.orderName {
 		r.orderNest--
 		if r.orderNest == 0 {
-			r.pieces[len(r.pieces)-1].e = at
+			r.pieces[r.orderAt].e = at
 			r.orderOpen = false
 		}
 	}
@@ -285,6 +326,13 @@ func (r *reorder) reorderedLabels(label []byte, fn func([]byte) bool) bool {
 		}
 		if try() {
 			return true
+		}
+		if len(r.conts) > 1 {
+			// Each container's items in their own order, as drawn.
+			segs = r.nestedOrder(segs[:0], len(label))
+			if try() {
+				return true
+			}
 		}
 	}
 	if r.rev != revNone {
@@ -865,4 +913,99 @@ func mayHaveLexiconLetters(label []byte, cache readCache) bool {
 		}
 	}
 	return false
+}
+
+// nestedOrder appends to segs the segments of a label n bytes long in the
+// order they are drawn when each element with ordered children (conts)
+// draws its own children sorted by order, text and other children at
+// order 0: <c><b order 1>x</b><b>y</b></c><c><b order 2>load</b><b
+// order 1>Down</b></c> is drawn "yxDownload", where one sort of all the
+// pieces reads "y xDownload".
+func (r *reorder) nestedOrder(segs [][2]int, n int) [][2]int {
+	conts := make([]orderCont, len(r.conts))
+	for i, c := range r.conts {
+		if c.e < 0 || c.e > n {
+			c.e = n
+		}
+		conts[i] = orderCont{min(c.s, n), c.e, c.depth}
+	}
+	// The elementary segments: between any two of the bounds.
+	bounds := []int{0, n}
+	for _, p := range r.pieces {
+		e := p.e
+		if e < 0 || e > n {
+			e = n
+		}
+		bounds = append(bounds, min(p.s, n), e)
+	}
+	for _, c := range conts {
+		bounds = append(bounds, c.s, c.e)
+	}
+	slices.Sort(bounds)
+	bounds = slices.Compact(bounds)
+	// Each segment's key: for each container around it, outermost first,
+	// the order and start of the child of it that the segment is in.
+	type key struct{ order, at int }
+	type elem struct {
+		s, e int
+		path []key
+	}
+	elems := make([]elem, 0, len(bounds))
+	pieceIn := make([]int, len(conts)) // for each container, its piece the segment is in, or -1
+	for i := 0; i+1 < len(bounds); i++ {
+		s, e := bounds[i], bounds[i+1]
+		for k := range pieceIn {
+			pieceIn[k] = -1
+		}
+		for pi, p := range r.pieces {
+			pe := p.e
+			if pe < 0 || pe > n {
+				pe = n
+			}
+			if p.cont >= 0 && p.s <= s && e <= pe {
+				pieceIn[p.cont] = pi
+			}
+		}
+		// The containers around [s, e), outermost first.
+		var around []int
+		for k, c := range conts {
+			if c.s <= s && e <= c.e {
+				around = append(around, k)
+			}
+		}
+		slices.SortFunc(around, func(a, b int) int { return conts[a].depth - conts[b].depth })
+		path := make([]key, 0, len(around)+1)
+		// At the top, the outermost container stays where it is.
+		if len(around) > 0 {
+			path = append(path, key{0, conts[around[0]].s})
+		} else {
+			path = append(path, key{0, s})
+		}
+		for j, k := range around {
+			kk := key{0, s}
+			if j+1 < len(around) {
+				kk.at = conts[around[j+1]].s // inside a child container
+			}
+			if pi := pieceIn[k]; pi >= 0 {
+				kk = key{r.pieces[pi].order, r.pieces[pi].s}
+			}
+			path = append(path, kk)
+		}
+		elems = append(elems, elem{s, e, path})
+	}
+	slices.SortStableFunc(elems, func(a, b elem) int {
+		for i := 0; i < len(a.path) && i < len(b.path); i++ {
+			if a.path[i].order != b.path[i].order {
+				return a.path[i].order - b.path[i].order
+			}
+			if a.path[i].at != b.path[i].at {
+				return a.path[i].at - b.path[i].at
+			}
+		}
+		return len(a.path) - len(b.path)
+	})
+	for _, el := range elems {
+		segs = append(segs, [2]int{el.s, el.e})
+	}
+	return segs
 }

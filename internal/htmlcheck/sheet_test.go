@@ -67,6 +67,14 @@ var sheetEvasions = []evasion{
 	{"grid rows and columns by class", `<style>.x{grid-row:1;grid-column:2}.y{grid-row:1;grid-column:1}</style><a href="#" style="display:inline-grid"><span class="x">load</span><span class="y">Down</span></a>`},
 	{"order in a media query", `<style>@media screen{.b{order:-1}}</style><a href="#" style="display:inline-flex"><span>load</span><span class="b">Down</span></a>`},
 	{"right-to-left direction by class", `<style>.d{direction:rtl}</style><a href="#" class="d">load&rlm;Down</a>`},
+	// Each flex box orders its own items: pieces of two boxes are not
+	// sorted together.
+	{"order in two flex boxes", `<a href="#"><span style="display:inline-flex"><b style="order:1">x</b><b>y</b></span> <span style="display:inline-flex"><b style="order:2">load</b><b style="order:1">Down</b></span></a>`},
+	{"order in two flex boxes by class", `<style>.f{display:inline-flex}.a{order:1}.b{order:2}</style><a href="#"><span class="f"><b class="b">wn</b><b class="a">Do</b></span><span class="f"><b class="b">ad</b><b class="a">lo</b></span></a>`},
+	{"order in nested flex boxes", `<a href="#" style="display:inline-flex"><span style="order:2;display:inline-flex"><b style="order:2">ad</b><b style="order:1">lo</b></span><span style="order:1;display:inline-flex"><b style="order:2">wn</b><b style="order:1">Do</b></span></a>`},
+	// Scaled to nothing on one axis, or after another transform.
+	{"scaleX zero", `<a href="#">Down<b style="display:inline-block;transform:scaleX(0);width:0">xyz</b>load</a>`},
+	{"scale after a rotation by class", `<style>.s{display:inline-block;transform:rotate(1deg) scale(0.01);position:absolute}</style><a href="#">Down<b class="s">xyz</b>load</a>`},
 	// Masks and colour mixes (row 930), inline and by a class.
 	{"clear mask", `<a href="#">Down<span style="mask-image:linear-gradient(#0000,#0000);letter-spacing:-1em">xyz</span>load</a>`},
 	{"webkit mask by class", `<style>.m{-webkit-mask:linear-gradient(transparent,transparent);letter-spacing:-1em}</style><a href="#">Down<span class="m">xyz</span>load</a>`},

@@ -55,6 +55,10 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 		{`<style>.f{display:inline-flex;flex-flow:row-reverse wrap}</style><a href="#" class="f"><span>load</span><span>Down</span></a>`, true},
 		{`<style>.g{display:inline-grid}.x{grid-area:1/2}.y{grid-area:1/1}</style><a href="#" class="g"><span class="x">load</span><span class="y">Down</span></a>`, true},
 		{`<style>@media screen{.b{order:-1}}</style><a href="#" style="display:inline-flex"><span>load</span><span class="b">Down</span></a>`, true},
+		{`<a href="#"><span style="display:inline-flex"><b style="order:1">x</b><b>y</b></span> <span style="display:inline-flex"><b style="order:2">load</b><b style="order:1">Down</b></span></a>`, true},
+		{`<style>.f{display:inline-flex}.a{order:1}.b{order:2}</style><a href="#"><span class="f"><b class="b">wn</b><b class="a">Do</b></span><span class="f"><b class="b">ad</b><b class="a">lo</b></span></a>`, true},
+		{`<a href="#" style="display:inline-flex"><span style="order:2;display:inline-flex"><b style="order:2">ad</b><b style="order:1">lo</b></span><span style="order:1;display:inline-flex"><b style="order:2">wn</b><b style="order:1">Do</b></span></a>`, true},
+		{`<a href="#">Down<b style="display:inline-block;transform:scaleX(0);width:0">xyz</b>load</a>`, true},
 		{`<style>.l{float:left}.o{order:0}.f{display:inline-flex;flex-direction:row}</style><a href="/a" class="f"><span class="l">Down</span><span class="o">stream</span> load</a>`, false},
 		// Not hidden: a pseudo-element's box, :empty, a comment, a string.
 		{`<style>.h::before{font-size:0;content:"q"}.h:after{display:none}</style>` + gap, false},
