@@ -341,7 +341,10 @@ func (r *reorder) reorderedLabels(label []byte, fn func([]byte) bool) bool {
 			end = len(label)
 		}
 		start := min(r.revStart, end)
-		if !r.auto || firstStrongRightToLeft(label[start:end]) {
+		// A container of right-to-left words only is drawn as they
+		// read; the bidirectional readings order it (a reversed reading
+		// of "2 مليون" then "تنزيل", a count, read a call to download).
+		if (!r.auto || firstStrongRightToLeft(label[start:end])) && hasLeftToRightLetter(label[start:end]) {
 			bounds := append([]int{start}, r.revBounds...)
 			bounds = append(bounds, end)
 			segs = append(segs[:0], [2]int{0, start})
@@ -389,6 +392,23 @@ func hasRightToLeftLetter(label []byte) bool {
 	}
 	for _, r := range string(label) {
 		if r >= 0x590 && isRightToLeftLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLeftToRightLetter reports whether t has a letter of a left-to-right
+// script.
+func hasLeftToRightLetter(t []byte) bool {
+	for _, r := range string(t) {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
+				return true
+			}
+			continue
+		}
+		if p, _ := bidi.LookupRune(r); p.Class() == bidi.L {
 			return true
 		}
 	}

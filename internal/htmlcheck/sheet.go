@@ -2,6 +2,8 @@ package htmlcheck
 
 import (
 	"bytes"
+	"slices"
+	"strconv"
 
 	"golang.org/x/net/html"
 )
@@ -40,15 +42,24 @@ type sheetHiding struct {
 	ids, classes, attrs, tags map[string]*sheetEntry // keys lower-cased
 	all                       sheetEntry             // a rule whose subject names none of them (*, :not(.x), :is(.x))
 	custom                    sheetEntry             // a rule for custom elements not yet defined (:not(:defined))
-	frames                    map[string]bool        // the names of @keyframes rules that hide (see readSheets), which an inline style may run
+	frames                    map[string]uint8       // the names of @keyframes rules that hide (see frameFinal), which an inline style may run
 	layoutBytes               int                    // of layout, over all entries
 }
 
-// sheetEntry is what the rules kept by one simple selector do.
+// sheetEntry is what the rules kept by one simple selector do: those
+// that ask nothing more of an element, and those that do (needs).
 type sheetEntry struct {
 	kind sheetHideKind
 	// layout are the declarations of those rules that draw elements in
 	// another order (see layoutDecls), compacted, each ended by ';'.
+	layout []byte
+	needs  []sheetNeed
+}
+
+// sheetNeed is a rule of a sheetEntry that asks more of an element.
+type sheetNeed struct {
+	need   *compound
+	kind   sheetHideKind
 	layout []byte
 }
 
@@ -57,11 +68,27 @@ type sheetEntry struct {
 // to the right, which reads each label of several elements in reverse.
 const maxLayoutBytes = 256 << 10
 
-// sheetSubject is the simple selector a rule's subject is kept by.
+// sheetSubject is the simple selector a rule's subject is kept by, and
+// the rest of what its compound asks of an element (need), if anything.
 type sheetSubject struct {
 	kind uint8 // one of subject*
 	name string
+	need *compound
 }
+
+// compound is what a compound selector asks of an element that
+// sheetMatches can tell: its name, ids, classes and attributes, and
+// none of the simple selectors in a :not() (lower-cased). Pseudo-classes
+// and attribute values are not followed: an element may match them.
+type compound struct {
+	tag                                   string
+	ids, classes, attrs                   []string
+	notTags, notIDs, notClasses, notAttrs []string
+}
+
+// maxEntryNeeds bounds the rules with needs that one sheetEntry keeps;
+// past it, a rule counts for any element its simple selector keeps.
+const maxEntryNeeds = 32
 
 const (
 	subjectAll    uint8 = iota
@@ -91,20 +118,14 @@ func readSheets(src []byte) *sheetHiding {
 	h := &sheetHiding{}
 	found := false
 	var animated []animatedRule // rules that run an animation, in case its @keyframes hides
-	hidingFrames := map[string]bool{}
-	readSheet := func(sheet []byte) {
-		s := sheetReader{h: h}
-		s.read(sheet)
-		found = found || s.found
-		animated = append(animated, s.animated...)
-		for name := range s.hidingFrames {
-			hidingFrames[name] = true
-		}
-	}
+	hidingFrames := map[string]uint8{}
+	doc := &docNames{classes: map[string]bool{}, ids: map[string]bool{}}
+	var sheets [][]byte
 	z := html.NewTokenizer(bytes.NewReader(src))
 	foreign := 0          // <svg> and <math> elements open
 	var text []byte       // the text so far of a <style> in SVG or MathML
 	foreignStyle := false // in one
+	styleDepth := 0       // elements open in it: only its own text is CSS
 	for {
 		z.AllowCDATA(foreign > 0)
 		tt := z.Next()
@@ -113,50 +134,80 @@ func readSheets(src []byte) *sheetHiding {
 		}
 		switch tt {
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, _ := z.TagName()
-			switch string(name) {
-			case "svg", "math":
+			name, hasAttr := z.TagName()
+			printMedia := false
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				switch string(k) {
+				case "class":
+					for f := range bytes.FieldsSeq(v) {
+						doc.classes[string(lowerASCII(f))] = true
+					}
+				case "id":
+					doc.ids[string(lowerASCII(bytes.TrimSpace(v)))] = true
+				case "media":
+					printMedia = printOnly(v)
+				}
+			}
+			switch {
+			case foreignStyle:
+				if tt == html.StartTagToken {
+					styleDepth++
+				}
+			case string(name) == "svg" || string(name) == "math":
 				if tt == html.StartTagToken {
 					foreign++
 				}
-			case "style":
+			case string(name) == "style":
 				switch {
 				case foreign > 0 && tt == html.SelfClosingTagToken:
 					z.NextIsNotRawText()
 				case foreign > 0:
 					z.NextIsNotRawText()
-					foreignStyle, text = true, text[:0]
+					foreignStyle, text, styleDepth = true, text[:0], 0
 				default:
-					if z.Next() == html.TextToken {
-						readSheet(z.Text())
+					if z.Next() == html.TextToken && !printMedia {
+						sheets = append(sheets, bytes.Clone(z.Text()))
 					}
 				}
 			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
-			switch string(name) {
-			case "svg", "math":
+			switch {
+			case foreignStyle && string(name) == "style" && styleDepth == 0:
+				sheets = append(sheets, bytes.Clone(text))
+				foreignStyle = false
+			case foreignStyle:
+				styleDepth = max(styleDepth-1, 0)
+			case string(name) == "svg" || string(name) == "math":
 				foreign = max(foreign-1, 0)
-			case "style":
-				if foreignStyle {
-					readSheet(text)
-					foreignStyle = false
-				}
 			}
 		case html.TextToken:
-			if foreignStyle {
+			if foreignStyle && styleDepth == 0 {
+				// The style sheet of an SVG <style> is its own text,
+				// not its children's (row 30 of the 26th attack).
 				text = append(text, z.Text()...)
 			}
 		}
 	}
 	if foreignStyle {
-		readSheet(text)
+		sheets = append(sheets, text)
+	}
+	for _, sheet := range sheets {
+		s := sheetReader{h: h, doc: doc}
+		s.read(sheet)
+		found = found || s.found
+		animated = append(animated, s.animated...)
+		for name, k := range s.hidingFrames {
+			hidingFrames[name] |= k
+		}
 	}
 	// An animation that runs a @keyframes rule that hides may stay on
 	// its last frame (animation-fill-mode: forwards).
 	if len(hidingFrames) > 0 {
 		for _, a := range animated {
-			if runsAny(a.decls, hidingFrames) {
+			if animationHides(a.decls, hidingFrames) {
 				h.add(a.subjects, sheetDrawn, nil)
 				found = true
 			}
@@ -174,16 +225,19 @@ func readSheets(src []byte) *sheetHiding {
 func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind, layout []byte) {
 	for _, s := range subs {
 		e := h.entry(s)
-		e.kind |= k
-		if len(layout) == 0 {
-			continue
-		}
-		if h.layoutBytes += len(layout); h.layoutBytes > maxLayoutBytes {
-			if len(h.all.layout) == 0 {
-				h.all.layout = []byte("float:right;")
+		if len(layout) > 0 {
+			if h.layoutBytes += len(layout); h.layoutBytes > maxLayoutBytes {
+				if len(h.all.layout) == 0 {
+					h.all.layout = []byte("float:right;")
+				}
+				layout = nil
 			}
+		}
+		if s.need != nil && len(e.needs) < maxEntryNeeds {
+			e.needs = append(e.needs, sheetNeed{s.need, k, layout})
 			continue
 		}
+		e.kind |= k
 		e.layout = append(e.layout, layout...)
 	}
 }
@@ -216,11 +270,23 @@ func (h *sheetHiding) entry(s sheetSubject) *sheetEntry {
 	return e
 }
 
+// docNames are the classes and ids of the page's elements, lower-cased.
+type docNames struct{ classes, ids map[string]bool }
+
+// printOnly reports whether the media query list q applies only to
+// print ("print", "only print and (…)"), not to a screen.
+func printOnly(q []byte) bool {
+	q = bytes.ToLower(q)
+	return bytes.Contains(q, []byte("print")) && !bytes.Contains(q, []byte("screen")) &&
+		!bytes.Contains(q, []byte("all")) && !bytes.Contains(q, []byte("not")) && !bytes.Contains(q, []byte(","))
+}
+
 // sheetReader reads one style sheet's blocks.
 type sheetReader struct {
 	h            *sheetHiding
+	doc          *docNames // nil: every class and id may be on the page
 	found        bool
-	hidingFrames map[string]bool // the names of @keyframes rules that hide, lower-cased and unescaped
+	hidingFrames map[string]uint8 // the names of @keyframes rules that hide, lower-cased and unescaped (see frameFinal)
 	animated     []animatedRule
 	// animatedSubjects counts the subjects of animated.
 	animatedSubjects int
@@ -233,21 +299,51 @@ type animatedRule struct {
 	decls    []byte // its declarations
 }
 
-// runsAny reports whether the declarations decls name one of the
-// animations names (lower-cased, unescaped) with an identifier.
-func runsAny(decls []byte, names map[string]bool) bool {
+// How a @keyframes rule hides: on its last frame (to, 100%), where an
+// animation with fill-mode forwards stays; or on another frame only, as
+// a fade-in does for a moment.
+const (
+	frameFinal uint8 = 1 << iota
+	frameSome
+)
+
+// longAnimation is the time, in seconds, from which an animation that
+// hides on a frame before its last (or during its delay) keeps letters
+// out of sight long enough to read the rest as a call to download.
+const longAnimation = 2
+
+// animationHides reports whether the declarations decls run one of the
+// animations frames (names lower-cased and unescaped) that hides: on its
+// last frame, or on another when a duration or delay in decls is
+// longAnimation or more, or it repeats without end.
+func animationHides(decls []byte, frames map[string]uint8) bool {
+	var k uint8
+	long := false
 	for i := 0; i < len(decls); {
+		if n := numberEnd(decls[i:]); n > 0 && (i == 0 || !isCSSIdent(decls[i-1])) {
+			f, _ := strconv.ParseFloat(string(decls[i:i+n]), 64)
+			rest := decls[i+n:]
+			switch {
+			case bytes.HasPrefix(rest, []byte("ms")):
+				long = long || f >= longAnimation*1000
+			case len(rest) > 0 && (rest[0] == 's' || rest[0] == 'S'):
+				long = long || f >= longAnimation
+			}
+			i += n
+			continue
+		}
 		n := identLen(decls[i:])
 		if n == 0 {
 			i++
 			continue
 		}
-		if name, ok := cssDecodeIdent(decls[i : i+n]); ok && names[string(name)] {
-			return true
+		if name, ok := cssDecodeIdent(decls[i : i+n]); ok {
+			k |= frames[string(name)]
+			long = long || string(name) == "infinite"
 		}
 		i += n
 	}
-	return false
+	return k&frameFinal != 0 || k&frameSome != 0 && long
 }
 
 // sheetBlock is a block open in the style sheet.
@@ -258,6 +354,7 @@ type sheetBlock struct {
 	own       []sheetSubject
 	parent    bool
 	keyframes []byte        // inside @keyframes: its name, lower-cased and unescaped; the declarations are an animation's frames
+	frame     []byte        // and the frame's selector (from, to, 50%)
 	skip      bool          // inside an at-rule whose declarations style no element (@font-face, @page, …), or at the top level
 	decls     []byte        // its declarations so far, each ended by ';'
 	added     sheetHideKind // what of its subjects' hiding is added already (see addBlock)
@@ -316,6 +413,7 @@ func (r *sheetReader) read(s []byte) {
 			case !top && (parent.keyframes != nil || parent.skip):
 				// A keyframe's selector (from, 50%), or a block in a
 				// descriptor list.
+				b.frame = prelude
 			case len(prelude) > 0 && prelude[0] == '@':
 				name := cssIdentAt(prelude, 1)
 				b.skip = false
@@ -325,6 +423,8 @@ func (r *sheetReader) read(s []byte) {
 					if n, ok := cssDecodeIdent(bytes.Trim(bytes.TrimSpace(prelude[1+len(name):]), `"'`)); ok {
 						b.keyframes = bytes.Clone(n)
 					}
+				case asciiEqualFold(name, "media") && printOnly(prelude[1+len(name):]):
+					b.skip = true // not drawn on a screen
 				case asciiEqualFold(name, "font-face"), asciiEqualFold(name, "page"), asciiEqualFold(name, "property"),
 					asciiEqualFold(name, "counter-style"), asciiEqualFold(name, "font-feature-values"),
 					asciiEqualFold(name, "font-palette-values"), asciiEqualFold(name, "view-transition"),
@@ -339,7 +439,7 @@ func (r *sheetReader) read(s []byte) {
 				}
 			default:
 				b.skip = false
-				b.own, b.parent = selectorSubjects(prelude, !top)
+				b.own, b.parent = selectorSubjects(prelude, !top, r.doc)
 			}
 			r.blocks = append(r.blocks, b)
 			start = i + 1
@@ -372,9 +472,16 @@ func (r *sheetReader) close() {
 	if b.keyframes != nil {
 		if len(b.keyframes) > 0 && hidingStyle(b.decls) {
 			if r.hidingFrames == nil {
-				r.hidingFrames = map[string]bool{}
+				r.hidingFrames = map[string]uint8{}
 			}
-			r.hidingFrames[string(b.keyframes)] = true
+			k := frameSome
+			for sel := range bytes.SplitSeq(b.frame, []byte(",")) {
+				sel = bytes.ToLower(bytes.TrimSpace(sel))
+				if f, ok := cssFraction(sel); string(sel) == "to" || ok && bytes.HasSuffix(sel, []byte("%")) && f >= 0.99 {
+					k = frameFinal // the last frame, or as good as
+				}
+			}
+			r.hidingFrames[string(b.keyframes)] |= k
 		}
 		return
 	}
@@ -490,7 +597,7 @@ func (r *sheetReader) addBlock(j int, k sheetHideKind) {
 // whether one selects what the rule it is nested in selects ("&", when
 // nested). A selector of a pseudo-element (::before, ::marker) styles a
 // box of its own, not the element's text, and is left out.
-func selectorSubjects(sel []byte, nested bool) (own []sheetSubject, parent bool) {
+func selectorSubjects(sel []byte, nested bool, doc *docNames) (own []sheetSubject, parent bool) {
 	depth := 0
 	start := 0
 	for i := 0; i <= len(sel); i++ {
@@ -516,8 +623,12 @@ func selectorSubjects(sel []byte, nested bool) (own []sheetSubject, parent bool)
 				continue
 			}
 		}
-		sub, amp, ok := compoundSubject(lastCompound(sel[start:i]))
+		one := sel[start:i]
 		start = i + 1
+		if !mayMatch(one, doc) {
+			continue
+		}
+		sub, amp, ok := compoundSubject(lastCompound(one))
 		switch {
 		case !ok:
 		case sub.kind == subjectAll && amp && nested:
@@ -527,6 +638,48 @@ func selectorSubjects(sel []byte, nested bool) (own []sheetSubject, parent bool)
 		}
 	}
 	return own, parent
+}
+
+// userAction are the pseudo-classes of states a visitor's action brings
+// about: the page is not drawn in them until the visitor acts.
+var userAction = map[string]bool{
+	"hover": true, "active": true, "focus": true, "focus-within": true, "focus-visible": true,
+	"visited": true, "target": true, "target-within": true, "user-invalid": true, "user-valid": true,
+}
+
+// mayMatch reports whether the complex selector sel may match an element
+// of the page as it is first drawn: each of its classes and ids outside
+// parentheses is on the page (doc, unless nil), and it asks for no state
+// of userAction outside parentheses (:not(:hover) is drawn; a:hover is
+// not until the visitor points at it).
+func mayMatch(sel []byte, doc *docNames) bool {
+	depth := 0
+	for i := 0; i < len(sel); i++ {
+		switch c := sel[i]; {
+		case c == '\\':
+			i += escapeLen(sel[i:]) - 1
+		case c == '"' || c == '\'':
+			i = cssStringEnd(sel, i) - 1
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth = max(depth-1, 0)
+		case depth > 0:
+		case c == ':' && i+1 < len(sel) && sel[i+1] != ':':
+			n := identLen(sel[i+1:])
+			if name, ok := cssDecodeIdent(sel[i+1 : i+1+n]); ok && userAction[string(name)] {
+				return false
+			}
+		case (c == '.' || c == '#') && doc != nil:
+			n := identLen(sel[i+1:])
+			name, ok := cssDecodeIdent(sel[i+1 : i+1+n])
+			if ok && (c == '.' && !doc.classes[string(name)] || c == '#' && !doc.ids[string(name)]) {
+				return false
+			}
+			i += n
+		}
+	}
+	return true
 }
 
 // lastCompound returns the last compound selector of the complex
@@ -554,13 +707,13 @@ func lastCompound(sel []byte) []byte {
 
 // compoundSubject returns the simple selector the compound selector c is
 // kept by (its id, else its first class, else its first attribute, else
-// its element name, else any element), whether it has "&" (the
-// element of the rule it is nested in), and ok false for a
-// pseudo-element or for :empty, which selects elements without letters.
-// :not(:defined), alone, selects the custom elements not yet defined,
-// which have a hyphen in their names.
+// its element name, else any element) with the rest of what it asks (see
+// compound), whether it has "&" (the element of the rule it is nested
+// in), and ok false for a pseudo-element or for :empty, which selects
+// elements without letters. :not(:defined), alone, selects the custom
+// elements not yet defined, which have a hyphen in their names.
 func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
-	var tag, attr, class, id []byte
+	var need compound
 	undefined := false
 	for i := 0; i < len(c); {
 		switch ch := c[i]; {
@@ -570,15 +723,15 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 		case ch == '*':
 			i++
 		case ch == '|':
-			tag = nil // ns|name: the name follows
+			need.tag = "" // ns|name: the name follows
 			i++
 		case ch == '.' || ch == '#':
 			n := identLen(c[i+1:])
 			if name, good := cssDecodeIdent(c[i+1 : i+1+n]); good {
-				if ch == '.' && class == nil {
-					class = name
-				} else if ch == '#' && id == nil {
-					id = name
+				if ch == '.' {
+					need.classes = append(need.classes, string(name))
+				} else {
+					need.ids = append(need.ids, string(name))
 				}
 			}
 			i += 1 + max(n, 1)
@@ -588,8 +741,8 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 				j++
 			}
 			n := identLen(c[j:])
-			if name, good := cssDecodeIdent(c[j : j+n]); good && attr == nil {
-				attr = name
+			if name, good := cssDecodeIdent(c[j : j+n]); good {
+				need.attrs = append(need.attrs, string(name))
 			}
 			i = j + skipTo(c[j:], ']')
 		case ch == ':':
@@ -608,8 +761,12 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 			if i < len(c) && c[i] == '(' {
 				k := skipTo(c[i:], ')')
 				if string(name) == "not" {
-					arg, _ := cssDecodeIdent(bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(c[i+1:i+k-1]), []byte(":"))))
-					undefined = undefined || string(arg) == "defined"
+					arg := bytes.TrimSpace(c[i+1 : i+k-1])
+					if d, _ := cssDecodeIdent(bytes.TrimPrefix(arg, []byte(":"))); string(d) == "defined" {
+						undefined = true
+					} else {
+						need.negate(arg)
+					}
 				}
 				i += k
 			}
@@ -619,25 +776,73 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 				i++ // not a selector we know: over-read, as any element
 				continue
 			}
-			if name, good := cssDecodeIdent(c[i : i+n]); good && tag == nil {
-				tag = name
+			if name, good := cssDecodeIdent(c[i : i+n]); good && need.tag == "" {
+				need.tag = string(name)
 			}
 			i += n
 		}
 	}
 	switch {
-	case id != nil:
-		return sheetSubject{subjectID, string(id)}, amp, true
-	case class != nil:
-		return sheetSubject{subjectClass, string(class)}, amp, true
-	case attr != nil:
-		return sheetSubject{subjectAttr, string(attr)}, amp, true
-	case tag != nil:
-		return sheetSubject{subjectTag, string(tag)}, amp, true
+	case len(need.ids) > 0:
+		sub = sheetSubject{kind: subjectID, name: need.ids[0]}
+	case len(need.classes) > 0:
+		sub = sheetSubject{kind: subjectClass, name: need.classes[0]}
+	case len(need.attrs) > 0:
+		sub = sheetSubject{kind: subjectAttr, name: need.attrs[0]}
+	case need.tag != "":
+		sub = sheetSubject{kind: subjectTag, name: need.tag}
 	case undefined:
-		return sheetSubject{kind: subjectCustom}, amp, true
+		sub = sheetSubject{kind: subjectCustom}
+	default:
+		sub = sheetSubject{kind: subjectAll}
 	}
-	return sheetSubject{kind: subjectAll}, amp, true
+	asks := len(need.ids) + len(need.classes) + len(need.attrs) + len(need.notTags) + len(need.notIDs) + len(need.notClasses) + len(need.notAttrs)
+	if sub.kind == subjectID || sub.kind == subjectClass || sub.kind == subjectAttr {
+		asks-- // the key itself
+	}
+	if asks > 0 || need.tag != "" && sub.kind != subjectTag {
+		sub.need = &need
+	}
+	return sub, amp, true
+}
+
+// negate adds to c the simple selectors of the :not() argument arg that
+// it can tell (a list of single names, ids, classes or attributes); the
+// others are left out, which only over-reads.
+func (c *compound) negate(arg []byte) {
+	for _, one := range bytes.Split(arg, []byte(",")) {
+		one = bytes.TrimSpace(one)
+		if len(one) == 0 {
+			continue
+		}
+		switch one[0] {
+		case '.', '#':
+			if n := identLen(one[1:]); n == len(one)-1 {
+				if name, ok := cssDecodeIdent(one[1:]); ok {
+					if one[0] == '.' {
+						c.notClasses = append(c.notClasses, string(name))
+					} else {
+						c.notIDs = append(c.notIDs, string(name))
+					}
+				}
+			}
+		case '[':
+			if one[len(one)-1] == ']' {
+				inner := bytes.TrimSpace(one[1 : len(one)-1])
+				if n := identLen(inner); n == len(inner) {
+					if name, ok := cssDecodeIdent(inner); ok {
+						c.notAttrs = append(c.notAttrs, string(name))
+					}
+				}
+			}
+		default:
+			if n := identLen(one); n == len(one) {
+				if name, ok := cssDecodeIdent(one); ok {
+					c.notTags = append(c.notTags, string(name))
+				}
+			}
+		}
+	}
 }
 
 // identLen returns the length of the CSS identifier, escapes included,
@@ -703,9 +908,9 @@ func skipTo(s []byte, close byte) int {
 // display it as contents (sheetContents) or as an inline box (sheetBox).
 func (c *checker) sheetHides() sheetHideKind {
 	var k sheetHideKind
-	c.sheetMatches(func(e *sheetEntry) { k |= e.kind })
+	c.sheetMatches(func(kind sheetHideKind, _ []byte) { k |= kind })
 	if h := c.sheet; h != nil && len(h.frames) > 0 {
-		if style, ok := c.attr("style"); ok && containsFold(style, "animation") && runsAny(style, h.frames) {
+		if style, ok := c.attr("style"); ok && containsFold(style, "animation") && animationHides(style, h.frames) {
 			k |= sheetDrawn
 		}
 	}
@@ -717,14 +922,14 @@ func (c *checker) sheetHides() sheetHideKind {
 // layoutDecls): a float, an order, a reversed flex direction, a grid
 // placement, a direction.
 func (c *checker) sheetLayout(dst []byte) []byte {
-	c.sheetMatches(func(e *sheetEntry) { dst = append(dst, e.layout...) })
+	c.sheetMatches(func(_ sheetHideKind, layout []byte) { dst = append(dst, layout...) })
 	return dst
 }
 
-// sheetMatches calls fn with each entry of the page's style sheets that
-// the current start tag may match (see readSheets), which it reads when
-// first asked.
-func (c *checker) sheetMatches(fn func(e *sheetEntry)) {
+// sheetMatches calls fn with what each rule of the page's style sheets
+// that the current start tag may match does (see readSheets), which it
+// reads when first asked.
+func (c *checker) sheetMatches(fn func(k sheetHideKind, layout []byte)) {
 	if !c.sheetRead {
 		// Read when the first element in a label asks, as most
 		// pages' labels have none.
@@ -735,37 +940,92 @@ func (c *checker) sheetMatches(fn func(e *sheetEntry)) {
 	if h == nil {
 		return
 	}
-	fn(&h.all)
-	if e := h.tags[string(c.name)]; e != nil {
-		fn(e)
+	var el elementFacts
+	each := func(e *sheetEntry) {
+		if e == nil {
+			return
+		}
+		if e.kind != 0 || len(e.layout) > 0 {
+			fn(e.kind, e.layout)
+		}
+		for _, n := range e.needs {
+			if el.matches(c, n.need) {
+				fn(n.kind, n.layout)
+			}
+		}
 	}
+	each(&h.all)
+	each(h.tags[string(c.name)])
 	if bytes.IndexByte(c.name, '-') >= 0 {
-		fn(&h.custom)
+		each(&h.custom)
 	}
 	var buf [64]byte
 	if len(h.ids) > 0 {
 		if v, ok := c.attr("id"); ok {
-			if e := h.ids[string(appendLowerASCII(buf[:0], bytes.TrimSpace(v)))]; e != nil {
-				fn(e)
-			}
+			each(h.ids[string(appendLowerASCII(buf[:0], bytes.TrimSpace(v)))])
 		}
 	}
 	if len(h.classes) > 0 {
 		if v, ok := c.attr("class"); ok {
 			for f := range bytes.FieldsSeq(v) {
-				if e := h.classes[string(appendLowerASCII(buf[:0], f))]; e != nil {
-					fn(e)
-				}
+				each(h.classes[string(appendLowerASCII(buf[:0], f))])
 			}
 		}
 	}
 	if len(h.attrs) > 0 {
 		for _, a := range c.attrs {
-			if e := h.attrs[string(a.key)]; e != nil {
-				fn(e)
+			each(h.attrs[string(a.key)])
+		}
+	}
+}
+
+// elementFacts are the current start tag's id and classes, lower-cased,
+// read when a compound first asks.
+type elementFacts struct {
+	read    bool
+	id      string
+	classes []string
+}
+
+// matches reports whether the current start tag matches what the
+// compound n asks (see compound).
+func (el *elementFacts) matches(c *checker, n *compound) bool {
+	if !el.read {
+		el.read = true
+		if v, ok := c.attr("id"); ok {
+			el.id = string(lowerASCII(bytes.TrimSpace(v)))
+		}
+		if v, ok := c.attr("class"); ok {
+			for f := range bytes.FieldsSeq(v) {
+				el.classes = append(el.classes, string(lowerASCII(f)))
 			}
 		}
 	}
+	hasAttr := func(k string) bool { return c.findAttr(k) != nil }
+	switch {
+	case n.tag != "" && n.tag != string(c.name):
+		return false
+	case slices.Contains(n.notTags, string(c.name)):
+		return false
+	}
+	for _, id := range n.ids {
+		if id != el.id {
+			return false
+		}
+	}
+	for _, cl := range n.classes {
+		if !slices.Contains(el.classes, cl) {
+			return false
+		}
+	}
+	for _, a := range n.attrs {
+		if !hasAttr(a) {
+			return false
+		}
+	}
+	return !slices.Contains(n.notIDs, el.id) &&
+		!slices.ContainsFunc(n.notClasses, func(cl string) bool { return slices.Contains(el.classes, cl) }) &&
+		!slices.ContainsFunc(n.notAttrs, hasAttr)
 }
 
 // appendLowerASCII appends s to dst with ASCII letters lower-cased: class
