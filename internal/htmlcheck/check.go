@@ -110,7 +110,7 @@ func Check(doc []byte, opts Options) Result {
 	}
 	c := newChecker(doc, opts)
 	c.run()
-	if c.sawShadow && c.sawSlot && c.count[ruleDownloadButton] < limit(ruleDownloadButton) {
+	if c.sawShadow && c.count[ruleDownloadButton] < limit(ruleDownloadButton) {
 		c.found = append(c.found, shadowFindings(doc, c.found, opts)...)
 	}
 	res := finish(doc, c.found)
@@ -247,7 +247,6 @@ type checker struct {
 	cssBoxes     int8             // 1 when the page's CSS may make elements inline boxes, -1 when not, 0 before it is known (see boxedReadings)
 	sawShadow    bool             // a declarative shadow root (see shadowFindings)
 	rtlCSS       int8             // 1 when the page's text may set a right-to-left direction, -1 when not, 0 before it is known (see pageMayDrawRightToLeft)
-	sawSlot      bool             // a <slot>
 	cssMarks     bool             // CSS draws a direction mark or a formatting character (see drawsMarks)
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()
 	labels       map[string]uint8 // labels read so far that are not a call to download, and where
@@ -999,8 +998,6 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		if _, ok := c.shadowRoot(); ok && !foreign {
 			c.sawShadow = true
 		}
-	case atom.Slot:
-		c.sawSlot = true
 	}
 	switch {
 	case foreign:
@@ -1287,6 +1284,11 @@ func (c *checker) hides(a atom.Atom) bool {
 		if c.zeroSize() {
 			return true
 		}
+	case atom.Dialog:
+		// Not drawn unless open (the browser's own style sheet).
+		if _, open := c.attr("open"); !open {
+			return true
+		}
 	case atom.Template:
 		_, shadow := c.shadowRoot()
 		return !shadow
@@ -1304,7 +1306,7 @@ func (c *checker) hidesFromView() bool {
 	if _, ok := c.attr("hidden"); ok {
 		return true
 	}
-	if style, ok := c.attr("style"); ok && hidingStyle(style) {
+	if style, ok := c.attr("style"); ok && (hidingStyle(style) || c.pageVarsHide(style)) {
 		return true
 	}
 	return c.inForeign() && c.svgAttrsHide() || c.sheetHides()&sheetHidden != 0
@@ -1336,7 +1338,7 @@ func (c *checker) hiddenDrawn() bool {
 			return true
 		}
 	}
-	if len(style) > 0 && hidingStyle(style) {
+	if len(style) > 0 && (hidingStyle(style) || c.pageVarsHide(style)) {
 		return true
 	}
 	// A style sheet's rule: laid out unless it says display: none, or
@@ -1380,9 +1382,23 @@ func presentationHides(get func(k string) ([]byte, bool)) bool {
 	for _, k := range svgHidingAttrs {
 		if v, ok := get(k); ok && len(v) < 24 {
 			st = append(append(append(append(st, k...), ':'), v...), ';')
+			if v = bytes.TrimSpace(v); k == "font-size" && numberEnd(v) == len(v) {
+				st = append(st[:len(st)-1], "px;"...) // user units
+			}
 		}
 	}
-	return len(st) > 0 && hidingStyle(st)
+	if len(st) > 0 && hidingStyle(st) {
+		return true
+	}
+	// Letters without fill are not drawn unless stroked.
+	fill, _ := get("fill")
+	fillOpacity, _ := get("fill-opacity")
+	stroke, stroked := get("stroke")
+	if stroked && !asciiEqualFold(bytes.TrimSpace(stroke), "none") {
+		return false
+	}
+	f, ok := cssFraction(bytes.TrimSpace(fillOpacity))
+	return asciiEqualFold(bytes.TrimSpace(fill), "none") || clearColour(compactStyle(nil, fill)) || ok && f < 0.05
 }
 
 // shadowRoot returns the mode of the current start tag's declarative

@@ -2,6 +2,8 @@ package htmlcheck
 
 import (
 	"bytes"
+	"math"
+	"slices"
 	"strconv"
 )
 
@@ -45,58 +47,180 @@ func fontShorthandHides(style, st []byte) bool {
 }
 
 // cssSize reads the length v of the compacted style st in pixels, also
-// through var() of a custom property st declares, and through calc()
-// with only zeros, min() (its least length) and clamp() (its lower
-// bound), so that calc(0px), min(0px,1em) and var(--z) are read.
-func cssSize(v, st []byte) (float64, bool) {
+// through var() of a custom property st declares (or its fallback), and
+// through calc() (sums, differences, products and quotients), min() (its
+// least length), max() (its greatest), clamp() (its lower bound), abs()
+// and round() (its value), so that calc(1px - 1px), max(0px,.1px) and
+// var(--z) are read.
+func cssSize(v, st []byte) (float64, bool) { return cssSizeIn(v, st, 0) }
+
+// maxSizeDepth bounds the var() references and nested functions cssSize
+// follows.
+const maxSizeDepth = 8
+
+func cssSizeIn(v, st []byte, depth int) (float64, bool) {
+	if depth > maxSizeDepth {
+		return 0, false
+	}
 	if px, ok := cssPixels(v); ok {
 		return px, true
 	}
-	if name, ok := bytes.CutPrefix(v, []byte("var(")); ok {
-		name, _, _ = bytes.Cut(name, []byte(")"))
-		name, _, _ = bytes.Cut(name, []byte(","))
-		if def := styleValue(st, string(name)); def != nil && !bytes.Contains(def, []byte("var(")) {
-			return cssSize(def, st)
-		}
+	open := bytes.IndexByte(v, '(')
+	if open <= 0 || v[len(v)-1] != ')' {
 		return 0, false
 	}
-	for _, fn := range []string{"calc(", "min(", "clamp("} {
-		args, ok := bytes.CutPrefix(v, []byte(fn))
-		if !ok {
-			continue
+	fn, args := string(v[:open]), v[open+1:len(v)-1]
+	switch fn {
+	case "var":
+		name, fallback, hasFallback := bytes.Cut(args, []byte(","))
+		if def := styleValue(st, string(name)); def != nil {
+			return cssSizeIn(def, st, depth+1)
 		}
-		least, all0, found := 0.0, true, false
-		for i := 0; i < len(args); i++ {
-			if args[i] < '0' || args[i] > '9' || i > 0 && (args[i-1] >= '0' && args[i-1] <= '9' || args[i-1] == '.') {
-				continue
+		if hasFallback {
+			return cssSizeIn(fallback, st, depth+1)
+		}
+	case "calc":
+		return calcSize(args, st, depth+1)
+	case "min", "max", "clamp", "abs", "round":
+		var sizes []float64
+		known := true
+		for _, arg := range splitArgs(args) {
+			if px, ok := cssSizeIn(arg, st, depth+1); ok {
+				sizes = append(sizes, px)
+			} else {
+				known = false
 			}
-			n := numberEnd(args[i:])
-			k := i + n
-			for k < len(args) && (args[k] >= 'a' && args[k] <= 'z' || args[k] == '%') {
-				k++
-			}
-			px, ok := cssPixels(args[i:k])
-			if !ok {
-				continue
-			}
-			if !found || px < least {
-				least = px
-			}
-			found, all0 = true, all0 && px == 0
-			if fn == "clamp(" {
-				break // the lower bound
+			if fn == "clamp" || fn == "abs" || fn == "round" {
+				break // the lower bound, or the value
 			}
 		}
 		switch {
-		case !found:
-		case fn == "calc(" && all0:
-			return 0, true
-		case fn != "calc(":
-			return least, true
+		case len(sizes) == 0:
+		case fn == "min":
+			return slices.Min(sizes), true // no more than the least known
+		case fn == "max" && known:
+			return slices.Max(sizes), true
+		case fn == "abs":
+			return math.Abs(sizes[0]), true
+		case fn != "max":
+			return sizes[0], true
 		}
-		return 0, false
 	}
 	return 0, false
+}
+
+// splitArgs splits the arguments of a CSS function at its commas, not
+// at those of the functions inside it.
+func splitArgs(args []byte) [][]byte {
+	var out [][]byte
+	depth, start := 0, 0
+	for i, c := range args {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, args[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, args[start:])
+}
+
+// calcSize evaluates the compacted calc() expression e in pixels: a sum
+// of products of lengths, numbers and functions (see cssSizeIn), or of
+// expressions in parentheses.
+func calcSize(e, st []byte, depth int) (float64, bool) {
+	if depth > maxSizeDepth {
+		return 0, false
+	}
+	sum, product := 0.0, 0.0
+	op := byte(0) // '*' or '/' before the next factor; 0 for a new term
+	have := false
+	for i := 0; i < len(e); {
+		switch c := e[i]; {
+		case c == '*' || c == '/':
+			if !have || op != 0 {
+				return 0, false
+			}
+			op = c
+			i++
+			continue
+		case c == '+' && have && op == 0:
+			i++ // the sign of the next term, read with it
+			continue
+		}
+		// A factor: a number, a length, a function or a group, with a
+		// sign.
+		sign := 1.0
+		if e[i] == '-' || e[i] == '+' {
+			if e[i] == '-' {
+				sign = -1
+			}
+			i++
+		}
+		var f float64
+		switch {
+		case i < len(e) && e[i] == '(':
+			k := i + skipTo(e[i:], ')')
+			v, ok := calcSize(e[i+1:k-1], st, depth+1)
+			if !ok {
+				return 0, false
+			}
+			f, i = v, k
+		case i < len(e) && (e[i] >= 'a' && e[i] <= 'z'):
+			j := bytes.IndexByte(e[i:], '(')
+			if j < 0 {
+				return 0, false
+			}
+			k := i + j + skipTo(e[i+j:], ')')
+			v, ok := cssSizeIn(e[i:k], st, depth+1)
+			if !ok {
+				return 0, false
+			}
+			f, i = v, k
+		default:
+			n := numberEnd(e[i:])
+			if n == 0 {
+				return 0, false
+			}
+			k := i + n
+			for k < len(e) && (e[k] >= 'a' && e[k] <= 'z' || e[k] == '%') {
+				k++
+			}
+			if k == i+n {
+				f, _ = strconv.ParseFloat(string(e[i:k]), 64) // a number
+			} else if px, ok := cssPixels(e[i:k]); ok {
+				f = px
+			} else {
+				return 0, false
+			}
+			i = k
+		}
+		f *= sign
+		switch {
+		case !have:
+			product, have = f, true
+		case op == '*':
+			product *= f
+		case op == '/':
+			if f == 0 {
+				return 0, false
+			}
+			product /= f
+		default: // a new term
+			sum += product
+			product = f
+		}
+		op = 0
+	}
+	if !have || op != 0 {
+		return 0, false
+	}
+	return sum + product, true
 }
 
 // farOffset is the offset, in CSS pixels either way, that moves letters
@@ -147,7 +271,10 @@ func farDecls(st []byte) bool {
 			if clearColour(v) {
 				return true
 			}
-		case prop == "transform":
+		case prop == "translate" || prop == "transform":
+			if translatedFar(v, prop == "translate") {
+				return true
+			}
 			// A scale under 0.05 anywhere in the list, on either axis
 			// (scaleX(0), rotate(1deg) scale(0.01)).
 			for _, fn := range []string{"scale(", "scalex(", "scaley(", "scale3d("} {
@@ -259,8 +386,17 @@ func numberEnd(v []byte) int {
 // color-mix() with such a colour.
 func clearColour(v []byte) bool {
 	switch {
-	case string(v) == "transparent":
+	case string(v) == "transparent", string(v) == "canvas":
+		// Canvas is the page's own background colour.
 		return true
+	case bytes.HasPrefix(v, []byte("light-dark(")):
+		// Either scheme's colour may be the one drawn.
+		for arg := range bytes.SplitSeq(bytes.TrimSuffix(v[len("light-dark("):], []byte(")")), []byte(",")) {
+			if clearColour(arg) {
+				return true
+			}
+		}
+		return false
 	case bytes.HasPrefix(v, []byte("color-mix(")):
 		// color-mix(in srgb, red 0%, transparent) is clear; a mix
 		// with a clear colour is taken as clear (row 930).
@@ -280,8 +416,8 @@ func clearColour(v []byte) bool {
 		return false
 	case len(v) == 5 && v[0] == '#' && v[4] == '0':
 		return allHex(v[1:])
-	case len(v) == 9 && v[0] == '#' && v[7] == '0' && v[8] == '0':
-		return allHex(v[1:])
+	case len(v) == 9 && v[0] == '#' && v[7] == '0' && v[8] <= 'c' && (v[8] <= '9' || v[8] >= 'a'):
+		return allHex(v[1:]) // an alpha of 12/255 or less
 	}
 	open := bytes.IndexByte(v, '(')
 	if open <= 0 || !bytes.HasSuffix(v, []byte(")")) {
@@ -296,7 +432,48 @@ func clearColour(v []byte) bool {
 		sep = bytes.LastIndexByte(args, ',')
 	}
 	f, ok := cssFraction(args[sep+1:])
-	return ok && f <= 0
+	return ok && f < 0.05
+}
+
+// translatedFar reports whether the compacted value v moves an element
+// farOffset or more along an axis: a translate, translateX, translateY or
+// translate3d in a transform, or, if property, the value of the translate
+// property, whose lengths compaction has run together ("0-9999px" reads 0
+// and -9999px).
+func translatedFar(v []byte, property bool) bool {
+	fns := []string{"translate(", "translatex(", "translatey(", "translate3d("}
+	if property {
+		fns = []string{""}
+	}
+	for _, fn := range fns {
+		rest := v
+		if fn != "" {
+			i := bytes.Index(v, []byte(fn))
+			if i < 0 {
+				continue
+			}
+			rest = v[i+len(fn):]
+		}
+		for len(rest) > 0 {
+			n := numberEnd(rest)
+			if n == 0 {
+				rest = rest[1:]
+				continue
+			}
+			k := n
+			for k < len(rest) && (rest[k] >= 'a' && rest[k] <= 'z' || rest[k] == '%') {
+				k++
+			}
+			if px, ok := cssPixels(rest[:k]); ok && (px >= farOffset || px <= -farOffset) {
+				return true
+			}
+			rest = rest[k:]
+			if fn != "" && len(rest) > 0 && rest[0] == ')' {
+				break
+			}
+		}
+	}
+	return false
 }
 
 // allHex reports whether b is all hexadecimal digits.

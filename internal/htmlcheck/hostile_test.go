@@ -114,6 +114,10 @@ func hostileInputs() []struct {
 		{"many labels of nested ordered boxes", distinct(page("<p>x</p>"), func(i int) string {
 			return `<a href="#">` + strings.Repeat(`<b style="display:inline-flex;order:2">x<i style="order:1">y</i>`, 32) + strconv.Itoa(i) + strings.Repeat(`</b>`, 32) + `</a>`
 		})},
+		{"custom properties of many references", distinct(page(labelWithElement)+"<style>", func(i int) string {
+			return ":root{--v" + strconv.Itoa(i) + ":calc(" + strings.Repeat("var(--v"+strconv.Itoa(i+1)+") + ", 20) + "0px)}"
+		})},
+		{"calc nested deep", fill(page(labelWithElement)+"<style>.h{font-size:calc(", "(", "1px)}</style>")},
 		{"many hiding animations", distinct(page(labelWithElement)+"<style>", func(i int) string {
 			return "@keyframes k" + strconv.Itoa(i) + "{to{opacity:0}}.a" + strconv.Itoa(i) + "{animation:k" + strconv.Itoa(i) + " 1s}"
 		})},

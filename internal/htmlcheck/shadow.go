@@ -16,7 +16,9 @@ import (
 // root and <span slot=a>load</span><span slot=b>Down</span> in the host
 // draw a link that says "Download" (docs/security.md, row 884). The
 // checker reads the source as a stream of tokens, where the link and its
-// words are apart; so a page with both a shadow root and a slot is also
+// words are apart; and a shadow root without a slot draws none of its
+// host's children (<span><template shadowrootmode=open></template>x
+// </span> draws nothing). So a page with a shadow root is also
 // built as a tree with golang.org/x/net/html's parser, composed as the
 // browser composes it, written out again and read for download buttons.
 
@@ -28,12 +30,12 @@ const maxComposeDepth = 1024
 // composeShadows returns doc as it is drawn, its declarative shadow roots
 // in place of their hosts' children and the hosts' children in their
 // slots, and the offset of doc's first shadow root. It returns nil when
-// doc has no shadow root or no slot (or has one only inside a comment or
-// a script), and ok false when doc nests elements too deep to compose
+// doc has no shadow root (or has one only inside a comment or a script),
+// and ok false when doc nests elements too deep to compose
 // (more than 512 open at once).
 func composeShadows(doc []byte) (composed []byte, at int, ok bool) {
 	at = indexFold(doc, "shadowroot")
-	if at < 0 || indexFold(doc, "<slot") < 0 {
+	if at < 0 {
 		return nil, 0, true
 	}
 	if k := bytes.LastIndexByte(doc[:at], '<'); k >= 0 {
@@ -200,7 +202,7 @@ func shadowFindings(doc []byte, found []pending, opts Options) []pending {
 		end = at + k + 1
 	}
 	if !ok {
-		return []pending{{rule: ruleDownloadButton, pos: at, ex0: at, ex1: end, msg: "The page has shadow roots with slots, and more than 512 elements open at once: it cannot be read as it is drawn, to tell that it has no download button. Nest elements less deeply, or close them."}}
+		return []pending{{rule: ruleDownloadButton, pos: at, ex0: at, ex1: end, msg: "The page has shadow roots, and more than 512 elements open at once: it cannot be read as it is drawn, to tell that it has no download button. Nest elements less deeply, or close them."}}
 	}
 	if composed == nil {
 		return nil

@@ -44,6 +44,145 @@ type sheetHiding struct {
 	custom                    sheetEntry             // a rule for custom elements not yet defined (:not(:defined))
 	frames                    map[string]uint8       // the names of @keyframes rules that hide (see frameFinal), which an inline style may run
 	layoutBytes               int                    // of layout, over all entries
+	varPx                     map[string]float64     // the custom properties that hold a length, in pixels (see pageVars)
+}
+
+// maxVarsBytes bounds the custom property declarations pageVars reads.
+const maxVarsBytes = 64 << 10
+
+// pageVars returns the custom properties that the style sheets declare
+// with a length, also through var() of another, or as the initial value
+// of an @property rule, in pixels; where one is declared more than once,
+// the least, since any of them may apply (a:--z:0px styles the link, and
+// .h{font-size:var(--z)} inherits it).
+func pageVars(sheets [][]byte) map[string]float64 {
+	defs := map[string][][]byte{}
+	size := 0
+	for _, sheet := range sheets {
+		eachDecl(sheet, func(prelude, decl []byte) {
+			name, v, ok := bytes.Cut(decl, []byte(":"))
+			if !ok || size > maxVarsBytes {
+				return
+			}
+			name = bytes.TrimSpace(name)
+			if asciiEqualFold(name, "initial-value") && bytes.HasPrefix(prelude, []byte("@property")) {
+				name = bytes.TrimSpace(prelude[len("@property"):])
+			}
+			if !bytes.HasPrefix(name, []byte("--")) {
+				return
+			}
+			size += len(decl)
+			defs[string(name)] = append(defs[string(name)], compactStyle(nil, v))
+		})
+	}
+	if len(defs) == 0 {
+		return nil
+	}
+	px := map[string]float64{}
+	tried := map[string]bool{} // each name is resolved once, cycles too
+	var resolve func(name string, depth int) (float64, bool)
+	resolve = func(name string, depth int) (float64, bool) {
+		if v, ok := px[name]; ok {
+			return v, true
+		}
+		if tried[name] || depth > maxSizeDepth {
+			return 0, false
+		}
+		tried[name] = true
+		least, found := 0.0, false
+		for _, def := range defs[name] {
+			// var() in the value, replaced by what it resolves to.
+			var st []byte
+			for rest := def; ; {
+				i := bytes.Index(rest, []byte("var("))
+				if i < 0 {
+					break
+				}
+				rest = rest[i+len("var("):]
+				ref, _, _ := bytes.Cut(rest, []byte(")"))
+				ref, _, _ = bytes.Cut(ref, []byte(","))
+				if v, ok := resolve(string(ref), depth+1); ok {
+					st = strconv.AppendFloat(append(append(st, ref...), ':'), v, 'f', -1, 64)
+					st = append(st, "px;"...)
+				}
+			}
+			if v, ok := cssSize(def, st); ok && (!found || v < least) {
+				least, found = v, true
+			}
+		}
+		if found {
+			px[name] = least
+		}
+		return least, found
+	}
+	for name := range defs {
+		resolve(name, 0)
+	}
+	return px
+}
+
+// eachDecl calls fn with each declaration of the style sheet s (the text
+// between '{' or ';' and ';' or '}') and the prelude of the block it is in.
+func eachDecl(s []byte, fn func(prelude, decl []byte)) {
+	var preludes [][]byte
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i += escapeLen(s[i:]) - 1
+		case '"', '\'':
+			i = cssStringEnd(s, i) - 1
+		case '/':
+			if i+1 < len(s) && s[i+1] == '*' {
+				e := bytes.Index(s[i+2:], []byte("*/"))
+				if e < 0 {
+					return
+				}
+				i += e + 3
+			}
+		case '{':
+			if len(preludes) < maxSheetDepth {
+				preludes = append(preludes, bytes.TrimSpace(s[start:i]))
+			}
+			start = i + 1
+		case ';', '}':
+			if len(preludes) > 0 {
+				fn(preludes[len(preludes)-1], bytes.TrimSpace(s[start:i]))
+			}
+			if s[i] == '}' && len(preludes) > 0 {
+				preludes = preludes[:len(preludes)-1]
+			}
+			start = i + 1
+		}
+	}
+}
+
+// withPageVars returns decls after the declarations, in pixels, of the
+// custom properties of the page (varPx) that it refers to with var(), so
+// that its own declarations, after them, take precedence.
+func (h *sheetHiding) withPageVars(decls []byte) []byte {
+	if len(h.varPx) == 0 {
+		return decls
+	}
+	var out []byte
+	for rest := decls; ; {
+		i := bytes.Index(rest, []byte("var("))
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("var("):]
+		ref, _, _ := bytes.Cut(rest, []byte(")"))
+		ref, _, _ = bytes.Cut(ref, []byte(","))
+		ref = bytes.TrimSpace(ref)
+		if v, ok := h.varPx[string(ref)]; ok {
+			out = strconv.AppendFloat(append(append(out, ref...), ':'), v, 'f', -1, 64)
+			out = append(out, "px;"...)
+		}
+	}
+	if out == nil {
+		return decls
+	}
+	return append(out, decls...)
 }
 
 // sheetEntry is what the rules kept by one simple selector do: those
@@ -194,6 +333,7 @@ func readSheets(src []byte) *sheetHiding {
 	if foreignStyle {
 		sheets = append(sheets, text)
 	}
+	h.varPx = pageVars(sheets)
 	for _, sheet := range sheets {
 		s := sheetReader{h: h, doc: doc}
 		s.read(sheet)
@@ -213,7 +353,7 @@ func readSheets(src []byte) *sheetHiding {
 			}
 		}
 	}
-	if !found && len(hidingFrames) == 0 {
+	if !found && len(hidingFrames) == 0 && len(h.varPx) == 0 {
 		return nil
 	}
 	h.frames = hidingFrames
@@ -445,6 +585,11 @@ func (r *sheetReader) read(s []byte) {
 			start = i + 1
 		case '}':
 			if deeper > 0 {
+				// Its last declaration counts for the block it is in.
+				b := &r.blocks[len(r.blocks)-1]
+				if !b.skip {
+					b.decls = append(append(b.decls, s[start:i]...), ';')
+				}
 				deeper--
 			} else if len(r.blocks) > 1 {
 				r.blocks[len(r.blocks)-1].decls = append(r.blocks[len(r.blocks)-1].decls, s[start:i]...)
@@ -469,6 +614,9 @@ func (r *sheetReader) close() {
 	if b.skip || len(bytes.TrimSpace(b.decls)) == 0 {
 		return
 	}
+	if bytes.Contains(b.decls, []byte("var(")) {
+		b.decls = r.h.withPageVars(b.decls)
+	}
 	if b.keyframes != nil {
 		if len(b.keyframes) > 0 && hidingStyle(b.decls) {
 			if r.hidingFrames == nil {
@@ -487,7 +635,7 @@ func (r *sheetReader) close() {
 	}
 	var buf [256]byte
 	st := compactStyle(buf[:0], b.decls)
-	if declares(st, "animation:") || declares(st, "animation-name:") {
+	if declares(st, "animation:") || declares(st, "animation-name:") || declares(st, "-webkit-animation:") || declares(st, "-webkit-animation-name:") {
 		a := animatedRule{decls: bytes.Clone(b.decls)}
 		for k := j; k > 0 && r.animatedSubjects < maxAnimatedSubjects; k-- {
 			a.subjects = append(a.subjects, r.blocks[k].own...)
@@ -922,21 +1070,40 @@ func (c *checker) sheetHides() sheetHideKind {
 // layoutDecls): a float, an order, a reversed flex direction, a grid
 // placement, a direction.
 func (c *checker) sheetLayout(dst []byte) []byte {
+	if h := c.pageSheet(); h == nil || h.layoutBytes == 0 && len(h.all.layout) == 0 {
+		return dst
+	}
 	c.sheetMatches(func(_ sheetHideKind, layout []byte) { dst = append(dst, layout...) })
 	return dst
 }
 
-// sheetMatches calls fn with what each rule of the page's style sheets
-// that the current start tag may match does (see readSheets), which it
-// reads when first asked.
-func (c *checker) sheetMatches(fn func(k sheetHideKind, layout []byte)) {
+// pageSheet returns what the page's style sheets may do (see
+// readSheets), which it reads when first asked; nil if nothing.
+func (c *checker) pageSheet() *sheetHiding {
 	if !c.sheetRead {
 		// Read when the first element in a label asks, as most
 		// pages' labels have none.
 		c.sheetRead = true
 		c.sheet = readSheets(c.src)
 	}
-	h := c.sheet
+	return c.sheet
+}
+
+// pageVarsHide reports whether the inline style hides its element's text
+// with the custom properties of the page's style sheets (see pageVars).
+func (c *checker) pageVarsHide(style []byte) bool {
+	if !bytes.Contains(style, []byte("var(")) {
+		return false
+	}
+	h := c.pageSheet()
+	return h != nil && len(h.varPx) > 0 && hidingStyle(h.withPageVars(style))
+}
+
+// sheetMatches calls fn with what each rule of the page's style sheets
+// that the current start tag may match does (see readSheets), which it
+// reads when first asked.
+func (c *checker) sheetMatches(fn func(k sheetHideKind, layout []byte)) {
+	h := c.pageSheet()
 	if h == nil {
 		return
 	}

@@ -207,3 +207,45 @@ func TestClearColour(t *testing.T) {
 		}
 	}
 }
+
+// The 26th outside attack's ways through (docs/security.md, rows from
+// 943), each drawn "Download" by Chromium.
+var attack26Evasions = []evasion{
+	{"rules nested 32 deep", `<style>` + strings.Repeat("@media all{", 32) + `.h{display:none}` + strings.Repeat("}", 32) + `</style>` + gapLink},
+	{"ampersands nested 32 deep", `<style>.h{` + strings.Repeat("&{", 32) + `display:none` + strings.Repeat("}", 33) + `</style>` + gapLink},
+	{"calc of a difference", `<style>.h{font-size:calc(1px - 1px)}</style>` + gapLink},
+	{"calc of a product", `<style>.h{font-size:calc(16px * 0)}</style>` + gapLink},
+	{"calc of a quotient", `<style>.h{font-size:calc(1px/100)}</style>` + gapLink},
+	{"max of small sizes", `<style>.h{font-size:max(0px,0.1px)}</style>` + gapLink},
+	{"abs", `<style>.h{font-size:abs(0px)}</style>` + gapLink},
+	{"var from an ancestor", `<style>a{--z:0px}.h{font-size:var(--z)}</style>` + gapLink},
+	{"var fallback", `<style>.h{font-size:var(--nope,0px)}</style>` + gapLink},
+	{"property initial value", `<style>@property --z{syntax:"<length>";inherits:true;initial-value:0px}.h{font-size:var(--z)}</style>` + gapLink},
+	{"var chain", `<style>:root{--v0:0px;--v1:var(--v0);--v2:var(--v1)}.h{font-size:var(--v2)}</style>` + gapLink},
+	{"page var in an inline style", `<style>:root{--z:0px}</style><a href="#">Down<span style="font-size:var(--z)">xyz</span>load</a>`},
+	{"translate property", `<style>.h{position:absolute;translate:-9999px}</style>` + gapLink},
+	{"translate on the second axis", `<style>.h{position:absolute;translate:0 -9999px}</style>` + gapLink},
+	{"translateX", `<style>.h{position:absolute;transform:translateX(-9999px)}</style>` + gapLink},
+	{"near transparent", `<style>.h{color:rgba(0,0,0,0.001);letter-spacing:-1em}</style>` + gapLink},
+	{"near transparent hex", `<style>.h{color:#00000001;letter-spacing:-1em}</style>` + gapLink},
+	{"canvas colour", `<style>.h{color:Canvas;letter-spacing:-1em}</style>` + gapLink},
+	{"light-dark", `<style>.h{color:light-dark(transparent,transparent);letter-spacing:-1em}</style>` + gapLink},
+	{"SVG style with a comment", `<svg width="0" height="0"><style>.h{disp<!---->lay:none}</style></svg>` + gapLink},
+	{"SVG style with a child element", `<svg width="0" height="0"><style>.h{display:<g>zz</g>none}</style></svg>` + gapLink},
+	{"shadow root without a slot", `<a href="#">Down<span><template shadowrootmode="open"></template>x</span>load</a>`},
+	{"closed dialog", `<a href="#">Down<dialog>x</dialog>load</a>`},
+	{"SVG unitless font size", `<a href="#"><svg width="200" height="40"><text y="30" font-size="30">Down<tspan font-size=".5">x</tspan>load</text></svg></a>`},
+	{"SVG without fill", `<a href="#"><svg width="200" height="40"><text y="30" font-size="30">Down<tspan fill="none" font-size="1">x</tspan>load</text></svg></a>`},
+	{"SVG fill opacity zero", `<a href="#"><svg width="200" height="40"><text y="30" font-size="30">Down<tspan fill-opacity="0">x</tspan>load</text></svg></a>`},
+	{"keyframes with calc", `<style>@keyframes k{to{font-size:calc(1px - 1px)}}.h{animation:k 1ms forwards}</style>` + gapLink},
+	{"webkit keyframes and animation", `<style>@-webkit-keyframes k{to{font-size:0}}.h{-webkit-animation:k 1ms forwards}</style>` + gapLink},
+	{"keyframes with var", `<style>@keyframes k{to{font-size:var(--z)}}.h{--z:0px;animation:k 1ms forwards}</style>` + gapLink},
+	{"keyframes that translate", `<style>@keyframes k{to{translate:-9999px}}.h{position:absolute;animation:k 1ms forwards}</style>` + gapLink},
+	{"right-to-left calc", `<style>.z{font-size:calc(1px - 1px)}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
+	{"right-to-left near transparent", `<style>.z{color:rgba(0,0,0,.001);letter-spacing:-1em}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
+	{"right-to-left var", `<style>a{--q:0px}.z{font-size:var(--q)}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
+}
+
+const gapLink = `<a href="#">Down<span class="h">x</span>load</a>`
+
+func TestDownloadEvasionsAttack26(t *testing.T) { wantDownloadButton(t, attack26Evasions) }

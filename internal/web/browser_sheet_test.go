@@ -60,6 +60,23 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 		{`<a href="#" style="display:inline-flex"><span style="order:2;display:inline-flex"><b style="order:2">ad</b><b style="order:1">lo</b></span><span style="order:1;display:inline-flex"><b style="order:2">wn</b><b style="order:1">Do</b></span></a>`, true},
 		{`<a href="#">Down<b style="display:inline-block;transform:scaleX(0);width:0">xyz</b>load</a>`, true},
 		{`<style>.l{float:left}.o{order:0}.f{display:inline-flex;flex-direction:row}</style><a href="/a" class="f"><span class="l">Down</span><span class="o">stream</span> load</a>`, false},
+		// The 26th outside attack (docs/security.md, rows from 943).
+		{`<style>` + strings.Repeat("@media all{", 32) + `.h{display:none}` + strings.Repeat("}", 32) + `</style>` + gap, true},
+		{`<style>.h{font-size:calc(1px - 1px)}</style>` + gap, true},
+		{`<style>.h{font-size:max(0px,0.1px)}</style>` + gap, true},
+		{`<style>a{--z:0px}.h{font-size:var(--z)}</style>` + gap, true},
+		{`<style>.h{font-size:var(--nope,0px)}</style>` + gap, true},
+		{`<style>@property --z{syntax:"<length>";inherits:true;initial-value:0px}.h{font-size:var(--z)}</style>` + gap, true},
+		{`<a href="#">Down<span><template shadowrootmode="open"></template>x</span>load</a>`, true},
+		{`<a href="#">Down<dialog>x</dialog>load</a>`, true},
+		{`<style>@keyframes k{to{font-size:calc(1px - 1px)}}.h{animation:k 1ms forwards}</style>` + gap, true},
+		{`<style>@-webkit-keyframes k{to{font-size:0}}.h{-webkit-animation:k 1ms forwards}</style>` + gap, true},
+		{`<svg width="0" height="0"><style>.h{display:<g>zz</g>none}</style></svg>` + gap, true},
+		// Its false positives: a count that fades in, or that a rule
+		// hides only where the page is not.
+		{`<style>@keyframes fadeIn{from{opacity:0}to{opacity:1}}.fade-in{animation:fadeIn .6s ease-out both}</style><a href="#stats"><span class="fade-in">1.2M</span> downloads</a>`, false},
+		{`<style>.fade{transition:opacity .15s linear}.fade:not(.show){opacity:0}</style><a href="#stats"><span class="fade show">1.2M</span> downloads</a>`, false},
+		{`<style>.dark .num{color:transparent}@media print{.num{display:none}}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`, false},
 		// Not hidden: a pseudo-element's box, :empty, a comment, a string.
 		{`<style>.h::before{font-size:0;content:"q"}.h:after{display:none}</style>` + gap, false},
 		{`<style>:empty{display:none}</style><a href="#"><b>2M</b> downloads</a>`, false},
