@@ -91,21 +91,8 @@ func pageVars(sheets [][]byte) map[string]float64 {
 		tried[name] = true
 		least, found := 0.0, false
 		for _, def := range defs[name] {
-			// var() in the value, replaced by what it resolves to.
-			var st []byte
-			for rest := def; ; {
-				i := bytes.Index(rest, []byte("var("))
-				if i < 0 {
-					break
-				}
-				rest = rest[i+len("var("):]
-				ref, _, _ := bytes.Cut(rest, []byte(")"))
-				ref, _, _ = bytes.Cut(ref, []byte(","))
-				if v, ok := resolve(string(ref), depth+1); ok {
-					st = strconv.AppendFloat(append(append(st, ref...), ':'), v, 'f', -1, 64)
-					st = append(st, "px;"...)
-				}
-			}
+			// The custom properties it refers to, resolved.
+			st := appendVarDecls(nil, def, func(ref string) (float64, bool) { return resolve(ref, depth+1) })
 			if v, ok := cssSize(def, st); ok && (!found || v < least) {
 				least, found = v, true
 			}
@@ -164,25 +151,34 @@ func (h *sheetHiding) withPageVars(decls []byte) []byte {
 	if len(h.varPx) == 0 {
 		return decls
 	}
-	var out []byte
+	out := appendVarDecls(nil, decls, func(ref string) (float64, bool) {
+		v, ok := h.varPx[ref]
+		return v, ok
+	})
+	if out == nil {
+		return decls
+	}
+	return append(out, decls...)
+}
+
+// appendVarDecls appends to dst a declaration "--name:Npx;" for each
+// custom property that decls refers to with var() and px gives a length
+// for.
+func appendVarDecls(dst, decls []byte, px func(name string) (float64, bool)) []byte {
 	for rest := decls; ; {
 		i := bytes.Index(rest, []byte("var("))
 		if i < 0 {
-			break
+			return dst
 		}
 		rest = rest[i+len("var("):]
 		ref, _, _ := bytes.Cut(rest, []byte(")"))
 		ref, _, _ = bytes.Cut(ref, []byte(","))
 		ref = bytes.TrimSpace(ref)
-		if v, ok := h.varPx[string(ref)]; ok {
-			out = strconv.AppendFloat(append(append(out, ref...), ':'), v, 'f', -1, 64)
-			out = append(out, "px;"...)
+		if v, ok := px(string(ref)); ok {
+			dst = strconv.AppendFloat(append(append(dst, ref...), ':'), v, 'f', -1, 64)
+			dst = append(dst, "px;"...)
 		}
 	}
-	if out == nil {
-		return decls
-	}
-	return append(out, decls...)
 }
 
 // sheetEntry is what the rules kept by one simple selector do: those
