@@ -254,6 +254,13 @@ func farDecls(st []byte) bool {
 			if px, ok := cssSize(v, st); ok && px < minReadablePixels {
 				return true
 			}
+			if bytes.Contains(v, []byte("attr(")) || bytes.Contains(v, []byte("if(")) {
+				return true // a size from an attribute or a condition: not told, taken as too small
+			}
+		case prop == "font-size-adjust":
+			if f, ok := cssFraction(v); ok && f < 0.05 {
+				return true // letters scaled to an x-height of nothing
+			}
 		case prop == "opacity" || prop == "zoom":
 			if f, ok := cssFraction(v); ok && f < 0.05 {
 				return true

@@ -891,6 +891,22 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 			i = j + skipTo(c[j:], ']')
 		case ch == ':':
 			if i+1 < len(c) && c[i+1] == ':' {
+				n := identLen(c[i+2:])
+				name, _ := cssDecodeIdent(c[i+2 : i+2+n])
+				if k := i + 2 + n; k < len(c) && c[k] == '(' {
+					arg := c[k+1 : k+skipTo(c[k:], ')')-1]
+					switch string(name) {
+					case "slotted":
+						// ::slotted(x) styles the host's children x
+						// that a slot draws.
+						sub, _, ok := compoundSubject(lastCompound(arg))
+						return sub, amp, ok
+					case "part":
+						// ::part(p) styles the shadow tree's elements
+						// with part="p".
+						return sheetSubject{kind: subjectAttr, name: "part"}, amp, true
+					}
+				}
 				return sheetSubject{}, amp, false
 			}
 			n := identLen(c[i+1:])
