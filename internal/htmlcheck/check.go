@@ -241,6 +241,9 @@ type checker struct {
 	reo                    reorder // text drawn in another order (see reorder)
 	drawn                  []byte  // the text of the current start tag's SVG data: image (see imageText)
 
+	vis          []visElem        // the elements open in the outermost clickable one, as drawn (see reshow.go)
+	visText      []byte           // its visible letters
+	visUsed      bool             // one hides them in a way its children may undo
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
 	sheet        *sheetHiding     // what the page's style sheets may hide (see readSheets), or nil
 	sheetRead    bool             // sheet is read
@@ -737,6 +740,7 @@ func (c *checker) appendLabel(t []byte) {
 	t = compactLabel(c.scratch[:0], t, c.label, &c.labelPops, maxLabel-min(len(c.label), len(c.shown)))
 	c.scratch = t[:0]
 	c.label, c.labelCut = appendCut(c.label, t, c.labelCut)
+	c.visAppend(t)
 	if c.hideDepth == 0 {
 		if len(c.shown) > 0 && c.shown[len(c.shown)-1] == ' ' {
 			t = bytes.TrimPrefix(t, []byte(" "))
@@ -1098,6 +1102,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	}
 	if len(c.frames) > 0 {
 		c.reorderStart(a, name, void(a) || selfClosing, before)
+		c.visStart(name, void(a) || selfClosing)
 		if heading(a) {
 			for i := range c.frames {
 				if c.frames[i].byScript {
@@ -1234,6 +1239,7 @@ func (c *checker) endTag(start, end int) {
 	}
 	if len(c.frames) > 0 {
 		c.reorderEnd(name)
+		c.visEnd(name)
 	}
 	for i := len(c.frames) - 1; i >= 0; i-- {
 		if c.frames[i].name != string(name) {
@@ -1597,6 +1603,10 @@ func (c *checker) closeFrame(end int) {
 			label = c.shown[f.shown:]
 			form, ok = c.downloadReading(label, o)
 		}
+		if !ok && len(c.frames) == 0 && c.visUsed && !bytes.Equal(c.visText, c.label[f.text:]) {
+			label = c.visText
+			form, ok = c.downloadReading(label, o)
+		}
 		if !ok && len(c.frames) == 0 {
 			c.reo.reorderedLabels(c.label[f.text:], func(l []byte) bool {
 				label = l
@@ -1636,6 +1646,7 @@ func (c *checker) closeFrame(end int) {
 		c.labelHidden = false
 		c.hideDepth = 0
 		c.reo.reset()
+		c.vis, c.visText, c.visUsed = c.vis[:0], c.visText[:0], false
 	}
 }
 

@@ -28,10 +28,12 @@ import (
 type sheetHideKind = uint8
 
 const (
-	sheetDrawn    sheetHideKind = 1 << iota // laid out, not seen: font-size:0, color:transparent, visibility:hidden, …
-	sheetNotDrawn                           // display:none
-	sheetContents                           // not hiding: display:contents, a box that isolates nothing (see dirControls)
-	sheetBox                                // not hiding: an inline box (see atomicInline)
+	sheetDrawn      sheetHideKind = 1 << iota // laid out, not seen: font-size:0, color:transparent, visibility:hidden, …
+	sheetNotDrawn                             // display:none
+	sheetContents                             // not hiding: display:contents, a box that isolates nothing (see dirControls)
+	sheetBox                                  // not hiding: an inline box (see atomicInline)
+	sheetResettable                           // hides only by properties a child may set again (see reshow.go)
+	sheetResets                               // sets one of those so that letters show (see reshow.go)
 
 	sheetHidden = sheetDrawn | sheetNotDrawn
 )
@@ -343,8 +345,12 @@ func readSheets(src []byte) *sheetHiding {
 	// its last frame (animation-fill-mode: forwards).
 	if len(hidingFrames) > 0 {
 		for _, a := range animated {
-			if animationHides(a.decls, hidingFrames) {
-				h.add(a.subjects, sheetDrawn, nil)
+			if hides, gone := animationHides(a.decls, hidingFrames); hides {
+				k := sheetDrawn
+				if !gone {
+					k |= sheetResettable
+				}
+				h.add(a.subjects, k, nil)
 				found = true
 			}
 		}
@@ -441,6 +447,7 @@ type animatedRule struct {
 const (
 	frameFinal uint8 = 1 << iota
 	frameSome
+	frameGone // and not only by properties a child may set again (see reshow.go)
 )
 
 // longAnimation is the time, in seconds, from which an animation that
@@ -451,8 +458,9 @@ const longAnimation = 2
 // animationHides reports whether the declarations decls run one of the
 // animations frames (names lower-cased and unescaped) that hides: on its
 // last frame, or on another when a duration or delay in decls is
-// longAnimation or more, or it repeats without end.
-func animationHides(decls []byte, frames map[string]uint8) bool {
+// longAnimation or more, or it repeats without end; and whether one of
+// them hides for good, not only by properties a child may set again.
+func animationHides(decls []byte, frames map[string]uint8) (hides, gone bool) {
 	var k uint8
 	long := false
 	for i := 0; i < len(decls); {
@@ -479,7 +487,7 @@ func animationHides(decls []byte, frames map[string]uint8) bool {
 		}
 		i += n
 	}
-	return k&frameFinal != 0 || k&frameSome != 0 && long
+	return k&frameFinal != 0 || k&frameSome != 0 && long, k&frameGone != 0
 }
 
 // sheetBlock is a block open in the style sheet.
@@ -619,10 +627,14 @@ func (r *sheetReader) close() {
 				r.hidingFrames = map[string]uint8{}
 			}
 			k := frameSome
+			var buf [256]byte
+			if g, _, _ := styleVisibility(b.decls, compactStyle(buf[:0], b.decls)); g {
+				k |= frameGone
+			}
 			for sel := range bytes.SplitSeq(b.frame, []byte(",")) {
 				sel = bytes.ToLower(bytes.TrimSpace(sel))
 				if f, ok := cssFraction(sel); string(sel) == "to" || ok && bytes.HasSuffix(sel, []byte("%")) && f >= 0.99 {
-					k = frameFinal // the last frame, or as good as
+					k = k&^frameSome | frameFinal // the last frame, or as good as
 				}
 			}
 			r.hidingFrames[string(b.keyframes)] |= k
@@ -657,12 +669,18 @@ func (r *sheetReader) close() {
 		r.addLayout(j, lay)
 		r.found = true
 	}
-	if !hidingStyle(b.decls) {
+	gone, resettable, resets := styleVisibility(b.decls, st)
+	if resets {
+		r.addBlock(j, sheetResets)
+	}
+	if !gone && !resettable {
 		return
 	}
 	k := sheetDrawn
 	if declares(st, "display:none") {
 		k = sheetNotDrawn
+	} else if !gone {
+		k |= sheetResettable
 	}
 	r.addBlock(j, k)
 	r.found = true
@@ -1070,8 +1088,13 @@ func (c *checker) sheetHides() sheetHideKind {
 	var k sheetHideKind
 	c.sheetMatches(func(kind sheetHideKind, _ []byte) { k |= kind })
 	if h := c.sheet; h != nil && len(h.frames) > 0 {
-		if style, ok := c.attr("style"); ok && containsFold(style, "animation") && animationHides(style, h.frames) {
-			k |= sheetDrawn
+		if style, ok := c.attr("style"); ok && containsFold(style, "animation") {
+			if hides, gone := animationHides(style, h.frames); hides {
+				k |= sheetDrawn
+				if !gone {
+					k |= sheetResettable
+				}
+			}
 		}
 	}
 	return k

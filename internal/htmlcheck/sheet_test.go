@@ -123,6 +123,8 @@ func TestStyleSheetsKeepLabelsAllowed(t *testing.T) {
 		`<style>.is-loading .num{visibility:hidden}.dark .num{color:transparent}#app.no-js .num{display:none}</style><a class="stat" href="#stats"><span class="num">1.2M</span> downloads</a>`,
 		`<style>@media print{.num{display:none}}.stat:hover .num,.num:focus{visibility:hidden}</style><a class="stat" href="#stats"><span class="num">1.2M</span> downloads</a>`,
 		`<style media="print">.num{display:none}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`,
+		// A larger word inside a link is not read alone.
+		`<a href="/fonts">Free <span style="font-size:20px">Download</span>able fonts</a>`,
 		// Text in strings and comments is not a rule.
 		`<style>/* .h{display:none} */ .q::after{content:".h{display:none}"}</style><a href="/a">Down<span class="h">xyz</span>load</a>`,
 	} {
@@ -246,6 +248,12 @@ var attack26Evasions = []evasion{
 	{"font size adjusted to nothing", `<style>.h{font-size-adjust:0}</style>` + gapLink},
 	{"font size by a condition", `<style>.h{font-size:if(media(width > 0): 0px; else: 16px)}</style>` + gapLink},
 	{"font size from an attribute", `<style>.h{font-size:attr(data-s type(<length>))}</style><a href="#">Down<span class="h" data-s="0px">x</span>load</a>`},
+	// A hidden parent whose children show their letters again.
+	{"children of a link of size 0", `<style>.z{font-size:0}.z .n{font-size:32px}</style><a class="z" href="#"><span class="n">Down</span>x<span class="n">load</span></a>`},
+	{"children of a link of size 0, inline", `<a style="font-size:0" href="#"><span style="font-size:16px">Down</span>x<span style="font-size:16px">load</span></a>`},
+	{"visible children of a hidden link", `<style>.v{visibility:hidden;letter-spacing:-1em}.v .s{visibility:visible;letter-spacing:normal}</style><a class="v" href="#"><span class="s">Down</span>x<span class="s">load</span></a>`},
+	{"coloured children of a transparent link", `<style>.t{color:transparent;letter-spacing:-1em}.t .n{color:#00e;letter-spacing:normal}</style><a class="t" href="#"><span class="n">Down</span>x<span class="n">load</span></a>`},
+	{"children of a link an animation shrinks", `<style>@keyframes k{to{font-size:0}}a{animation:k 1ms forwards}a b{font-size:32px}</style><a href="#"><b>Down</b>x<b>load</b></a>`},
 	{"right-to-left calc", `<style>.z{font-size:calc(1px - 1px)}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
 	{"right-to-left near transparent", `<style>.z{color:rgba(0,0,0,.001);letter-spacing:-1em}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
 	{"right-to-left var", `<style>a{--q:0px}.z{font-size:var(--q)}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},

@@ -72,6 +72,10 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 		{`<style>@keyframes k{to{font-size:calc(1px - 1px)}}.h{animation:k 1ms forwards}</style>` + gap, true},
 		{`<style>@-webkit-keyframes k{to{font-size:0}}.h{-webkit-animation:k 1ms forwards}</style>` + gap, true},
 		{`<svg width="0" height="0"><style>.h{display:<g>zz</g>none}</style></svg>` + gap, true},
+		{`<style>.z{font-size:0}.z .n{font-size:32px}</style><a class="z" href="#"><span class="n">Down</span>x<span class="n">load</span></a>`, true},
+		{`<a style="font-size:0" href="#"><span style="font-size:16px">Down</span>x<span style="font-size:16px">load</span></a>`, true},
+		{`<style>@keyframes k{to{font-size:0}}a{animation:k 1ms forwards}a b{font-size:32px}</style><a href="#"><b>Down</b>x<b>load</b></a>`, true},
+		{`<a href="/fonts">Free <span style="font-size:20px">download</span>able fonts</a>`, false},
 		// Its false positives: a count that fades in, or that a rule
 		// hides only where the page is not.
 		{`<style>@keyframes fadeIn{from{opacity:0}to{opacity:1}}.fade-in{animation:fadeIn .6s ease-out both}</style><a href="#stats"><span class="fade-in">1.2M</span> downloads</a>`, false},

@@ -1,0 +1,150 @@
+package htmlcheck
+
+import "bytes"
+
+// A hidden element's letters can be drawn again by its children when it
+// hides them with a property they inherit and may set again: a font size
+// too small to read, visibility: hidden, a clear colour. <a
+// style="font-size:0"><span style="font-size:16px">Down</span>x<span
+// style="font-size:16px">load</span></a> draws "Download" (the 26th
+// outside attack, rows 4-7 and 42), where the hiding of the link covers
+// its whole label. So the text of the outermost clickable element is
+// also read as drawn under such properties: each element inside it (it
+// included) is visible, hidden in a way its children may undo, or hidden
+// for good (display: none, opacity, clipping, …), by its inline style and
+// the page's style sheets (see readSheets); the letters of visible
+// elements are the reading. What hides the clickable element from
+// outside it is not followed.
+
+// visState is how an element inside a clickable one is drawn.
+type visState uint8
+
+const (
+	visShown     visState = iota
+	visResetable          // hidden by a property its children may set again
+	visGone               // hidden for good
+)
+
+// visElem is an element open inside the outermost clickable one.
+type visElem struct {
+	name  string
+	state visState
+}
+
+// maxVisElems bounds checker.vis; deeper elements take their parent's
+// state.
+const maxVisElems = 256
+
+// resettableProps are the inherited properties that hide letters and
+// that a child may set again.
+var resettableProps = []string{"font-size", "font", "visibility", "color", "-webkit-text-fill-color"}
+
+// visStart follows the start tag of a (name) inside the outermost
+// clickable element, or of that element itself.
+func (c *checker) visStart(name []byte, empty bool) {
+	parent := visShown
+	if n := len(c.vis); n > 0 {
+		parent = c.vis[n-1].state
+	}
+	state := parent
+	if parent != visGone {
+		gone, resettable, resets := c.visStyle()
+		switch {
+		case gone:
+			state = visGone
+		case resettable:
+			state = visResetable
+			c.visUsed = true
+		case parent == visResetable && resets:
+			state = visShown
+		}
+	}
+	if !empty && len(c.vis) < maxVisElems {
+		c.vis = append(c.vis, visElem{name: string(name), state: state})
+	}
+}
+
+// visEnd follows the end tag name inside the outermost clickable element.
+func (c *checker) visEnd(name []byte) {
+	for i := len(c.vis) - 1; i >= 0; i-- {
+		if c.vis[i].name == string(name) {
+			c.vis = c.vis[:i]
+			return
+		}
+	}
+}
+
+// visStyle reads how the current start tag's inline style and the page's
+// style sheets hide its letters: for good, or in a way its children may
+// undo; and whether it draws letters that its parent hides so again.
+func (c *checker) visStyle() (gone, resettable, resets bool) {
+	k := c.sheetHides()
+	gone = k&sheetNotDrawn != 0 || k&sheetDrawn != 0 && k&sheetResettable == 0
+	resettable = k&sheetResettable != 0
+	resets = k&sheetResets != 0
+	if style, ok := c.attr("style"); ok {
+		var b [256]byte
+		st := compactStyle(b[:0], style)
+		g, r, s := styleVisibility(style, st)
+		gone, resettable, resets = gone || g, resettable || r, resets || s
+	}
+	if _, ok := c.attr("hidden"); ok {
+		gone = true
+	}
+	return gone, resettable && !gone, resets
+}
+
+// styleVisibility reads the declarations decls (compacted st): whether
+// they hide letters for good, hide them only by resettableProps, and
+// set one of those so that letters show.
+func styleVisibility(decls, st []byte) (gone, resettable, resets bool) {
+	if hidingStyle(decls) {
+		if hidingStyle(withoutProps(st, resettableProps)) {
+			gone = true
+		} else {
+			resettable = true
+		}
+	}
+	if v := styleValue(st, "font-size"); v != nil {
+		if px, ok := cssSize(v, st); ok && px >= minReadablePixels {
+			resets = true
+		}
+	}
+	if string(styleValue(st, "visibility")) == "visible" {
+		resets = true
+	}
+	for _, p := range []string{"color", "-webkit-text-fill-color"} {
+		if v := styleValue(st, p); v != nil && !clearColour(v) && string(v) != "inherit" {
+			resets = true
+		}
+	}
+	return gone, resettable, resets
+}
+
+// withoutProps returns the compacted style st without its declarations
+// of props.
+func withoutProps(st []byte, props []string) []byte {
+	var out []byte
+	for decl := range bytes.SplitSeq(st, []byte(";")) {
+		name, _, _ := bytes.Cut(decl, []byte(":"))
+		keep := true
+		for _, p := range props {
+			if string(name) == p {
+				keep = false
+				break
+			}
+		}
+		if keep && len(decl) > 0 {
+			out = append(append(out, decl...), ';')
+		}
+	}
+	return out
+}
+
+// visAppend adds t, text of the outermost clickable element, to the
+// reading of its visible letters.
+func (c *checker) visAppend(t []byte) {
+	if n := len(c.vis); (n == 0 || c.vis[n-1].state == visShown) && len(c.visText) < maxLabel {
+		c.visText = append(c.visText, t...)
+	}
+}
