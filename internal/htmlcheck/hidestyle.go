@@ -275,7 +275,7 @@ func farDecls(st []byte) bool {
 				}
 			}
 		case prop == "color" || prop == "-webkit-text-fill-color":
-			if clearColour(v) {
+			if clearColour(varValue(v, st)) {
 				return true
 			}
 		case prop == "translate" || prop == "transform":
@@ -481,6 +481,28 @@ func translatedFar(v []byte, property bool) bool {
 		}
 	}
 	return false
+}
+
+// varValue returns the compacted value v with a var() of it resolved by
+// the custom properties the compacted style st declares, or its
+// fallback, up to maxSizeDepth references.
+func varValue(v, st []byte) []byte {
+	for range maxSizeDepth {
+		args, ok := bytes.CutPrefix(v, []byte("var("))
+		if !ok || len(args) == 0 || args[len(args)-1] != ')' {
+			return v
+		}
+		name, fallback, hasFallback := bytes.Cut(args[:len(args)-1], []byte(","))
+		switch def := styleValue(st, string(name)); {
+		case def != nil:
+			v = def
+		case hasFallback:
+			v = fallback
+		default:
+			return v
+		}
+	}
+	return v
 }
 
 // allHex reports whether b is all hexadecimal digits.

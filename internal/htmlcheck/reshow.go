@@ -6,7 +6,7 @@ import "bytes"
 // hides them with a property they inherit and may set again: a font size
 // too small to read, visibility: hidden, a clear colour. <a
 // style="font-size:0"><span style="font-size:16px">Down</span>x<span
-// style="font-size:16px">load</span></a> draws "Download" (the 26th
+// style="font-size:16px">load</span></a> draws "Download" (the 25th
 // outside attack, rows 4-7 and 42), where the hiding of the link covers
 // its whole label. So the text of the outermost clickable element is
 // also read as drawn under such properties: each element inside it (it

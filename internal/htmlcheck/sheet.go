@@ -47,6 +47,7 @@ type sheetHiding struct {
 	frames                    map[string]uint8       // the names of @keyframes rules that hide (see frameFinal), which an inline style may run
 	layoutBytes               int                    // of layout, over all entries
 	varPx                     map[string]float64     // the custom properties that hold a length, in pixels (see pageVars)
+	varClear                  map[string]bool        // and those that hold a clear colour
 }
 
 // maxVarsBytes bounds the custom property declarations pageVars reads.
@@ -57,7 +58,7 @@ const maxVarsBytes = 64 << 10
 // of an @property rule, in pixels; where one is declared more than once,
 // the least, since any of them may apply (a:--z:0px styles the link, and
 // .h{font-size:var(--z)} inherits it).
-func pageVars(sheets [][]byte) map[string]float64 {
+func pageVars(sheets [][]byte) (map[string]float64, map[string]bool) {
 	defs := map[string][][]byte{}
 	size := 0
 	for _, sheet := range sheets {
@@ -78,7 +79,15 @@ func pageVars(sheets [][]byte) map[string]float64 {
 		})
 	}
 	if len(defs) == 0 {
-		return nil
+		return nil, nil
+	}
+	clear := map[string]bool{}
+	for name, vs := range defs {
+		for _, v := range vs {
+			if clearColour(v) {
+				clear[name] = true // any of them may be the one drawn
+			}
+		}
 	}
 	px := map[string]float64{}
 	tried := map[string]bool{} // each name is resolved once, cycles too
@@ -107,7 +116,7 @@ func pageVars(sheets [][]byte) map[string]float64 {
 	for name := range defs {
 		resolve(name, 0)
 	}
-	return px
+	return px, clear
 }
 
 // eachDecl calls fn with each declaration of the style sheet s (the text
@@ -150,10 +159,16 @@ func eachDecl(s []byte, fn func(prelude, decl []byte)) {
 // custom properties of the page (varPx) that it refers to with var(), so
 // that its own declarations, after them, take precedence.
 func (h *sheetHiding) withPageVars(decls []byte) []byte {
-	if len(h.varPx) == 0 {
+	if len(h.varPx) == 0 && len(h.varClear) == 0 {
 		return decls
 	}
-	out := appendVarDecls(nil, decls, func(ref string) (float64, bool) {
+	var out []byte
+	eachVarRef(decls, func(ref []byte) {
+		if h.varClear[string(ref)] {
+			out = append(append(out, ref...), ":transparent;"...)
+		}
+	})
+	out = appendVarDecls(out, decls, func(ref string) (float64, bool) {
 		v, ok := h.varPx[ref]
 		return v, ok
 	})
@@ -167,19 +182,27 @@ func (h *sheetHiding) withPageVars(decls []byte) []byte {
 // custom property that decls refers to with var() and px gives a length
 // for.
 func appendVarDecls(dst, decls []byte, px func(name string) (float64, bool)) []byte {
-	for rest := decls; ; {
-		i := bytes.Index(rest, []byte("var("))
-		if i < 0 {
-			return dst
-		}
-		rest = rest[i+len("var("):]
-		ref, _, _ := bytes.Cut(rest, []byte(")"))
-		ref, _, _ = bytes.Cut(ref, []byte(","))
-		ref = bytes.TrimSpace(ref)
+	eachVarRef(decls, func(ref []byte) {
 		if v, ok := px(string(ref)); ok {
 			dst = strconv.AppendFloat(append(append(dst, ref...), ':'), v, 'f', -1, 64)
 			dst = append(dst, "px;"...)
 		}
+	})
+	return dst
+}
+
+// eachVarRef calls fn with the name of each custom property that decls
+// refers to with var().
+func eachVarRef(decls []byte, fn func(ref []byte)) {
+	for rest := decls; ; {
+		i := bytes.Index(rest, []byte("var("))
+		if i < 0 {
+			return
+		}
+		rest = rest[i+len("var("):]
+		ref, _, _ := bytes.Cut(rest, []byte(")"))
+		ref, _, _ = bytes.Cut(ref, []byte(","))
+		fn(bytes.TrimSpace(ref))
 	}
 }
 
@@ -323,7 +346,7 @@ func readSheets(src []byte) *sheetHiding {
 		case html.TextToken:
 			if foreignStyle && styleDepth == 0 {
 				// The style sheet of an SVG <style> is its own text,
-				// not its children's (row 30 of the 26th attack).
+				// not its children's (docs/security.md, row 952).
 				text = append(text, z.Text()...)
 			}
 		}
@@ -331,7 +354,7 @@ func readSheets(src []byte) *sheetHiding {
 	if foreignStyle {
 		sheets = append(sheets, text)
 	}
-	h.varPx = pageVars(sheets)
+	h.varPx, h.varClear = pageVars(sheets)
 	for _, sheet := range sheets {
 		s := sheetReader{h: h, doc: doc}
 		s.read(sheet)
@@ -355,7 +378,7 @@ func readSheets(src []byte) *sheetHiding {
 			}
 		}
 	}
-	if !found && len(hidingFrames) == 0 && len(h.varPx) == 0 {
+	if !found && len(hidingFrames) == 0 && len(h.varPx) == 0 && len(h.varClear) == 0 {
 		return nil
 	}
 	h.frames = hidingFrames
@@ -1131,7 +1154,7 @@ func (c *checker) pageVarsHide(style []byte) bool {
 		return false
 	}
 	h := c.pageSheet()
-	return h != nil && len(h.varPx) > 0 && hidingStyle(h.withPageVars(style))
+	return h != nil && (len(h.varPx) > 0 || len(h.varClear) > 0) && hidingStyle(h.withPageVars(style))
 }
 
 // sheetMatches calls fn with what each rule of the page's style sheets

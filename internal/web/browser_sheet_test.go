@@ -60,7 +60,7 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 		{`<a href="#" style="display:inline-flex"><span style="order:2;display:inline-flex"><b style="order:2">ad</b><b style="order:1">lo</b></span><span style="order:1;display:inline-flex"><b style="order:2">wn</b><b style="order:1">Do</b></span></a>`, true},
 		{`<a href="#">Down<b style="display:inline-block;transform:scaleX(0);width:0">xyz</b>load</a>`, true},
 		{`<style>.l{float:left}.o{order:0}.f{display:inline-flex;flex-direction:row}</style><a href="/a" class="f"><span class="l">Down</span><span class="o">stream</span> load</a>`, false},
-		// The 26th outside attack (docs/security.md, rows from 943).
+		// The 25th outside attack (docs/security.md, rows from 943).
 		{`<style>` + strings.Repeat("@media all{", 32) + `.h{display:none}` + strings.Repeat("}", 32) + `</style>` + gap, true},
 		{`<style>.h{font-size:calc(1px - 1px)}</style>` + gap, true},
 		{`<style>.h{font-size:max(0px,0.1px)}</style>` + gap, true},
