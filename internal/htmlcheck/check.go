@@ -247,6 +247,9 @@ type checker struct {
 	bidiOverride bool             // CSS has unicode-bidi: bidi-override, which can draw any text reversed
 	sheet        *sheetHiding     // what the page's style sheets may hide (see readSheets), or nil
 	sheetRead    bool             // sheet is read
+	sheetDefer   bool             // do not read it for the current start tag (see frameSheet)
+	frameTag     [2]int           // where the outermost clickable element's start tag is in src, for frameSheet; {0, 0} when done
+	styleTags    int8             // 1 when the source has "<style", -1 when not, 0 before it is known
 	cssBoxes     int8             // 1 when the page's CSS may make elements inline boxes, -1 when not, 0 before it is known (see boxedReadings)
 	sawShadow    bool             // a declarative shadow root (see shadowFindings)
 	rtlCSS       int8             // 1 when the page's text may set a right-to-left direction, -1 when not, 0 before it is known (see pageMayDrawRightToLeft)
@@ -1101,8 +1104,17 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript})
 	}
 	if len(c.frames) > 0 {
+		if c.frameTag[1] > 0 && len(c.vis) > 0 {
+			c.frameSheet() // its first child
+		}
+		outermost := len(c.frames) == 1 && len(c.vis) == 0
+		if outermost && !c.sheetRead && c.mayHaveSheets() {
+			// Its own rules wait for its first child (see frameSheet).
+			c.frameTag, c.sheetDefer = [2]int{c.tokStart, c.tokEnd}, true
+		}
 		c.reorderStart(a, name, void(a) || selfClosing, before)
-		c.visStart(name, void(a) || selfClosing)
+		c.visStart(a, name, void(a) || selfClosing)
+		c.sheetDefer = false
 		if heading(a) {
 			for i := range c.frames {
 				if c.frames[i].byScript {
@@ -1646,7 +1658,7 @@ func (c *checker) closeFrame(end int) {
 		c.labelHidden = false
 		c.hideDepth = 0
 		c.reo.reset()
-		c.vis, c.visText, c.visUsed = c.vis[:0], c.visText[:0], false
+		c.vis, c.visText, c.visUsed, c.frameTag = c.vis[:0], c.visText[:0], false, [2]int{}
 	}
 }
 

@@ -1,6 +1,10 @@
 package htmlcheck
 
-import "bytes"
+import (
+	"bytes"
+
+	"golang.org/x/net/html/atom"
+)
 
 // A hidden element's letters can be drawn again by its children when it
 // hides them with a property they inherit and may set again: a font size
@@ -41,7 +45,7 @@ var resettableProps = []string{"font-size", "font", "visibility", "color", "-web
 
 // visStart follows the start tag of a (name) inside the outermost
 // clickable element, or of that element itself.
-func (c *checker) visStart(name []byte, empty bool) {
+func (c *checker) visStart(a atom.Atom, name []byte, empty bool) {
 	parent := visShown
 	if n := len(c.vis); n > 0 {
 		parent = c.vis[n-1].state
@@ -60,7 +64,7 @@ func (c *checker) visStart(name []byte, empty bool) {
 		}
 	}
 	if !empty && len(c.vis) < maxVisElems {
-		c.vis = append(c.vis, visElem{name: string(name), state: state})
+		c.vis = append(c.vis, visElem{name: c.intern(a, name), state: state})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/net/html"
 )
@@ -1138,6 +1139,9 @@ func (c *checker) sheetLayout(dst []byte) []byte {
 // pageSheet returns what the page's style sheets may do (see
 // readSheets), which it reads when first asked; nil if nothing.
 func (c *checker) pageSheet() *sheetHiding {
+	if c.sheetDefer && !c.sheetRead {
+		return nil // see frameSheet
+	}
 	if !c.sheetRead {
 		// Read when the first element in a label asks, as most
 		// pages' labels have none.
@@ -1165,7 +1169,38 @@ func (c *checker) sheetMatches(fn func(k sheetHideKind, layout []byte)) {
 	if h == nil {
 		return
 	}
-	var el elementFacts
+	el := c.currentElem()
+	h.matches(&el, fn)
+}
+
+// sheetElem is what sheetMatches reads of an element: its name, id and
+// classes (lower-cased) and the names of its attributes.
+type sheetElem struct {
+	name    string
+	id      string
+	classes []string
+	attrs   []string
+}
+
+// currentElem returns the current start tag as a sheetElem.
+func (c *checker) currentElem() sheetElem {
+	el := sheetElem{name: string(c.name)}
+	for _, a := range c.attrs {
+		switch string(a.key) {
+		case "id":
+			el.id = string(lowerASCII(bytes.TrimSpace(a.val)))
+		case "class":
+			for f := range bytes.FieldsSeq(a.val) {
+				el.classes = append(el.classes, string(lowerASCII(f)))
+			}
+		}
+		el.attrs = append(el.attrs, string(a.key))
+	}
+	return el
+}
+
+// matches calls fn with what each rule that el may match does.
+func (h *sheetHiding) matches(el *sheetElem, fn func(k sheetHideKind, layout []byte)) {
 	each := func(e *sheetEntry) {
 		if e == nil {
 			return
@@ -1174,63 +1209,38 @@ func (c *checker) sheetMatches(fn func(k sheetHideKind, layout []byte)) {
 			fn(e.kind, e.layout)
 		}
 		for _, n := range e.needs {
-			if el.matches(c, n.need) {
+			if el.matches(n.need) {
 				fn(n.kind, n.layout)
 			}
 		}
 	}
 	each(&h.all)
-	each(h.tags[string(c.name)])
-	if bytes.IndexByte(c.name, '-') >= 0 {
+	each(h.tags[el.name])
+	if strings.IndexByte(el.name, '-') >= 0 {
 		each(&h.custom)
 	}
-	var buf [64]byte
-	if len(h.ids) > 0 {
-		if v, ok := c.attr("id"); ok {
-			each(h.ids[string(appendLowerASCII(buf[:0], bytes.TrimSpace(v)))])
-		}
+	if len(h.ids) > 0 && el.id != "" {
+		each(h.ids[el.id])
 	}
 	if len(h.classes) > 0 {
-		if v, ok := c.attr("class"); ok {
-			for f := range bytes.FieldsSeq(v) {
-				each(h.classes[string(appendLowerASCII(buf[:0], f))])
-			}
+		for _, cl := range el.classes {
+			each(h.classes[cl])
 		}
 	}
 	if len(h.attrs) > 0 {
-		for _, a := range c.attrs {
-			each(h.attrs[string(a.key)])
+		for _, a := range el.attrs {
+			each(h.attrs[a])
 		}
 	}
 }
 
-// elementFacts are the current start tag's id and classes, lower-cased,
-// read when a compound first asks.
-type elementFacts struct {
-	read    bool
-	id      string
-	classes []string
-}
-
-// matches reports whether the current start tag matches what the
-// compound n asks (see compound).
-func (el *elementFacts) matches(c *checker, n *compound) bool {
-	if !el.read {
-		el.read = true
-		if v, ok := c.attr("id"); ok {
-			el.id = string(lowerASCII(bytes.TrimSpace(v)))
-		}
-		if v, ok := c.attr("class"); ok {
-			for f := range bytes.FieldsSeq(v) {
-				el.classes = append(el.classes, string(lowerASCII(f)))
-			}
-		}
-	}
-	hasAttr := func(k string) bool { return c.findAttr(k) != nil }
+// matches reports whether el matches what the compound n asks (see
+// compound).
+func (el *sheetElem) matches(n *compound) bool {
 	switch {
-	case n.tag != "" && n.tag != string(c.name):
+	case n.tag != "" && n.tag != el.name:
 		return false
-	case slices.Contains(n.notTags, string(c.name)):
+	case slices.Contains(n.notTags, el.name):
 		return false
 	}
 	for _, id := range n.ids {
@@ -1244,13 +1254,13 @@ func (el *elementFacts) matches(c *checker, n *compound) bool {
 		}
 	}
 	for _, a := range n.attrs {
-		if !hasAttr(a) {
+		if !slices.Contains(el.attrs, a) {
 			return false
 		}
 	}
 	return !slices.Contains(n.notIDs, el.id) &&
 		!slices.ContainsFunc(n.notClasses, func(cl string) bool { return slices.Contains(el.classes, cl) }) &&
-		!slices.ContainsFunc(n.notAttrs, hasAttr)
+		!slices.ContainsFunc(n.notAttrs, func(a string) bool { return slices.Contains(el.attrs, a) })
 }
 
 // appendLowerASCII appends s to dst with ASCII letters lower-cased: class
@@ -1263,4 +1273,76 @@ func appendLowerASCII(dst, s []byte) []byte {
 		dst = append(dst, b)
 	}
 	return dst
+}
+
+// A clickable element's own rules are read when its first child starts
+// (frameSheet), not at its start tag: a label without elements has no
+// letters for them to hide or reorder, and most pages' labels have none,
+// so the style sheets are not read for them.
+
+// mayHaveSheets reports whether the page's source has "<style" at all.
+func (c *checker) mayHaveSheets() bool {
+	if c.styleTags == 0 {
+		c.styleTags = -1
+		if indexFold(c.src, "<style") >= 0 {
+			c.styleTags = 1
+		}
+	}
+	return c.styleTags > 0
+}
+
+// frameSheet applies the style sheets' rules to the outermost clickable
+// element, once its first child starts: a rule that hides its letters in
+// a way its children may undo (see reshow.go), and one that draws its
+// children in reverse (see reorder).
+func (c *checker) frameSheet() {
+	tag := c.src[c.frameTag[0]:c.frameTag[1]]
+	c.frameTag = [2]int{}
+	h := c.pageSheet()
+	if h == nil {
+		return
+	}
+	// Its start tag, read again.
+	z := html.NewTokenizer(bytes.NewReader(tag))
+	if tt := z.Next(); tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+		return
+	}
+	name, more := z.TagName()
+	el := &sheetElem{name: string(name)}
+	for more {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch string(k) {
+		case "id":
+			el.id = string(lowerASCII(bytes.TrimSpace(v)))
+		case "class":
+			for f := range bytes.FieldsSeq(v) {
+				el.classes = append(el.classes, string(lowerASCII(f)))
+			}
+		}
+		el.attrs = append(el.attrs, string(k))
+	}
+	var k sheetHideKind
+	var lay []byte
+	h.matches(el, func(kind sheetHideKind, layout []byte) {
+		k |= kind
+		lay = append(lay, layout...)
+	})
+	if len(c.vis) > 0 && c.vis[0].state == visShown {
+		switch {
+		case k&sheetNotDrawn != 0 || k&sheetDrawn != 0 && k&sheetResettable == 0:
+			c.vis[0].state = visGone
+		case k&sheetResettable != 0:
+			c.vis[0].state = visResetable
+			c.visUsed = true
+		}
+		if c.vis[0].state != visShown {
+			c.visText = c.visText[:0] // its own letters so far
+		}
+	}
+	r := &c.reo
+	if r.rev == revNone && (bytes.Contains(lay, []byte("row-reverse")) || bytes.Contains(lay, []byte("column-reverse")) || declares(lay, "direction:rtl")) {
+		r.rev, r.revName, r.revNest, r.revDepth, r.revStart = revOpen, el.name, 1, 0, 0
+		r.auto = false
+	}
 }
