@@ -1263,18 +1263,6 @@ func (el *sheetElem) matches(n *compound) bool {
 		!slices.ContainsFunc(n.notAttrs, func(a string) bool { return slices.Contains(el.attrs, a) })
 }
 
-// appendLowerASCII appends s to dst with ASCII letters lower-cased: class
-// names and ids match case-insensitively in quirks mode.
-func appendLowerASCII(dst, s []byte) []byte {
-	for _, b := range s {
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		dst = append(dst, b)
-	}
-	return dst
-}
-
 // A clickable element's own rules are read when its first child starts
 // (frameSheet), not at its start tag: a label without elements has no
 // letters for them to hide or reorder, and most pages' labels have none,
