@@ -165,8 +165,9 @@ func calcSize(e, st []byte, depth int) (float64, bool) {
 		var f float64
 		switch {
 		case i < len(e) && e[i] == '(':
-			k := i + skipTo(e[i:], ')')
-			v, ok := calcSize(e[i+1:k-1], st, depth+1)
+			arg, n := parenArg(e[i:])
+			k := i + n
+			v, ok := calcSize(arg, st, depth+1)
 			if !ok {
 				return 0, false
 			}

@@ -936,7 +936,7 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 				n := identLen(c[i+2:])
 				name, _ := cssDecodeIdent(c[i+2 : i+2+n])
 				if k := i + 2 + n; k < len(c) && c[k] == '(' {
-					arg := c[k+1 : k+skipTo(c[k:], ')')-1]
+					arg, _ := parenArg(c[k:])
 					switch string(name) {
 					case "slotted":
 						// ::slotted(x) styles the host's children x
@@ -961,9 +961,9 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 			}
 			i += 1 + n
 			if i < len(c) && c[i] == '(' {
-				k := skipTo(c[i:], ')')
+				arg, k := parenArg(c[i:])
 				if string(name) == "not" {
-					arg := bytes.TrimSpace(c[i+1 : i+k-1])
+					arg = bytes.TrimSpace(arg)
 					if d, _ := cssDecodeIdent(bytes.TrimPrefix(arg, []byte(":"))); string(d) == "defined" {
 						undefined = true
 					} else {
@@ -1079,6 +1079,17 @@ func escapeLen(s []byte) int {
 		j++
 	}
 	return j
+}
+
+// parenArg returns what is inside the parentheses that s starts with,
+// and the offset just past them (the end of s when they are left open).
+func parenArg(s []byte) (arg []byte, n int) {
+	n = skipTo(s, ')')
+	end := n
+	if end > 1 && s[end-1] == ')' {
+		end--
+	}
+	return s[min(1, end):end], n
 }
 
 // skipTo returns the offset just past the first close in s outside

@@ -265,3 +265,34 @@ var attack25Evasions = []evasion{
 const gapLink = `<a href="#">Down<span class="h">x</span>load</a>`
 
 func TestDownloadEvasionsAttack25(t *testing.T) { wantDownloadButton(t, attack25Evasions) }
+
+// FuzzStyleSheet checks pages whose style sheets and labels are arbitrary:
+// reading the sheets (sheet.go), sizes and colours (hidestyle.go) and what
+// children show again (reshow.go) must not panic, and the check gives the
+// same errors twice (nothing is left over from one check to the next).
+func FuzzStyleSheet(f *testing.F) {
+	for _, rows := range [][]evasion{sheetEvasions, attack25Evasions} {
+		for _, e := range rows {
+			css, body, ok := strings.Cut(strings.TrimPrefix(e.body, "<style>"), "</style>")
+			if !ok {
+				css, body = "", e.body
+			}
+			f.Add(css, body)
+		}
+	}
+	f.Fuzz(func(t *testing.T, css, body string) {
+		doc := []byte(page("<style>" + css + "</style>" + body))
+		first := len(Check(doc, testOptions).Errors)
+		if again := len(Check(doc, testOptions).Errors); again != first {
+			t.Fatalf("%q: %d errors, then %d", doc, first, again)
+		}
+	})
+}
+
+// Parentheses left open in a selector or a size end the sheet's reading
+// there (they panicked once, slicing past the end).
+func TestStyleSheetsUnclosed(t *testing.T) {
+	for _, css := range []string{`a:not({display:none}`, `a::slotted({display:none}`, `x::part({display:none}`, `.h{font-size:calc((}`, `.h{font-size:calc(1px*(}`, `:not(`} {
+		Check([]byte(page("<style>"+css+"</style><a href=#>Do<b class=h>x</b>wn</a>")), testOptions)
+	}
+}
