@@ -2,6 +2,7 @@ package htmlcheck
 
 import (
 	"bytes"
+	"strconv"
 
 	"golang.org/x/net/html/atom"
 )
@@ -29,10 +30,14 @@ const (
 	visGone               // hidden for good
 )
 
-// visElem is an element open inside the outermost clickable one.
+// visElem is an element open inside the outermost clickable one, with
+// its font size (from 16px at the clickable element, which is not
+// followed further out) and opacity as its ancestors multiply them.
 type visElem struct {
-	name  string
-	state visState
+	name    string
+	state   visState
+	size    float64
+	opacity float64
 }
 
 // maxVisElems bounds checker.vis; deeper elements take their parent's
@@ -46,26 +51,88 @@ var resettableProps = []string{"font-size", "font", "visibility", "color", "-web
 // visStart follows the start tag of a (name) inside the outermost
 // clickable element, or of that element itself.
 func (c *checker) visStart(a atom.Atom, name []byte, empty bool) {
-	parent := visShown
+	parent := visElem{state: visShown, size: 16, opacity: 1}
 	if n := len(c.vis); n > 0 {
-		parent = c.vis[n-1].state
+		parent = c.vis[n-1]
 	}
-	state := parent
-	if parent != visGone {
+	el := visElem{name: c.intern(a, name), state: parent.state, size: parent.size, opacity: parent.opacity}
+	if parent.state != visGone {
 		gone, resettable, resets := c.visStyle()
+		// Sizes and opacities multiply through nesting (.3em three
+		// times is under 3px; row 946 of docs/security.md).
+		var b [256]byte
+		st := c.sheetLayout(b[:0])
+		if style, ok := c.attr("style"); ok {
+			st = compactStyle(st, style)
+		}
+		if len(st) > 0 {
+			el.size, el.opacity = scaled(st, el.size, el.opacity)
+			if el.opacity < 0.05 {
+				if !gone {
+					c.visUsed = true // by opacities that multiply
+				}
+				gone = true
+			} else if el.size < minReadablePixels && !gone {
+				resettable = true
+			} else if el.size >= minReadablePixels && styleValue(st, "font-size") != nil {
+				resets = true
+			}
+		}
 		switch {
 		case gone:
-			state = visGone
+			el.state = visGone
 		case resettable:
-			state = visResetable
+			el.state = visResetable
 			c.visUsed = true
-		case parent == visResetable && resets:
-			state = visShown
+		case parent.state == visResetable && resets:
+			el.state = visShown
 		}
 	}
 	if !empty && len(c.vis) < maxVisElems {
-		c.vis = append(c.vis, visElem{name: c.intern(a, name), state: state})
+		c.vis = append(c.vis, el)
 	}
+}
+
+// scaled returns the font size and opacity of an element whose parent's
+// are size and opacity, by the compacted declarations st: the last font
+// size (in pixels, or relative to size: em, %, smaller, larger) and
+// every opacity, multiplied.
+func scaled(st []byte, size, opacity float64) (float64, float64) {
+	if v := styleValue(st, "font-size"); v != nil {
+		switch {
+		case string(v) == "smaller":
+			size /= 1.2
+		case string(v) == "larger":
+			size *= 1.2
+		default:
+			n := numberEnd(v)
+			f, err := strconv.ParseFloat(string(v[:n]), 64)
+			switch unit := string(v[n:]); {
+			case n == 0 || err != nil:
+				if px, ok := cssSize(v, st); ok {
+					size = px
+				}
+			case unit == "em":
+				size *= f
+			case unit == "%":
+				size *= f / 100
+			case unit == "ex" || unit == "ch":
+				size *= f / 2
+			default:
+				if px, ok := cssPixels(v); ok {
+					size = px
+				}
+			}
+		}
+	}
+	for decl := range bytes.SplitSeq(st, []byte(";")) {
+		if v, ok := bytes.CutPrefix(decl, []byte("opacity:")); ok {
+			if f, ok := cssFraction(bytes.TrimSuffix(v, []byte("!important"))); ok && f < 1 {
+				opacity *= max(f, 0)
+			}
+		}
+	}
+	return size, opacity
 }
 
 // visEnd follows the end tag name inside the outermost clickable element.
@@ -148,7 +215,15 @@ func withoutProps(st []byte, props []string) []byte {
 // visAppend adds t, text of the outermost clickable element, to the
 // reading of its visible letters.
 func (c *checker) visAppend(t []byte) {
-	if n := len(c.vis); (n == 0 || c.vis[n-1].state == visShown) && len(c.visText) < maxLabel {
+	if len(c.visText) >= maxLabel {
+		return
+	}
+	switch n := len(c.vis); {
+	case n == 0 || c.vis[n-1].state == visShown:
 		c.visText = append(c.visText, t...)
+	case c.vis[n-1].state == visResetable:
+		// Letters laid out unseen still order the text around them
+		// (see appendLabel).
+		c.visText = strongMarks(c.visText, t, c.label)
 	}
 }

@@ -713,8 +713,10 @@ func (r *sheetReader) close() {
 // layoutDecls returns the declarations of the compacted style st that
 // may draw an element in another order than written, each ended by ';':
 // a float to either side, an order other than 0, a reversed flex
-// direction, a grid placement, a right-to-left direction, and a flex or
-// grid display, which makes its children items.
+// direction, a grid placement, a right-to-left direction, a flex or
+// grid display, which makes its children items; and a font size relative
+// to the parent's that shrinks it, or an opacity under 1, which multiply
+// through nesting (see scaled).
 func layoutDecls(st []byte) []byte {
 	var out []byte
 	for decl := range bytes.SplitSeq(st, []byte(";")) {
@@ -737,6 +739,17 @@ func layoutDecls(st []byte) []byte {
 			keep = string(v) == "rtl"
 		case "display":
 			keep = bytes.Contains(v, []byte("flex")) || bytes.Contains(v, []byte("grid"))
+		case "font-size":
+			// Relative and shrinking: it multiplies through nesting
+			// (see scaled).
+			keep = string(v) == "smaller" || bytes.HasSuffix(v, []byte("em")) && !bytes.HasSuffix(v, []byte("rem")) ||
+				bytes.HasSuffix(v, []byte("%")) || bytes.HasSuffix(v, []byte("ex")) || bytes.HasSuffix(v, []byte("ch"))
+			if f, ok := cssFraction(bytes.TrimRight(v, "emxch")); keep && ok && f >= 1 {
+				keep = false
+			}
+		case "opacity":
+			f, ok := cssFraction(v)
+			keep = ok && f < 1
 		}
 		if keep {
 			out = append(append(out, decl...), ';')

@@ -123,6 +123,8 @@ func TestStyleSheetsKeepLabelsAllowed(t *testing.T) {
 		`<style>.is-loading .num{visibility:hidden}.dark .num{color:transparent}#app.no-js .num{display:none}</style><a class="stat" href="#stats"><span class="num">1.2M</span> downloads</a>`,
 		`<style>@media print{.num{display:none}}.stat:hover .num,.num:focus{visibility:hidden}</style><a class="stat" href="#stats"><span class="num">1.2M</span> downloads</a>`,
 		`<style media="print">.num{display:none}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`,
+		// Smaller words nested are still read.
+		`<style>.small{font-size:.8em}</style><a href="/x">Get the <span class="small">free <span class="small">report</span></span></a>`,
 		// A larger word inside a link is not read alone.
 		`<a href="/fonts">Free <span style="font-size:20px">Download</span>able fonts</a>`,
 		// Text in strings and comments is not a rule.
@@ -257,6 +259,11 @@ var attack25Evasions = []evasion{
 	{"visible children of a hidden link", `<style>.v{visibility:hidden;letter-spacing:-1em}.v .s{visibility:visible;letter-spacing:normal}</style><a class="v" href="#"><span class="s">Down</span>x<span class="s">load</span></a>`},
 	{"coloured children of a transparent link", `<style>.t{color:transparent;letter-spacing:-1em}.t .n{color:#00e;letter-spacing:normal}</style><a class="t" href="#"><span class="n">Down</span>x<span class="n">load</span></a>`},
 	{"children of a link an animation shrinks", `<style>@keyframes k{to{font-size:0}}a{animation:k 1ms forwards}a b{font-size:32px}</style><a href="#"><b>Down</b>x<b>load</b></a>`},
+	// Sizes and opacities that multiply through nesting (row 946).
+	{"nested em sizes", `<style>.s{font-size:.3em}</style><a href="#">Down<span class="s"><span class="s"><span class="s">x</span></span></span>load</a>`},
+	{"nested percentages inline", `<a href="#">Down<span style="font-size:40%"><span style="font-size:40%"><span style="font-size:40%"><span style="font-size:40%">x</span></span></span></span>load</a>`},
+	{"nested opacities", `<style>.o{opacity:.1;letter-spacing:-1em}</style><a href="#">Down<span class="o"><span class="o">x</span></span>load</a>`},
+	{"right-to-left nested em", `<style>.s{font-size:.3em}</style><a dir="rtl" href="#">load<span class="s"><span class="s"><span class="s">א</span></span></span>Down</a>`},
 	{"right-to-left calc", `<style>.z{font-size:calc(1px - 1px)}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
 	{"right-to-left near transparent", `<style>.z{color:rgba(0,0,0,.001);letter-spacing:-1em}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
 	{"right-to-left var", `<style>a{--q:0px}.z{font-size:var(--q)}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},

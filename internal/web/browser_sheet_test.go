@@ -75,6 +75,9 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 		{`<style>.z{font-size:0}.z .n{font-size:32px}</style><a class="z" href="#"><span class="n">Down</span>x<span class="n">load</span></a>`, true},
 		{`<a style="font-size:0" href="#"><span style="font-size:16px">Down</span>x<span style="font-size:16px">load</span></a>`, true},
 		{`<style>@keyframes k{to{font-size:0}}a{animation:k 1ms forwards}a b{font-size:32px}</style><a href="#"><b>Down</b>x<b>load</b></a>`, true},
+		{`<style>.s{font-size:.3em}</style><a href="#">Down<span class="s"><span class="s"><span class="s">x</span></span></span>load</a>`, true},
+		{`<a href="#">Down<span style="font-size:40%"><span style="font-size:40%"><span style="font-size:40%"><span style="font-size:40%">x</span></span></span></span>load</a>`, true},
+		{`<style>.small{font-size:.8em}</style><a href="/x">Get the <span class="small">free <span class="small">report</span></span></a>`, false},
 		{`<a href="/fonts">Free <span style="font-size:20px">download</span>able fonts</a>`, false},
 		// Its false positives: a count that fades in, or that a rule
 		// hides only where the page is not.
