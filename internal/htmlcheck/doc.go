@@ -46,9 +46,11 @@
 //     ("Download now", not "Downloads"). Labels are read as a visitor
 //     reads them: look-alike letters (Unicode confusables), styled and
 //     full-width letters (NFKC), hidden characters, accents, spaced-out
-//     letters, split words, letters hidden in between and words split
-//     across links side by side do not hide a download word; see
-//     downloadReading and besideLabel. Only clickable elements are
+//     letters, split words, letters hidden in between (by attributes,
+//     inline styles or the rules of the page's style sheets; see
+//     sheet.go and reshow.go), letters drawn in another order (bidi.go,
+//     reorder.go) and words split across links side by side do not hide
+//     a download word; see downloadReading and besideLabel. Only clickable elements are
 //     checked, and only labels that are a call to action ("Download",
 //     "Free download", "Télécharger maintenant", "Get the file"), so
 //     prose such as "2M downloads" passes.
