@@ -343,7 +343,7 @@ func (c *checker) followBidi(t []byte) {
 		i += n
 		switch r {
 		case '\u202a', '\u202b', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068':
-			c.bidiPage = true
+			c.bidiPage, c.textControls = true, true
 			if len(c.bidiOpen) < maxBidiOpen {
 				c.bidiOpen = append(c.bidiOpen, r)
 				c.bidiOpenValid = false

@@ -214,6 +214,7 @@ type checker struct {
 	parsedLinks   int            // bytes of links given to the URL parser (see downloadTarget)
 	labelPops     int            // the label's pops less its pushes (see compactLabel)
 	bidiPage      bool           // the page has set a direction so far: elements are followed (see openDir)
+	textControls  bool           // by formatting characters in its text, not only dir attributes
 	dirElems      []dirElem      // open elements with direction attributes (see openDir)
 	dirNames      map[string]int // how many of dirElems have each name
 	dirNameBits   uint64         // nameBit of every name dirElems had
@@ -250,7 +251,6 @@ type checker struct {
 	sheetDefer   bool             // do not read it for the current start tag (see frameSheet)
 	frameTag     [2]int           // where the outermost clickable element's start tag is in src, for frameSheet; {0, 0} when done
 	styleTags    int8             // 1 when the source has "<style", -1 when not, 0 before it is known
-	cssBoxes     int8             // 1 when the page's CSS may make elements inline boxes, -1 when not, 0 before it is known (see boxedReadings)
 	sawShadow    bool             // a declarative shadow root (see shadowFindings)
 	rtlCSS       int8             // 1 when the page's text may set a right-to-left direction, -1 when not, 0 before it is known (see pageMayDrawRightToLeft)
 	cssMarks     bool             // CSS draws a direction mark or a formatting character (see drawsMarks)
@@ -279,6 +279,7 @@ func newChecker(doc []byte, opts Options) *checker {
 	}
 	c.src, c.cuts = shorten(doc)
 	c.bidiPage = hasTextControls(c.src)
+	c.textControls = c.bidiPage
 	c.findAttrRefs()
 	c.scriptClicks = scriptAttachesClicks(c.src)
 	if c.scriptClicks {
@@ -1327,7 +1328,25 @@ func (c *checker) hidesFromView() bool {
 	if style, ok := c.attr("style"); ok && (hidingStyle(style) || c.pageVarsHide(style)) {
 		return true
 	}
-	return c.inForeign() && c.svgAttrsHide() || c.sheetHides()&sheetHidden != 0
+	return c.inForeign() && c.svgAttrsHide() || sheetHidesLetters(c.sheetHides())
+}
+
+// colourProps are the properties that hide letters by a clear colour.
+var colourProps = []string{"color", "-webkit-text-fill-color"}
+
+// clipsText reports whether the compacted style st clips its background
+// to its letters (gradient text), which a clear colour then shows.
+func clipsText(st []byte) bool {
+	return declares(st, "background-clip:text") || declares(st, "-webkit-background-clip:text")
+}
+
+// sheetHidesLetters reports whether the style sheets' rules, as k says,
+// hide an element's letters: not when they only make its colour clear
+// and another rule clips its background to its letters (Tailwind's
+// bg-clip-text and text-transparent, the second round of the 25th
+// attack).
+func sheetHidesLetters(k sheetHideKind) bool {
+	return k&sheetHidden != 0 && !(k&sheetByColour != 0 && k&sheetClipText != 0 && k&sheetOtherHide == 0)
 }
 
 // hiddenDrawn reports whether the current start tag, which hides its
@@ -1454,6 +1473,11 @@ var zeroPatterns = []string{
 func hidingStyle(style []byte) bool {
 	var b [256]byte
 	st := compactStyle(b[:0], style)
+	if clipsText(st) {
+		// Gradient text: a clear colour lets the background show
+		// through the letters, which are drawn.
+		st = withoutProps(st, colourProps)
+	}
 	for _, p := range hidingPatterns {
 		if i := bytes.Index(st, []byte(p)); i >= 0 && (i == 0 || st[i-1] == ';' || p[0] == '-' || p == "clip-path:") {
 			return true

@@ -145,7 +145,7 @@ func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool, before int)
 			if empty {
 				e = at // its alt or value text is in the label already
 			}
-			b := box{s: before, e: e, depth: r.depth + 1, byClass: kind == boxByClass}
+			b := box{s: before, e: e, depth: r.depth + 1}
 			b.dir, b.flex, b.reverse = c.boxLayout()
 			r.boxes = append(r.boxes, b)
 		}
@@ -562,11 +562,9 @@ func cssOrder(st []byte) (int, bool) {
 
 // A box is an inline box inside a clickable element: its text is
 // label[s:e] (e < 0 while it is open), and depth counts the elements open
-// inside the clickable one when it is, itself included. byClass says it
-// is one only if the page's CSS makes inline boxes (see atomicInline).
+// inside the clickable one when it is, itself included.
 type box struct {
 	s, e, depth int
-	byClass     bool
 	dir         int8 // its own direction: 0 its parent's, 1 left to right, 2 right to left
 	flex        bool // a flex or grid container: its children are items placed in its direction
 	reverse     bool // row-reverse: placed against it
@@ -618,16 +616,15 @@ type boxKind uint8
 const (
 	notBox boxKind = iota
 	isBox
-	boxByClass // when the page's CSS makes inline boxes
 )
 
 // atomicInline reports whether the current start tag, a (name), is drawn
 // as an inline box: an element that is one by default (a button, a form
 // control, an image, an SVG <text> positioned on its own), one that an
 // inline style displays as inline-block, inline-flex, inline-grid or
-// inline-table, or one with a class, which is a box on a page whose CSS
-// displays some elements so, and one that a rule of a style sheet may
-// display so (see readSheets).
+// inline-table, or one that a rule of a style sheet may display so (see
+// readSheets; until 28 November any element with a class was taken for
+// one on a page whose CSS made some, which refused Arabic counts).
 func (c *checker) atomicInline(a atom.Atom, name []byte) boxKind {
 	switch a {
 	case atom.Button, atom.Input, atom.Select, atom.Textarea, atom.Img, atom.Meter, atom.Progress:
@@ -653,9 +650,6 @@ func (c *checker) atomicInline(a atom.Atom, name []byte) boxKind {
 	if c.sheetHides()&sheetBox != 0 {
 		return isBox // a style sheet's rule may make it one
 	}
-	if _, ok := c.attr("class"); ok {
-		return boxByClass
-	}
 	return notBox
 }
 
@@ -673,10 +667,12 @@ func inlineBoxDisplay(v []byte) bool {
 }
 
 // pageMayDrawRightToLeft reports whether the page may have a paragraph
-// drawn from right to left: it sets a direction (dir, <bdo>, <bdi>, a
-// formatting character), or its CSS may ("rtl", "plaintext").
+// drawn from right to left: it has a formatting character, or it may set
+// that direction ("rtl" or "plaintext" in an attribute or CSS; dir="ltr"
+// alone does not: a page that says it is left to right drew an English
+// count "downloads 2M.1", the second round of the 25th attack).
 func (c *checker) pageMayDrawRightToLeft() bool {
-	if c.bidiPage {
+	if c.textControls {
 		return true
 	}
 	if c.rtlCSS == 0 {
@@ -686,21 +682,6 @@ func (c *checker) pageMayDrawRightToLeft() bool {
 		}
 	}
 	return c.rtlCSS > 0
-}
-
-// pageMakesBoxes reports whether the page's CSS, anywhere in it, may
-// display elements as inline boxes.
-func (c *checker) pageMakesBoxes() bool {
-	if c.cssBoxes == 0 {
-		c.cssBoxes = -1
-		for _, d := range []string{"inline-block", "inline-flex", "inline-grid", "inline-table", "flow-root"} {
-			if indexFold(c.src, d) >= 0 {
-				c.cssBoxes = 1
-				break
-			}
-		}
-	}
-	return c.cssBoxes > 0
 }
 
 // boxedReadings returns the readings of label, the text of the clickable
@@ -722,9 +703,6 @@ func (c *checker) boxedReadings(label []byte) []string {
 	r := &c.reo
 	boxes := r.boxes[:0]
 	for _, b := range r.boxes {
-		if b.byClass && !c.pageMakesBoxes() {
-			continue
-		}
 		if b.e < 0 || b.e > len(label) {
 			b.e = len(label) // open to the end
 		}

@@ -150,8 +150,10 @@ func (c *checker) visEnd(name []byte) {
 // undo; and whether it draws letters that its parent hides so again.
 func (c *checker) visStyle() (gone, resettable, resets bool) {
 	k := c.sheetHides()
-	gone = k&sheetNotDrawn != 0 || k&sheetDrawn != 0 && k&sheetResettable == 0
-	resettable = k&sheetResettable != 0
+	if sheetHidesLetters(k) {
+		gone = k&sheetNotDrawn != 0 || k&sheetDrawn != 0 && k&sheetResettable == 0
+		resettable = k&sheetResettable != 0
+	}
 	resets = k&sheetResets != 0
 	if style, ok := c.attr("style"); ok {
 		var b [256]byte

@@ -26,7 +26,7 @@ import (
 // call to download without them is refused.
 
 // sheetHideKind says how a rule hides an element's letters.
-type sheetHideKind = uint8
+type sheetHideKind = uint16
 
 const (
 	sheetDrawn      sheetHideKind = 1 << iota // laid out, not seen: font-size:0, color:transparent, visibility:hidden, …
@@ -35,6 +35,9 @@ const (
 	sheetBox                                  // not hiding: an inline box (see atomicInline)
 	sheetResettable                           // hides only by properties a child may set again (see reshow.go)
 	sheetResets                               // sets one of those so that letters show (see reshow.go)
+	sheetByColour                             // hides by a clear colour only (see sheetHidesLetters)
+	sheetOtherHide                            // hides by other means
+	sheetClipText                             // clips its background to its letters
 
 	sheetHidden = sheetDrawn | sheetNotDrawn
 )
@@ -593,6 +596,8 @@ func (r *sheetReader) read(s []byte) {
 					}
 				case asciiEqualFold(name, "media") && printOnly(prelude[1+len(name):]):
 					b.skip = true // not drawn on a screen
+				case asciiEqualFold(name, "starting-style"):
+					b.skip = true // the style a transition starts from, once
 				case asciiEqualFold(name, "font-face"), asciiEqualFold(name, "page"), asciiEqualFold(name, "property"),
 					asciiEqualFold(name, "counter-style"), asciiEqualFold(name, "font-feature-values"),
 					asciiEqualFold(name, "font-palette-values"), asciiEqualFold(name, "view-transition"),
@@ -697,10 +702,19 @@ func (r *sheetReader) close() {
 	if resets {
 		r.addBlock(j, sheetResets)
 	}
+	if clipsText(st) {
+		r.addBlock(j, sheetClipText)
+		r.found = true
+	}
 	if !gone && !resettable {
 		return
 	}
 	k := sheetDrawn
+	if hidingStyle(withoutProps(st, colourProps)) {
+		k |= sheetOtherHide
+	} else {
+		k |= sheetByColour
+	}
 	if declares(st, "display:none") {
 		k = sheetNotDrawn
 	} else if !gone {
@@ -1340,7 +1354,7 @@ func (c *checker) frameSheet() {
 		k |= kind
 		lay = append(lay, layout...)
 	})
-	if len(c.vis) > 0 && c.vis[0].state == visShown {
+	if len(c.vis) > 0 && c.vis[0].state == visShown && sheetHidesLetters(k) {
 		switch {
 		case k&sheetNotDrawn != 0 || k&sheetDrawn != 0 && k&sheetResettable == 0:
 			c.vis[0].state = visGone

@@ -123,6 +123,15 @@ func TestStyleSheetsKeepLabelsAllowed(t *testing.T) {
 		`<style>.is-loading .num{visibility:hidden}.dark .num{color:transparent}#app.no-js .num{display:none}</style><a class="stat" href="#stats"><span class="num">1.2M</span> downloads</a>`,
 		`<style>@media print{.num{display:none}}.stat:hover .num,.num:focus{visibility:hidden}</style><a class="stat" href="#stats"><span class="num">1.2M</span> downloads</a>`,
 		`<style media="print">.num{display:none}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`,
+		// The second round's false positives: a page that says it is
+		// left to right, an Arabic count on a page with inline boxes,
+		// gradient text, a transition's starting style.
+		`<style>.stat{display:inline-block}</style><div dir="ltr"><a class="stat" href="#stats"><span class="num">1.2M</span> downloads</a></div>`,
+		`<style>.btn{display:inline-block}</style><div dir="rtl" lang="ar"><a class="stat" href="#stats"><span class="num">2 مليون</span> تنزيل</a></div>`,
+		`<style>.btn{display:inline-block}</style><div dir="rtl" lang="fa"><a href="#stats">أكثر من <b class="num">2 مليون</b> تنزيل</a></div>`,
+		`<style>.num{background:linear-gradient(90deg,#f0f,#0ff);-webkit-background-clip:text;background-clip:text;color:transparent}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`,
+		`<style>.bg-clip-text{-webkit-background-clip:text;background-clip:text}.text-transparent{color:transparent}</style><a href="#stats"><span class="bg-clip-text text-transparent">1.2M</span> downloads</a>`,
+		`<style>@starting-style{.num{opacity:0}}.num{transition:opacity .6s}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`,
 		// Smaller words nested are still read.
 		`<style>.small{font-size:.8em}</style><a href="/x">Get the <span class="small">free <span class="small">report</span></span></a>`,
 		// A larger word inside a link is not read alone.
@@ -264,6 +273,10 @@ var attack25Evasions = []evasion{
 	{"nested percentages inline", `<a href="#">Down<span style="font-size:40%"><span style="font-size:40%"><span style="font-size:40%"><span style="font-size:40%">x</span></span></span></span>load</a>`},
 	{"nested opacities", `<style>.o{opacity:.1;letter-spacing:-1em}</style><a href="#">Down<span class="o"><span class="o">x</span></span>load</a>`},
 	{"right-to-left nested em", `<style>.s{font-size:.3em}</style><a dir="rtl" href="#">load<span class="s"><span class="s"><span class="s">א</span></span></span>Down</a>`},
+	// Gradient text voids only a clear colour.
+	{"size zero beside gradient text", `<style>.c{background-clip:text}.t{color:transparent}.z{font-size:0}</style><a href="#">Down<span class="c t z">x</span>load</a>`},
+	{"size zero in gradient text inline", `<a href="#">Down<span style="background-clip:text;color:transparent;font-size:0">x</span>load</a>`},
+	{"gradient text with no background drawn", `<style>.t{color:transparent;letter-spacing:-1em}</style><a href="#">Down<span class="t">x</span>load</a>`},
 	{"right-to-left calc", `<style>.z{font-size:calc(1px - 1px)}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
 	{"right-to-left near transparent", `<style>.z{color:rgba(0,0,0,.001);letter-spacing:-1em}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
 	{"right-to-left var", `<style>a{--q:0px}.z{font-size:var(--q)}</style><a dir="rtl" href="#">load<span class="z">א</span>Down</a>`},
