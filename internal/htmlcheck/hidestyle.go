@@ -71,6 +71,9 @@ func cssSizeIn(v, st []byte, depth int) (float64, bool) {
 	}
 	fn, args := string(v[:open]), v[open+1:len(v)-1]
 	switch fn {
+	case "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "exp", "pow", "log", "sqrt", "hypot",
+		"mod", "rem", "sign", "sibling-index", "sibling-count", "progress", "random", "if", "attr":
+		return 0, true // not followed: taken as nothing, which hides
 	case "var":
 		name, fallback, hasFallback := bytes.Cut(args, []byte(","))
 		if def := styleValue(st, string(name)); def != nil {
@@ -263,17 +266,29 @@ func farDecls(st []byte) bool {
 				return true // letters scaled to an x-height of nothing
 			}
 		case prop == "opacity" || prop == "zoom":
-			if f, ok := cssFraction(v); ok && f < 0.05 {
+			if f, ok := cssNumber(v, st); ok && f < 0.05 {
 				return true
 			}
 		case prop == "filter":
 			if j := bytes.Index(v, []byte("opacity(")); j >= 0 {
-				arg := v[j+len("opacity("):]
-				if k := bytes.IndexByte(arg, ')'); k >= 0 {
-					if f, ok := cssFraction(arg[:k]); ok && f < 0.05 {
-						return true
-					}
+				arg, _ := parenArg(v[j+len("opacity"):])
+				if f, ok := cssNumber(arg, st); ok && f < 0.05 {
+					return true
 				}
+			}
+			if j := bytes.Index(v, []byte("blur(")); j >= 0 {
+				arg, _ := parenArg(v[j+len("blur"):])
+				if px, ok := cssSize(arg, st); ok && px >= maxReadableBlur {
+					return true // smeared past reading
+				}
+			}
+		case prop == "width" || prop == "height" || prop == "inline-size" || prop == "block-size" || prop == "max-width" || prop == "max-height":
+			if px, ok := cssSize(v, st); ok && px < 1 && px >= 0 {
+				return true // a box under a pixel, its letters clipped or spilt
+			}
+		case prop == "contain":
+			if bytes.Contains(v, []byte("size")) || bytes.Contains(v, []byte("strict")) {
+				return true // sized as if empty
 			}
 		case prop == "color" || prop == "-webkit-text-fill-color":
 			if clearColour(varValue(v, st)) {
@@ -314,7 +329,49 @@ func farDecls(st []byte) bool {
 			if px, ok := cssPixels(v); ok && (px >= farOffset || px <= -farOffset) {
 				return true
 			}
+			if viewportsAway(v) {
+				return true
+			}
 		}
+	}
+	return false
+}
+
+// maxReadableBlur is the blur radius, in pixels, past which letters
+// cannot be read.
+const maxReadableBlur = 20
+
+// cssNumber reads v, a number, a percentage or a calc() or other function
+// of numbers (see cssSizeIn), as a number.
+func cssNumber(v, st []byte) (float64, bool) {
+	if f, ok := cssFraction(v); ok {
+		return f, true
+	}
+	if bytes.IndexByte(v, '(') > 0 {
+		return cssSizeIn(v, st, 0)
+	}
+	return 0, false
+}
+
+// viewportsAway reports whether the offset v moves an element a whole
+// viewport or more (100vw, calc(-100vw), -100dvh), which is off any
+// screen whatever its size.
+func viewportsAway(v []byte) bool {
+	for i := 0; i < len(v); i++ {
+		n := numberEnd(v[i:])
+		if n == 0 {
+			continue
+		}
+		f, err := strconv.ParseFloat(string(v[i:i+n]), 64)
+		unit := v[i+n:]
+		if err == nil && (f >= 100 || f <= -100) {
+			for _, u := range []string{"vw", "vh", "vi", "vb", "vmin", "vmax", "svw", "svh", "lvw", "lvh", "dvw", "dvh"} {
+				if bytes.HasPrefix(unit, []byte(u)) {
+					return true
+				}
+			}
+		}
+		i += n - 1
 	}
 	return false
 }

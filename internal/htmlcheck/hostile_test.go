@@ -118,6 +118,12 @@ func hostileInputs() []struct {
 			return ":root{--v" + strconv.Itoa(i) + ":calc(" + strings.Repeat("var(--v"+strconv.Itoa(i+1)+") + ", 20) + "0px)}"
 		})},
 		{"calc nested deep", fill(page(labelWithElement)+"<style>.h{font-size:calc(", "(", "1px)}</style>")},
+		{"many rules of many custom properties", distinct(page(labelWithElement)+"<style>:root{"+strings.Repeat("--a:0px;--a:none;--a:1px;--a:2px;", 50)+"}", func(i int) string {
+			return ".c" + strconv.Itoa(i) + "{display:" + strings.Repeat("var(--a) ", 20) + "}"
+		})},
+		{"many style attributes with custom properties", distinct(page("<p>x</p>"), func(i int) string {
+			return `<a href="#" style="--v` + strconv.Itoa(i) + `:none">Do<b style="display:var(--v` + strconv.Itoa(i) + `,var(--w))">x</b>wn</a>`
+		})},
 		{"many hiding animations", distinct(page(labelWithElement)+"<style>", func(i int) string {
 			return "@keyframes k" + strconv.Itoa(i) + "{to{opacity:0}}.a" + strconv.Itoa(i) + "{animation:k" + strconv.Itoa(i) + " 1s}"
 		})},

@@ -2,6 +2,7 @@ package htmlcheck
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,9 +191,7 @@ func (c *checker) reorderStart(a atom.Atom, name []byte, empty bool, before int)
 	st = compactStyle(st, style)
 	dir = bytes.TrimSpace(dir)
 	auto := asciiEqualFold(dir, "auto")
-	if r.rev == revNone && (a != atom.Bdo && (auto || asciiEqualFold(dir, "rtl")) ||
-		bytes.Contains(st, []byte("row-reverse")) || bytes.Contains(st, []byte("column-reverse")) ||
-		declares(st, "direction:rtl")) {
+	if r.rev == revNone && (a != atom.Bdo && (auto || asciiEqualFold(dir, "rtl")) || drawsReversed(st)) {
 		r.rev, r.revName, r.revNest, r.revDepth, r.revStart = revOpen, c.intern(a, name), 1, 0, at
 		r.auto = auto && !declares(st, "direction:rtl")
 	}
@@ -522,6 +521,21 @@ func (r *reorder) placement(st []byte) (int, bool) {
 	return 0, false
 }
 
+// drawsReversed reports whether the compacted style st draws an element's
+// children in reverse order: a reversed flex direction or wrap
+// (column-wrapped items then run right to left), a right-to-left
+// direction or vertical writing, or a mirror (scaleX(-1), rotateY(180deg)),
+// whose children may be mirrored back, letters and all.
+func drawsReversed(st []byte) bool {
+	for _, p := range []string{"row-reverse", "column-reverse", "wrap-reverse", "writing-mode:vertical-rl", "writing-mode:sideways-rl",
+		"scalex(-1", "scale(-1", "scale:-1", "rotatey(180", "rotate:y180", "rotate3d(0,1,0,180"} {
+		if bytes.Contains(st, []byte(p)) {
+			return true
+		}
+	}
+	return declares(st, "direction:rtl")
+}
+
 // cssOrder returns the value of the order property of the compacted
 // style st.
 func cssOrder(st []byte) (int, bool) {
@@ -551,6 +565,11 @@ func cssOrder(st []byte) (int, bool) {
 			digits++
 		}
 		if digits == 0 {
+			// order:calc(0 - 1), and the like.
+			val, _, _ := bytes.Cut(rest[i+len("order:"):], []byte(";"))
+			if f, ok := cssSizeIn(val, st, 0); ok && f > -1<<20 && f < 1<<20 {
+				return int(math.Round(f)), true
+			}
 			return 0, false
 		}
 		if neg {

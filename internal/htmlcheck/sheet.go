@@ -52,6 +52,9 @@ type sheetHiding struct {
 	layoutBytes               int                    // of layout, over all entries
 	varPx                     map[string]float64     // the custom properties that hold a length, in pixels (see pageVars)
 	varClear                  map[string]bool        // and those that hold a clear colour
+	varDefs                   map[string][][]byte    // every value each custom property is given, compacted (see expandVars)
+	expanded                  int                    // bytes expandVars wrote
+	tweaked                   bool                   // a rule or inline style sets one of animationTweaks
 }
 
 // maxVarsBytes bounds the custom property declarations pageVars reads.
@@ -62,9 +65,13 @@ const maxVarsBytes = 64 << 10
 // of an @property rule, in pixels; where one is declared more than once,
 // the least, since any of them may apply (a:--z:0px styles the link, and
 // .h{font-size:var(--z)} inherits it).
-func pageVars(sheets [][]byte) (map[string]float64, map[string]bool) {
-	defs := map[string][][]byte{}
+func pageVars(sheets [][]byte, defs map[string][][]byte) (map[string]float64, map[string]bool) {
 	size := 0
+	for _, vs := range defs {
+		for _, v := range vs {
+			size += len(v)
+		}
+	}
 	for _, sheet := range sheets {
 		eachDecl(sheet, func(prelude, decl []byte) {
 			name, v, ok := bytes.Cut(decl, []byte(":"))
@@ -168,7 +175,7 @@ func (h *sheetHiding) withPageVars(decls []byte) []byte {
 	}
 	var out []byte
 	eachVarRef(decls, func(ref []byte) {
-		if h.varClear[string(ref)] {
+		if h.varClear[string(ref)] && !bytes.Contains(out, []byte(string(ref)+":")) {
 			out = append(append(out, ref...), ":transparent;"...)
 		}
 	})
@@ -276,8 +283,8 @@ const maxSheetDepth = 32
 // does not apply (in a <template>, a <noscript>) is read too, which only
 // over-reads.
 func readSheets(src []byte) *sheetHiding {
-	if indexFold(src, "<style") < 0 {
-		return nil
+	if indexFold(src, "<style") < 0 && !bytes.Contains(src, []byte("var(")) {
+		return nil // no sheet, and no custom property an inline style reads
 	}
 	h := &sheetHiding{}
 	found := false
@@ -285,6 +292,7 @@ func readSheets(src []byte) *sheetHiding {
 	hidingFrames := map[string]uint8{}
 	doc := &docNames{classes: map[string]bool{}, ids: map[string]bool{}}
 	var sheets [][]byte
+	inlineDefs := map[string][][]byte{} // custom properties of style attributes
 	z := html.NewTokenizer(bytes.NewReader(src))
 	foreign := 0          // <svg> and <math> elements open
 	var text []byte       // the text so far of a <style> in SVG or MathML
@@ -312,6 +320,13 @@ func readSheets(src []byte) *sheetHiding {
 					doc.ids[string(lowerASCII(bytes.TrimSpace(v)))] = true
 				case "media":
 					printMedia = printOnly(v)
+				case "style":
+					if bytes.Contains(bytes.ToLower(v), []byte("animation-")) {
+						h.tweaked = true
+					}
+					if bytes.Contains(v, []byte("--")) {
+						addInlineDefs(inlineDefs, v)
+					}
 				}
 			}
 			switch {
@@ -358,7 +373,8 @@ func readSheets(src []byte) *sheetHiding {
 	if foreignStyle {
 		sheets = append(sheets, text)
 	}
-	h.varPx, h.varClear = pageVars(sheets)
+	h.varDefs = inlineDefs
+	h.varPx, h.varClear = pageVars(sheets, h.varDefs)
 	for _, sheet := range sheets {
 		s := sheetReader{h: h, doc: doc}
 		s.read(sheet)
@@ -372,7 +388,7 @@ func readSheets(src []byte) *sheetHiding {
 	// its last frame (animation-fill-mode: forwards).
 	if len(hidingFrames) > 0 {
 		for _, a := range animated {
-			if hides, gone := animationHides(a.decls, hidingFrames); hides {
+			if hides, gone := animationHides(a.decls, hidingFrames, h.tweaked); hides {
 				k := sheetDrawn
 				if !gone {
 					k |= sheetResettable
@@ -382,7 +398,7 @@ func readSheets(src []byte) *sheetHiding {
 			}
 		}
 	}
-	if !found && len(hidingFrames) == 0 && len(h.varPx) == 0 && len(h.varClear) == 0 {
+	if !found && len(hidingFrames) == 0 && len(h.varDefs) == 0 {
 		return nil
 	}
 	h.frames = hidingFrames
@@ -482,40 +498,65 @@ const (
 // out of sight long enough to read the rest as a call to download.
 const longAnimation = 2
 
-// animationHides reports whether the declarations decls run one of the
-// animations frames (names lower-cased and unescaped) that hides: on its
-// last frame, or on another when a duration or delay in decls is
-// longAnimation or more, or it repeats without end; and whether one of
-// them hides for good, not only by properties a child may set again.
-func animationHides(decls []byte, frames map[string]uint8) (hides, gone bool) {
+// animationHides reports whether the animation declarations in decls
+// run one of the animations frames (names lower-cased and unescaped) that
+// hides: on its last frame; or on another unless it runs as a fade-in
+// does (a duration and delay under longAnimation, written plainly, once,
+// forwards, not paused, nor tweaked by a rule of its own anywhere on the
+// page: tweaked); and whether one of them hides for good, not only by
+// properties a child may set again.
+func animationHides(decls []byte, frames map[string]uint8, tweaked bool) (hides, gone bool) {
 	var k uint8
-	long := false
-	for i := 0; i < len(decls); {
-		if n := numberEnd(decls[i:]); n > 0 && (i == 0 || !isCSSIdent(decls[i-1])) {
-			f, _ := strconv.ParseFloat(string(decls[i:i+n]), 64)
-			rest := decls[i+n:]
-			switch {
-			case bytes.HasPrefix(rest, []byte("ms")):
-				long = long || f >= longAnimation*1000
-			case len(rest) > 0 && (rest[0] == 's' || rest[0] == 'S'):
-				long = long || f >= longAnimation
+	long := tweaked
+	for decl := range bytes.SplitSeq(bytes.ToLower(decls), []byte(";")) {
+		prop, v, ok := bytes.Cut(decl, []byte(":"))
+		prop = bytes.TrimPrefix(bytes.TrimSpace(prop), []byte("-webkit-"))
+		if !ok || !bytes.HasPrefix(prop, []byte("animation")) {
+			continue
+		}
+		if string(prop) != "animation" && string(prop) != "animation-name" {
+			long = true // a duration, delay, direction or state of its own
+		}
+		if bytes.ContainsAny(v, "()") {
+			long = true // calc(), var(), steps(), cubic-bezier(): not followed
+		}
+		for i := 0; i < len(v); {
+			if n := numberEnd(v[i:]); n > 0 && (i == 0 || !isCSSIdent(v[i-1])) {
+				f, _ := strconv.ParseFloat(string(v[i:i+n]), 64)
+				rest := v[i+n:]
+				switch {
+				case bytes.HasPrefix(rest, []byte("ms")):
+					long = long || f >= longAnimation*1000
+				case len(rest) > 0 && rest[0] == 's':
+					long = long || f >= longAnimation
+				default:
+					long = long || f != 1 // an iteration count: stops mid-way, or runs back
+				}
+				i += n
+				continue
+			}
+			n := identLen(v[i:])
+			if n == 0 {
+				i++
+				continue
+			}
+			if name, ok := cssDecodeIdent(v[i : i+n]); ok {
+				k |= frames[string(name)]
+				switch string(name) {
+				case "infinite", "paused", "reverse", "alternate", "alternate-reverse":
+					long = true // drawn on a frame other than the last
+				}
 			}
 			i += n
-			continue
 		}
-		n := identLen(decls[i:])
-		if n == 0 {
-			i++
-			continue
-		}
-		if name, ok := cssDecodeIdent(decls[i : i+n]); ok {
-			k |= frames[string(name)]
-			long = long || string(name) == "infinite"
-		}
-		i += n
 	}
 	return k&frameFinal != 0 || k&frameSome != 0 && long, k&frameGone != 0
 }
+
+// animationTweaks are the properties that, in a rule of their own, change
+// how an animation runs: where one is declared, every animation that
+// hides on any frame is taken as hiding (see animationHides).
+var animationTweaks = []string{"animation-duration", "animation-delay", "animation-play-state", "animation-direction", "animation-iteration-count", "animation-fill-mode"}
 
 // sheetBlock is a block open in the style sheet.
 type sheetBlock struct {
@@ -647,7 +688,10 @@ func (r *sheetReader) close() {
 	if b.skip || len(bytes.TrimSpace(b.decls)) == 0 {
 		return
 	}
-	if bytes.Contains(b.decls, []byte("var(")) {
+	if bytes.Contains(b.decls, []byte("var(")) && (b.keyframes != nil || r.h.expanded > maxExpandedAll) {
+		// Keyframes, and rules past the expansions' bound, read var()
+		// by the values in pixels and clear colours (rules are
+		// otherwise expanded: see expandVars).
 		b.decls = r.h.withPageVars(b.decls)
 	}
 	if b.keyframes != nil {
@@ -672,6 +716,11 @@ func (r *sheetReader) close() {
 	}
 	var buf [256]byte
 	st := compactStyle(buf[:0], b.decls)
+	for _, p := range animationTweaks {
+		if bytes.Contains(st, []byte(p+":")) {
+			r.h.tweaked = true
+		}
+	}
 	if declares(st, "animation:") || declares(st, "animation-name:") || declares(st, "-webkit-animation:") || declares(st, "-webkit-animation-name:") {
 		a := animatedRule{decls: bytes.Clone(b.decls)}
 		for k := j; k > 0 && r.animatedSubjects < maxAnimatedSubjects; k-- {
@@ -686,6 +735,20 @@ func (r *sheetReader) close() {
 		}
 		r.animated = append(r.animated, a)
 	}
+	if bytes.Contains(st, []byte("var(")) {
+		// Each value its custom properties may take (see expandVars).
+		for _, v := range r.h.expandVars(st) {
+			r.classify(j, v)
+		}
+		return
+	}
+	r.classify(j, st)
+}
+
+// classify adds what the compacted declarations st of the open block j
+// do to elements: hide their letters, make them inline boxes or contents,
+// lay them out in another order.
+func (r *sheetReader) classify(j int, st []byte) {
 	switch v := styleValue(st, "display"); {
 	case string(v) == "contents":
 		r.addBlock(j, sheetContents)
@@ -698,7 +761,7 @@ func (r *sheetReader) close() {
 		r.addLayout(j, lay)
 		r.found = true
 	}
-	gone, resettable, resets := styleVisibility(b.decls, st)
+	gone, resettable, resets := styleVisibility(st, st)
 	if resets {
 		r.addBlock(j, sheetResets)
 	}
@@ -745,8 +808,8 @@ func layoutDecls(st []byte) []byte {
 			keep = string(v) != "none"
 		case "order":
 			keep = string(v) != "0"
-		case "flex-direction", "flex-flow":
-			keep = bytes.Contains(v, []byte("reverse"))
+		case "flex-direction", "flex-flow", "flex-wrap", "writing-mode", "transform", "scale", "rotate":
+			keep = drawsReversed(decl)
 		case "grid-area", "grid-row", "grid-row-start", "grid-column", "grid-column-start":
 			keep = true
 		case "direction":
@@ -1151,7 +1214,7 @@ func (c *checker) sheetHides() sheetHideKind {
 	c.sheetMatches(func(kind sheetHideKind, _ []byte) { k |= kind })
 	if h := c.sheet; h != nil && len(h.frames) > 0 {
 		if style, ok := c.attr("style"); ok && containsFold(style, "animation") {
-			if hides, gone := animationHides(style, h.frames); hides {
+			if hides, gone := animationHides(style, h.frames, h.tweaked); hides {
 				k |= sheetDrawn
 				if !gone {
 					k |= sheetResettable
@@ -1195,7 +1258,13 @@ func (c *checker) pageVarsHide(style []byte) bool {
 	if !bytes.Contains(style, []byte("var(")) {
 		return false
 	}
-	h := c.pageSheet()
+	h := c.pageSheet() // nil without style sheets: the style's own values
+	var b [256]byte
+	for _, v := range h.expandVars(compactStyle(b[:0], style)) {
+		if hidingStyle(v) {
+			return true
+		}
+	}
 	return h != nil && (len(h.varPx) > 0 || len(h.varClear) > 0) && hidingStyle(h.withPageVars(style))
 }
 
@@ -1367,8 +1436,104 @@ func (c *checker) frameSheet() {
 		}
 	}
 	r := &c.reo
-	if r.rev == revNone && (bytes.Contains(lay, []byte("row-reverse")) || bytes.Contains(lay, []byte("column-reverse")) || declares(lay, "direction:rtl")) {
+	if r.rev == revNone && drawsReversed(lay) {
 		r.rev, r.revName, r.revNest, r.revDepth, r.revStart = revOpen, el.name, 1, 0, 0
 		r.auto = false
+	}
+}
+
+// maxVarVariants bounds the readings expandVars gives of one list of
+// declarations, and maxExpanded the size of each.
+const (
+	maxVarVariants = 4
+	maxExpanded    = 16 << 10
+	// maxExpandedAll bounds what one page's expansions write in all;
+	// past it, var() is read by the values in pixels and clear colours
+	// alone (see withPageVars).
+	maxExpandedAll = 4 << 20
+)
+
+// addInlineDefs adds the custom properties that the style attribute
+// style declares to defs, compacted, up to maxVarsBytes in all.
+func addInlineDefs(defs map[string][][]byte, style []byte) {
+	for decl := range bytes.SplitSeq(style, []byte(";")) {
+		name, v, ok := bytes.Cut(decl, []byte(":"))
+		if name = bytes.TrimSpace(name); !ok || !bytes.HasPrefix(name, []byte("--")) || len(defs) > maxVarsBytes/8 {
+			continue
+		}
+		defs[string(name)] = append(defs[string(name)], compactStyle(nil, v))
+	}
+}
+
+// expandVars returns the compacted declarations st with each var() in
+// them replaced by a value its custom property is given: by st itself
+// (own), by the page's style sheets and style attributes (varDefs), or
+// else its fallback; up to maxVarVariants readings, the i-th taking each
+// property's i-th value (or its last), since any of them may apply
+// (a{--d:none}.h{display:var(--d)}, the second round of the 25th
+// attack).
+func (h *sheetHiding) expandVars(st []byte) [][]byte {
+	var defs map[string][][]byte
+	if h != nil {
+		defs = h.varDefs
+		if h.expanded > maxExpandedAll {
+			return [][]byte{st} // see maxExpandedAll
+		}
+	}
+	n := 1
+	eachVarRef(st, func(ref []byte) {
+		if k := len(defs[string(ref)]); k > n {
+			n = min(k, maxVarVariants)
+		}
+	})
+	out := make([][]byte, 0, n)
+	ownDefs := bytes.HasPrefix(st, []byte("--")) || bytes.Contains(st, []byte(";--"))
+	for i := range n {
+		v := st
+		for range maxSizeDepth {
+			if !bytes.Contains(v, []byte("var(")) || len(v) > maxExpanded {
+				break
+			}
+			v = substituteVars(v, func(name []byte) []byte {
+				if ownDefs {
+					if d := styleValue(st, string(name)); d != nil && !bytes.Contains(d, []byte("var(")) {
+						return d
+					}
+				}
+				if d := defs[string(name)]; len(d) > 0 {
+					return d[min(i, len(d)-1)]
+				}
+				return nil
+			})
+		}
+		out = append(out, v)
+		if h != nil {
+			h.expanded += len(v)
+		}
+	}
+	return out
+}
+
+// substituteVars returns v with each var(name[, fallback]) replaced by
+// value(name), or else by its fallback; one left as it was if neither.
+func substituteVars(v []byte, value func(name []byte) []byte) []byte {
+	var out []byte
+	for {
+		i := bytes.Index(v, []byte("var("))
+		if i < 0 {
+			return append(out, v...)
+		}
+		arg, n := parenArg(v[i+len("var"):])
+		name, fallback, hasFallback := bytes.Cut(arg, []byte(","))
+		out = append(out, v[:i]...)
+		switch d := value(bytes.TrimSpace(name)); {
+		case d != nil:
+			out = append(out, d...)
+		case hasFallback:
+			out = append(out, fallback...)
+		default:
+			out = append(out, "initial"...) // not given: its initial value
+		}
+		v = v[i+len("var")+n:]
 	}
 }

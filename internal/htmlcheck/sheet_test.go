@@ -316,3 +316,56 @@ func TestStyleSheetsUnclosed(t *testing.T) {
 		Check([]byte(page("<style>"+css+"</style><a href=#>Do<b class=h>x</b>wn</a>")), testOptions)
 	}
 }
+
+// The second round of the 25th outside attack (docs/security.md, rows
+// from 970): each was published and drawn as a call to download.
+const (
+	ldLink  = `<a class="c" href="#"><span class="l">load</span><span class="d">Down</span></a>`
+	mirLink = `<a class="c" href="#"><i>d</i><i>a</i><i>o</i><i>l</i><i>n</i><i>w</i><i>o</i><i>D</i></a>`
+	grow    = `@keyframes k{from{font-size:0}to{font-size:32px}}`
+)
+
+var attack25SecondEvasions = []evasion{
+	{"animation in reverse", `<style>` + grow + `.h{animation:k 1s reverse forwards}</style>` + gapLink},
+	{"animation alternating", `<style>` + grow + `.h{animation:k 1s 2 alternate forwards}</style>` + gapLink},
+	{"animation paused", `<style>` + grow + `.h{animation:k 1s paused both}</style>` + gapLink},
+	{"animation stopped mid-way", `<style>@keyframes k{0%,100%{font-size:32px}50%{font-size:0}}.h{animation:k 1s .5 forwards}</style>` + gapLink},
+	{"animation duration in a rule of its own", `<style>` + grow + `.h{animation:k .6s both}a .h{animation-duration:1e9s}</style>` + gapLink},
+	{"animation paused by a rule of its own", `<style>` + grow + `.h{animation:k .6s both}a .h{animation-play-state:paused}</style>` + gapLink},
+	{"animation duration in upper case", `<style>` + grow + `.h{animation:both k 1E9S}</style>` + gapLink},
+	{"animation duration by calc", `<style>` + grow + `.h{animation:k calc(1e9 * 1s) both}</style>` + gapLink},
+	{"fade paused", `<style>@keyframes k{from{opacity:0}to{opacity:1}}.h{animation:k .6s both paused;letter-spacing:-.6em}</style>` + gapLink},
+	{"wrapped in reverse", `<style>.c{display:inline-flex;flex-direction:column;flex-wrap:wrap-reverse;height:1.2em}</style>` + ldLink},
+	{"vertical writing", `<style>.c{display:inline-block;writing-mode:vertical-rl}.c span{display:block;writing-mode:horizontal-tb}</style>` + ldLink},
+	{"flex direction by a custom property", `<style>.c{display:inline-flex;flex-direction:var(--fd)}a{--fd:row-reverse}</style>` + ldLink},
+	{"order by a custom property", `<style>.c{display:inline-flex}.d{order:var(--o)}a{--o:-1}</style>` + ldLink},
+	{"order by calc", `<style>.c{display:inline-flex}.d{order:calc(0 - 1)}</style>` + ldLink},
+	{"mirrored box", `<style>.c{display:inline-flex;transform:scaleX(-1)}.c i{display:inline-block;transform:scaleX(-1);font-style:normal}</style>` + mirLink},
+	{"mirrored by scale", `<style>.c{display:inline-flex;scale:-1 1}.c i{display:inline-block;scale:-1 1;font-style:normal}</style>` + mirLink},
+	{"mirrored by rotation", `<style>.c{display:inline-flex;rotate:y 180deg}.c i{display:inline-block;rotate:y 180deg;font-style:normal}</style>` + mirLink},
+	{"display by a custom property", `<style>a{--d:none}.h{display:var(--d)}</style>` + gapLink},
+	{"display by a fallback", `<style>.h{display:var(--nope, none)}</style>` + gapLink},
+	{"opacity by a custom property", `<style>a{--o:0}.h{opacity:var(--o);letter-spacing:-.6em}</style>` + gapLink},
+	{"visibility by a custom property", `<style>a{--v:hidden}.h{visibility:var(--v);letter-spacing:-.6em}</style>` + gapLink},
+	{"font by a custom property", `<style>a{--f:0/0 a}.h{font:var(--f)}</style>` + gapLink},
+	{"colour by a property rule", `<style>@property --t{syntax:"<color>";inherits:true;initial-value:transparent}.h{color:var(--t);letter-spacing:-.6em}</style>` + gapLink},
+	{"colour by a fallback", `<style>.h{color:var(--nope,transparent);letter-spacing:-.6em}</style>` + gapLink},
+	{"size from an ancestor's style attribute", `<style>.h{font-size:var(--s)}</style><a href="#" style="--s:0px">Down<span class="h">x</span>load</a>`},
+	{"size from its own style attribute", `<style>.h{font-size:var(--s)}</style><a href="#">Down<span class="h" style="--s:0px">x</span>load</a>`},
+	{"inline display by a custom property", `<a href="#" style="--d:none">Down<span style="display:var(--d)">x</span>load</a>`},
+	{"transform by a custom property", `<style>a{--x:translate(-9999px)}.h{position:absolute;transform:var(--x)}</style>` + gapLink},
+	{"size by sin", `<style>.h{font-size:calc(32px * sin(0deg))}</style>` + gapLink},
+	{"size by mod", `<style>.h{font-size:mod(4px,2px)}</style>` + gapLink},
+	{"opacity by calc", `<style>.h{opacity:calc(0.001);letter-spacing:-.6em}</style>` + gapLink},
+	{"opacity by a difference", `<style>.h{opacity:calc(1 - 1);letter-spacing:-.6em}</style>` + gapLink},
+	{"filter opacity by calc", `<style>.h{filter:opacity(calc(0));letter-spacing:-.6em}</style>` + gapLink},
+	{"contained size", `<style>.h{display:inline-block;contain:size;overflow:hidden}</style>` + gapLink},
+	{"inline size zero", `<style>.h{display:inline-block;inline-size:0;overflow:clip}</style>` + gapLink},
+	{"width under a pixel", `<style>.h{display:inline-block;width:0.1px;overflow:hidden}</style>` + gapLink},
+	{"a viewport away by calc", `<style>.h{position:absolute;left:calc(-100vw)}</style>` + gapLink},
+	{"fixed off the right edge", `<style>.h{position:fixed;left:100vw}</style>` + gapLink},
+	{"zoom by calc", `<style>.h{display:inline-block;zoom:calc(0.01)}</style>` + gapLink},
+	{"blurred", `<style>.h{filter:blur(100px);letter-spacing:-.6em}</style>` + gapLink},
+}
+
+func TestDownloadEvasionsAttack25Second(t *testing.T) { wantDownloadButton(t, attack25SecondEvasions) }
