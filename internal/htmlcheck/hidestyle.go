@@ -490,13 +490,24 @@ func clearColour(v []byte) bool {
 	}
 	args := v[open+1 : len(v)-1]
 	sep := bytes.LastIndexByte(args, '/')
+	if bytes.HasPrefix(args, []byte("from")) {
+		// A relative colour: clear when its origin is, or when its
+		// alpha is computed (calc(alpha - 1)).
+		if bytes.Contains(args, []byte("transparent")) || sep >= 0 && bytes.IndexByte(args[sep:], '(') >= 0 {
+			return true
+		}
+	}
 	if sep < 0 {
 		if bytes.Count(args, []byte(",")) != 3 {
 			return false
 		}
 		sep = bytes.LastIndexByte(args, ',')
 	}
-	f, ok := cssFraction(args[sep+1:])
+	alpha := args[sep+1:]
+	if string(alpha) == "none" {
+		return true // a missing alpha is 0
+	}
+	f, ok := cssNumber(alpha, nil)
 	return ok && f < 0.05
 }
 

@@ -365,6 +365,10 @@ var attack25SecondEvasions = []evasion{
 	{"a viewport away by calc", `<style>.h{position:absolute;left:calc(-100vw)}</style>` + gapLink},
 	{"fixed off the right edge", `<style>.h{position:fixed;left:100vw}</style>` + gapLink},
 	{"zoom by calc", `<style>.h{display:inline-block;zoom:calc(0.01)}</style>` + gapLink},
+	{"alpha by calc", `<style>.h{color:rgb(0 0 0 / calc(1 - 1));letter-spacing:-.6em}</style>` + gapLink},
+	{"alpha none", `<style>.h{color:rgb(0 0 0 / none);letter-spacing:-.6em}</style>` + gapLink},
+	{"relative colour from transparent", `<style>.h{color:rgb(from transparent r g b);letter-spacing:-.6em}</style>` + gapLink},
+	{"relative colour with a computed alpha", `<style>.h{color:rgb(from #000 r g b / calc(alpha - 1));letter-spacing:-.6em}</style>` + gapLink},
 	{"blurred", `<style>.h{filter:blur(100px);letter-spacing:-.6em}</style>` + gapLink},
 }
 
