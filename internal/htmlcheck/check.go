@@ -250,6 +250,7 @@ type checker struct {
 	sheetRead    bool             // sheet is read
 	sheetDefer   bool             // do not read it for the current start tag (see frameSheet)
 	frameTag     [2]int           // where the outermost clickable element's start tag is in src, for frameSheet; {0, 0} when done
+	matched      sheetMatch       // what sheetMatches found for the current start tag
 	styleTags    int8             // 1 when the source has "<style", -1 when not, 0 before it is known
 	sawShadow    bool             // a declarative shadow root (see shadowFindings)
 	rtlCSS       int8             // 1 when the page's text may set a right-to-left direction, -1 when not, 0 before it is known (see pageMayDrawRightToLeft)

@@ -1210,8 +1210,7 @@ func skipTo(s []byte, close byte) int {
 // start tag's letters (see readSheets), or 0; and whether they may
 // display it as contents (sheetContents) or as an inline box (sheetBox).
 func (c *checker) sheetHides() sheetHideKind {
-	var k sheetHideKind
-	c.sheetMatches(func(kind sheetHideKind, _ []byte) { k |= kind })
+	k, _ := c.sheetMatches()
 	if h := c.sheet; h != nil && len(h.frames) > 0 {
 		if style, ok := c.attr("style"); ok && containsFold(style, "animation") {
 			if hides, gone := animationHides(style, h.frames, h.tweaked); hides {
@@ -1233,8 +1232,8 @@ func (c *checker) sheetLayout(dst []byte) []byte {
 	if h := c.pageSheet(); h == nil || h.layoutBytes == 0 && len(h.all.layout) == 0 {
 		return dst
 	}
-	c.sheetMatches(func(_ sheetHideKind, layout []byte) { dst = append(dst, layout...) })
-	return dst
+	_, layout := c.sheetMatches()
+	return append(dst, layout...)
 }
 
 // pageSheet returns what the page's style sheets may do (see
@@ -1268,16 +1267,31 @@ func (c *checker) pageVarsHide(style []byte) bool {
 	return h != nil && (len(h.varPx) > 0 || len(h.varClear) > 0) && hidingStyle(h.withPageVars(style))
 }
 
-// sheetMatches calls fn with what each rule of the page's style sheets
-// that the current start tag may match does (see readSheets), which it
-// reads when first asked.
-func (c *checker) sheetMatches(fn func(k sheetHideKind, layout []byte)) {
+// sheetMatches returns what the rules of the page's style sheets that
+// the current start tag may match do (see readSheets), which it reads
+// when first asked: how they hide it, and its layout declarations. The
+// answer is kept for the tag, which several readers ask.
+func (c *checker) sheetMatches() (sheetHideKind, []byte) {
 	h := c.pageSheet()
 	if h == nil {
-		return
+		return 0, nil
 	}
-	el := c.currentElem()
-	h.matches(&el, fn)
+	if c.matched.at != c.tokStart+1 {
+		c.matched.at, c.matched.k, c.matched.layout = c.tokStart+1, 0, c.matched.layout[:0]
+		el := c.currentElem()
+		h.matches(&el, func(k sheetHideKind, layout []byte) {
+			c.matched.k |= k
+			c.matched.layout = append(c.matched.layout, layout...)
+		})
+	}
+	return c.matched.k, c.matched.layout
+}
+
+// sheetMatch is what sheetMatches found for the start tag at at-1 in src.
+type sheetMatch struct {
+	at     int
+	k      sheetHideKind
+	layout []byte
 }
 
 // sheetElem is what sheetMatches reads of an element: its name, id and
