@@ -874,35 +874,12 @@ func (r *sheetReader) addBlock(j int, k sheetHideKind) {
 // nested). A selector of a pseudo-element (::before, ::marker) styles a
 // box of its own, not the element's text, and is left out.
 func selectorSubjects(sel []byte, nested bool, doc *docNames) (own []sheetSubject, parent bool) {
-	depth := 0
 	start := 0
-	for i := 0; i <= len(sel); i++ {
-		if i < len(sel) {
-			switch sel[i] {
-			case '\\':
-				i += escapeLen(sel[i:]) - 1
-				continue
-			case '"', '\'':
-				i = cssStringEnd(sel, i) - 1
-				continue
-			case '(', '[':
-				depth++
-				continue
-			case ')', ']':
-				depth = max(depth-1, 0)
-				continue
-			case ',':
-				if depth > 0 {
-					continue
-				}
-			default:
-				continue
-			}
-		}
-		one := sel[start:i]
-		start = i + 1
+	one := func(end int) {
+		one := sel[start:end]
+		start = end + 1
 		if !mayMatch(one, doc) {
-			continue
+			return
 		}
 		sub, amp, ok := compoundSubject(lastCompound(one))
 		switch {
@@ -913,7 +890,35 @@ func selectorSubjects(sel []byte, nested bool, doc *docNames) (own []sheetSubjec
 			own = append(own, sub)
 		}
 	}
+	scanSelector(sel, func(i int) int {
+		if sel[i] == ',' {
+			one(i)
+		}
+		return 0
+	})
+	one(len(sel))
 	return own, parent
+}
+
+// scanSelector calls fn with the index of each byte of the selector sel
+// outside escapes, strings, parentheses and brackets; fn returns how
+// many bytes after it it has read, which are skipped.
+func scanSelector(sel []byte, fn func(i int) int) {
+	depth := 0
+	for i := 0; i < len(sel); i++ {
+		switch c := sel[i]; {
+		case c == '\\':
+			i += escapeLen(sel[i:]) - 1
+		case c == '"' || c == '\'':
+			i = cssStringEnd(sel, i) - 1
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth = max(depth-1, 0)
+		case depth == 0:
+			i += fn(i)
+		}
+	}
 }
 
 // userAction are the pseudo-classes of states a visitor's action brings
@@ -929,55 +934,40 @@ var userAction = map[string]bool{
 // of userAction outside parentheses (:not(:hover) is drawn; a:hover is
 // not until the visitor points at it).
 func mayMatch(sel []byte, doc *docNames) bool {
-	depth := 0
-	for i := 0; i < len(sel); i++ {
+	may := true
+	scanSelector(sel, func(i int) int {
 		switch c := sel[i]; {
-		case c == '\\':
-			i += escapeLen(sel[i:]) - 1
-		case c == '"' || c == '\'':
-			i = cssStringEnd(sel, i) - 1
-		case c == '(' || c == '[':
-			depth++
-		case c == ')' || c == ']':
-			depth = max(depth-1, 0)
-		case depth > 0:
+		case !may:
+			return len(sel)
 		case c == ':' && i+1 < len(sel) && sel[i+1] != ':':
 			n := identLen(sel[i+1:])
 			if name, ok := cssDecodeIdent(sel[i+1 : i+1+n]); ok && userAction[string(name)] {
-				return false
+				may = false
 			}
 		case (c == '.' || c == '#') && doc != nil:
 			n := identLen(sel[i+1:])
 			name, ok := cssDecodeIdent(sel[i+1 : i+1+n])
 			if ok && (c == '.' && !doc.classes[string(name)] || c == '#' && !doc.ids[string(name)]) {
-				return false
+				may = false
 			}
-			i += n
+			return n
 		}
-	}
-	return true
+		return 0
+	})
+	return may
 }
 
 // lastCompound returns the last compound selector of the complex
 // selector sel: what follows its last combinator (white space, >, +, ~).
 func lastCompound(sel []byte) []byte {
 	sel = bytes.TrimSpace(sel)
-	depth := 0
 	start := 0
-	for i := 0; i < len(sel); i++ {
-		switch c := sel[i]; {
-		case c == '\\':
-			i += escapeLen(sel[i:]) - 1
-		case c == '"' || c == '\'':
-			i = cssStringEnd(sel, i) - 1
-		case c == '(' || c == '[':
-			depth++
-		case c == ')' || c == ']':
-			depth = max(depth-1, 0)
-		case depth == 0 && (isCSSSpace(c) || c == '>' || c == '+' || c == '~'):
+	scanSelector(sel, func(i int) int {
+		if c := sel[i]; isCSSSpace(c) || c == '>' || c == '+' || c == '~' {
 			start = i + 1
 		}
-	}
+		return 0
+	})
 	return sel[start:]
 }
 
