@@ -1254,6 +1254,8 @@ func (c *checker) pageVarsHide(style []byte) bool {
 			return true
 		}
 	}
+	// expandVars reads a property's first four values only; withPageVars
+	// reads the least length and any clear colour of all of them.
 	return h != nil && (len(h.varPx) > 0 || len(h.varClear) > 0) && hidingStyle(h.withPageVars(style))
 }
 
