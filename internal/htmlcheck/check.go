@@ -1458,8 +1458,36 @@ func (c *checker) shadowRoot() ([]byte, bool) {
 // indents.
 var hidingPatterns = []string{
 	"display:none", "visibility:hidden", "visibility:collapse", "content-visibility:hidden",
-	"color:transparent", "-webkit-text-fill-color:transparent", "clip:rect(", "clip-path:",
+	"color:transparent", "-webkit-text-fill-color:transparent", "clip:rect(",
 	"left:-", "top:-", "right:-", "text-indent:-",
+}
+
+// clipsAway reports whether the compacted style st clips its element with
+// clip-path (or -webkit-clip-path), other than by none or an inset of
+// zero on every side, which clip nothing (where a wipe-in ends).
+func clipsAway(st []byte) bool {
+	for rest := st; ; {
+		i := bytes.Index(rest, []byte("clip-path:"))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("clip-path:"):]
+		v, _, _ := bytes.Cut(rest, []byte(";"))
+		v = bytes.TrimSuffix(v, []byte("!important"))
+		if string(v) == "none" {
+			continue
+		}
+		arg, ok := bytes.CutPrefix(v, []byte("inset("))
+		if !ok || bytes.IndexByte(arg, '(') >= 0 {
+			return true
+		}
+		// Compacted, "inset(0 0 0 0 round 4px)" is "inset(0000round4px)":
+		// every side is zero when no digit before "round" is another.
+		arg, _, _ = bytes.Cut(arg, []byte("round"))
+		if bytes.ContainsAny(arg, "123456789") {
+			return true
+		}
+	}
 }
 
 // zeroPatterns are style properties that hide text when they are zero
@@ -1480,9 +1508,12 @@ func hidingStyle(style []byte) bool {
 		st = withoutProps(st, colourProps)
 	}
 	for _, p := range hidingPatterns {
-		if i := bytes.Index(st, []byte(p)); i >= 0 && (i == 0 || st[i-1] == ';' || p[0] == '-' || p == "clip-path:") {
+		if i := bytes.Index(st, []byte(p)); i >= 0 && (i == 0 || st[i-1] == ';' || p[0] == '-') {
 			return true
 		}
+	}
+	if clipsAway(st) {
+		return true
 	}
 	for _, p := range zeroPatterns {
 		for rest := st; ; {

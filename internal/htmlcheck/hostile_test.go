@@ -127,6 +127,12 @@ func hostileInputs() []struct {
 		{"many hiding animations", distinct(page(labelWithElement)+"<style>", func(i int) string {
 			return "@keyframes k" + strconv.Itoa(i) + "{to{opacity:0}}.a" + strconv.Itoa(i) + "{animation:k" + strconv.Itoa(i) + " 1s}"
 		})},
+		// Rules that hide and the fade-ins that show again (fade.go).
+		{"many fade-ins on many labels", distinct(page("<p>x</p>")+"<style>"+strings.Repeat(".o{opacity:0}.w{clip-path:inset(0 100% 0 0)}", 50)+"</style>", func(i int) string {
+			n := strconv.Itoa(i)
+			return "<style>.f" + n + "{animation:k" + n + " .5s forwards}@keyframes k" + n + "{to{opacity:1;clip-path:inset(0)}}</style>" +
+				`<a href="#">Do<span class="o w f` + n + `">` + n + `</span>wn</a>`
+		})},
 		{"many svg css urls with references", fill(page("<p>x</p>")+"<svg><style>", "a{b:url(https://i.example/a.png?&amp;)}", "</style></svg>")},
 	}
 	for i := range tests {

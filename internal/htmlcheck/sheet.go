@@ -26,7 +26,7 @@ import (
 // call to download without them is refused.
 
 // sheetHideKind says how a rule hides an element's letters.
-type sheetHideKind = uint16
+type sheetHideKind = uint32
 
 const (
 	sheetDrawn      sheetHideKind = 1 << iota // laid out, not seen: font-size:0, color:transparent, visibility:hidden, …
@@ -38,6 +38,8 @@ const (
 	sheetByColour                             // hides by a clear colour only (see sheetHidesLetters)
 	sheetOtherHide                            // hides by other means
 	sheetClipText                             // clips its background to its letters
+	// and, from fadeShift on, the kinds of fade.go: hides only by
+	// properties an animation may show again, and the animations that do.
 
 	sheetHidden = sheetDrawn | sheetNotDrawn
 )
@@ -54,7 +56,11 @@ type sheetHiding struct {
 	varClear                  map[string]bool        // and those that hold a clear colour
 	varDefs                   map[string][][]byte    // every value each custom property is given, compacted (see expandVars)
 	expanded                  int                    // bytes expandVars wrote
-	tweaked                   bool                   // a rule or inline style sets one of animationTweaks
+	tweaked                   bool                   // a rule or inline style sets an animation's longhand so that it may run long (see animationLengthens)
+	fillTweaked               bool                   // or sets its fill mode to other than forwards
+	noRestores                bool                   // the page has a shadow root: no animation shows again what a rule hides (see fade.go)
+	fades                     bool                   // a rule hides by fadeKind
+	restoring                 map[string]uint8       // the @keyframes rules, by name as written, whose last frame shows fadeGroups again (see fade.go)
 }
 
 // maxVarsBytes bounds the custom property declarations pageVars reads.
@@ -292,11 +298,17 @@ func readSheets(src []byte) *sheetHiding {
 	hidingFrames := map[string]uint8{}
 	doc := &docNames{classes: map[string]bool{}, ids: map[string]bool{}}
 	var sheets [][]byte
+	// unsure: the sheets of the same index that may not apply on every
+	// screen (see sheetBlock.sure): in a <template>, of another type or
+	// for some media only.
+	var unsure []bool
+	templates := 0                      // <template> elements open
 	inlineDefs := map[string][][]byte{} // custom properties of style attributes
 	z := html.NewTokenizer(bytes.NewReader(src))
 	foreign := 0          // <svg> and <math> elements open
 	var text []byte       // the text so far of a <style> in SVG or MathML
 	foreignStyle := false // in one
+	foreignMaybe := false // and it may not apply (see unsure)
 	styleDepth := 0       // elements open in it: only its own text is CSS
 	for {
 		z.AllowCDATA(foreign > 0)
@@ -307,7 +319,7 @@ func readSheets(src []byte) *sheetHiding {
 		switch tt {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
-			printMedia := false
+			printMedia, maybe := false, templates > 0
 			for hasAttr {
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
@@ -320,9 +332,27 @@ func readSheets(src []byte) *sheetHiding {
 					doc.ids[string(lowerASCII(bytes.TrimSpace(v)))] = true
 				case "media":
 					printMedia = printOnly(v)
+					switch q := string(lowerASCII(bytes.TrimSpace(v))); q {
+					case "", "all", "screen":
+					default:
+						maybe = true
+					}
+				case "type":
+					switch t := string(lowerASCII(bytes.TrimSpace(v))); t {
+					case "", "text/css":
+					default:
+						maybe = true
+					}
+				case "shadowrootmode":
+					// Rules of the page do not style a shadow tree, nor
+					// its rules the page: where they show again is
+					// not followed.
+					h.noRestores = true
 				case "style":
-					if bytes.Contains(bytes.ToLower(v), []byte("animation-")) {
-						h.tweaked = true
+					if containsFold(v, "animation-") {
+						var b [256]byte
+						l, f := animationLengthens(compactStyle(b[:0], v))
+						h.tweaked, h.fillTweaked = h.tweaked || l, h.fillTweaked || f
 					}
 					if bytes.Contains(v, []byte("--")) {
 						addInlineDefs(inlineDefs, v)
@@ -333,6 +363,10 @@ func readSheets(src []byte) *sheetHiding {
 			case foreignStyle:
 				if tt == html.StartTagToken {
 					styleDepth++
+				}
+			case string(name) == "template" && foreign == 0:
+				if tt == html.StartTagToken {
+					templates++
 				}
 			case string(name) == "svg" || string(name) == "math":
 				if tt == html.StartTagToken {
@@ -345,9 +379,11 @@ func readSheets(src []byte) *sheetHiding {
 				case foreign > 0:
 					z.NextIsNotRawText()
 					foreignStyle, text, styleDepth = true, text[:0], 0
+					foreignMaybe = maybe
 				default:
 					if z.Next() == html.TextToken && !printMedia {
 						sheets = append(sheets, bytes.Clone(z.Text()))
+						unsure = append(unsure, maybe)
 					}
 				}
 			}
@@ -356,11 +392,14 @@ func readSheets(src []byte) *sheetHiding {
 			switch {
 			case foreignStyle && string(name) == "style" && styleDepth == 0:
 				sheets = append(sheets, bytes.Clone(text))
+				unsure = append(unsure, foreignMaybe)
 				foreignStyle = false
 			case foreignStyle:
 				styleDepth = max(styleDepth-1, 0)
 			case string(name) == "svg" || string(name) == "math":
 				foreign = max(foreign-1, 0)
+			case string(name) == "template" && foreign == 0:
+				templates = max(templates-1, 0)
 			}
 		case html.TextToken:
 			if foreignStyle && styleDepth == 0 {
@@ -372,11 +411,12 @@ func readSheets(src []byte) *sheetHiding {
 	}
 	if foreignStyle {
 		sheets = append(sheets, text)
+		unsure = append(unsure, foreignMaybe)
 	}
 	h.varDefs = inlineDefs
 	h.varPx, h.varClear = pageVars(sheets, h.varDefs)
-	for _, sheet := range sheets {
-		s := sheetReader{h: h, doc: doc}
+	for i, sheet := range sheets {
+		s := sheetReader{h: h, doc: doc, unsure: unsure[i]}
 		s.read(sheet)
 		found = found || s.found
 		animated = append(animated, s.animated...)
@@ -384,10 +424,10 @@ func readSheets(src []byte) *sheetHiding {
 			hidingFrames[name] |= k
 		}
 	}
-	// An animation that runs a @keyframes rule that hides may stay on
-	// its last frame (animation-fill-mode: forwards).
-	if len(hidingFrames) > 0 {
-		for _, a := range animated {
+	for _, a := range animated {
+		// An animation that runs a @keyframes rule that hides may stay
+		// on its last frame (animation-fill-mode: forwards).
+		if len(hidingFrames) > 0 {
 			if hides, gone := animationHides(a.decls, hidingFrames, h.tweaked); hides {
 				k := sheetDrawn
 				if !gone {
@@ -396,6 +436,15 @@ func readSheets(src []byte) *sheetHiding {
 				h.add(a.subjects, k, nil)
 				found = true
 			}
+		}
+		// And one whose last frame shows may show what a rule hides
+		// (see fade.go).
+		if h.fades {
+			var g uint8
+			if a.exact && !h.tweaked && !h.fillTweaked && !h.noRestores {
+				g = animationRestores(a.decls, h.restoring)
+			}
+			h.addExact(a.subjects, restoreKind(g))
 		}
 	}
 	if !found && len(hidingFrames) == 0 && len(h.varDefs) == 0 {
@@ -424,6 +473,21 @@ func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind, layout []byte) {
 		}
 		e.kind |= k
 		e.layout = append(e.layout, layout...)
+	}
+}
+
+// addExact records that the subjects subs are styled the way k says,
+// which must not be over-read: a subject whose rule asks more of an
+// element than its entry can keep (see maxEntryNeeds) is left out.
+func (h *sheetHiding) addExact(subs []sheetSubject, k sheetHideKind) {
+	for _, s := range subs {
+		e := h.entry(s)
+		switch {
+		case s.need == nil:
+			e.kind |= k
+		case len(e.needs) < maxEntryNeeds:
+			e.needs = append(e.needs, sheetNeed{need: s.need, kind: k})
+		}
 	}
 }
 
@@ -473,6 +537,7 @@ type sheetReader struct {
 	found        bool
 	hidingFrames map[string]uint8 // the names of @keyframes rules that hide, lower-cased and unescaped (see frameFinal)
 	animated     []animatedRule
+	unsure       bool // the sheet may not apply on every screen (see sheetBlock.sure)
 	// animatedSubjects counts the subjects of animated.
 	animatedSubjects int
 	blocks           []sheetBlock // the blocks open
@@ -482,6 +547,9 @@ type sheetReader struct {
 type animatedRule struct {
 	subjects []sheetSubject
 	decls    []byte // its declarations
+	// exact: its subjects are exactly the elements it styles, on
+	// every screen (see sheetBlock.exact).
+	exact bool
 }
 
 // How a @keyframes rule hides: on its last frame (to, 100%), where an
@@ -517,7 +585,7 @@ func animationHides(decls []byte, frames map[string]uint8, tweaked bool) (hides,
 		if string(prop) != "animation" && string(prop) != "animation-name" {
 			long = true // a duration, delay, direction or state of its own
 		}
-		if bytes.ContainsAny(v, "()") {
+		if v = withoutTimingFunctions(v); bytes.ContainsAny(v, "()") {
 			long = true // calc(), var(), steps(), cubic-bezier(): not followed
 		}
 		for i := 0; i < len(v); {
@@ -553,10 +621,17 @@ func animationHides(decls []byte, frames map[string]uint8, tweaked bool) (hides,
 	return k&frameFinal != 0 || k&frameSome != 0 && long, k&frameGone != 0
 }
 
-// animationTweaks are the properties that, in a rule of their own, change
-// how an animation runs: where one is declared, every animation that
-// hides on any frame is taken as hiding (see animationHides).
-var animationTweaks = []string{"animation-duration", "animation-delay", "animation-play-state", "animation-direction", "animation-iteration-count", "animation-fill-mode"}
+// finalFrame reports whether the keyframe selector list sel has the last
+// frame (to, 100%), or as good as.
+func finalFrame(sel []byte) bool {
+	for one := range bytes.SplitSeq(sel, []byte(",")) {
+		one = bytes.ToLower(bytes.TrimSpace(one))
+		if f, ok := cssFraction(one); string(one) == "to" || ok && bytes.HasSuffix(one, []byte("%")) && f >= 0.99 {
+			return true
+		}
+	}
+	return false
+}
 
 // sheetBlock is a block open in the style sheet.
 type sheetBlock struct {
@@ -570,6 +645,15 @@ type sheetBlock struct {
 	skip      bool          // inside an at-rule whose declarations style no element (@font-face, @page, …), or at the top level
 	decls     []byte        // its declarations so far, each ended by ';'
 	added     sheetHideKind // what of its subjects' hiding is added already (see addBlock)
+	// sure: its rules apply on every screen (the top level, @layer);
+	// exact: and it is a rule whose subjects are exactly what its
+	// selectors select (see simpleSelectorList).
+	sure, exact bool
+	// A @keyframes rule's block has its name as written (kfName) and
+	// what its last frames show (see frameShows).
+	kf                   bool
+	kfName               string
+	lastShows, lastHides uint8
 }
 
 // maxAnimatedSubjects bounds the subjects kept for the rules that run an
@@ -579,7 +663,7 @@ const maxAnimatedSubjects = 1 << 16
 // read reads the style sheet s: each block's declarations, and the
 // selectors (or at-rule) before it.
 func (r *sheetReader) read(s []byte) {
-	r.blocks = append(r.blocks[:0], sheetBlock{skip: true})
+	r.blocks = append(r.blocks[:0], sheetBlock{skip: true, sure: !r.unsure})
 	deeper := 0 // blocks open past maxSheetDepth
 	start := 0  // where the current declaration or prelude starts
 	for i := 0; i < len(s); {
@@ -618,7 +702,7 @@ func (r *sheetReader) read(s []byte) {
 				break
 			}
 			parent := r.blocks[len(r.blocks)-1]
-			b := sheetBlock{keyframes: parent.keyframes, skip: parent.skip}
+			b := sheetBlock{keyframes: parent.keyframes, skip: parent.skip, sure: parent.sure}
 			prelude := bytes.TrimSpace(s[start:i])
 			top := len(r.blocks) == 1
 			switch {
@@ -631,9 +715,14 @@ func (r *sheetReader) read(s []byte) {
 				b.skip = false
 				switch {
 				case asciiEqualFold(name, "keyframes") || asciiEqualFold(name, "-webkit-keyframes"):
-					b.keyframes = []byte{}
-					if n, ok := cssDecodeIdent(bytes.Trim(bytes.TrimSpace(prelude[1+len(name):]), `"'`)); ok {
+					b.keyframes, b.kf = []byte{}, true
+					b.sure = b.sure && !parent.parent && len(parent.own) == 0
+					raw := bytes.Trim(bytes.TrimSpace(prelude[1+len(name):]), `"'`)
+					if n, ok := cssDecodeIdent(raw); ok {
 						b.keyframes = bytes.Clone(n)
+						if bytes.IndexByte(raw, '\\') < 0 {
+							b.kfName = string(raw) // as written: animations name it so
+						}
 					}
 				case asciiEqualFold(name, "media") && printOnly(prelude[1+len(name):]):
 					b.skip = true // not drawn on a screen
@@ -650,10 +739,13 @@ func (r *sheetReader) read(s []byte) {
 					// outside, and declarations directly in them style
 					// the rule they are nested in.
 					b.parent = !top
+					b.sure = b.sure && asciiEqualFold(name, "layer") && !parent.parent && len(parent.own) == 0
 				}
 			default:
 				b.skip = false
 				b.own, b.parent = selectorSubjects(prelude, !top, r.doc)
+				b.sure = b.sure && !parent.parent && len(parent.own) == 0
+				b.exact = b.sure && simpleSelectorList(prelude)
 			}
 			r.blocks = append(r.blocks, b)
 			start = i + 1
@@ -685,17 +777,52 @@ func (r *sheetReader) close() {
 	j := len(r.blocks) - 1
 	defer func() { r.blocks = r.blocks[:j] }()
 	b := &r.blocks[j]
+	if b.kf {
+		// What its last frames show again, if they surely apply; a
+		// name defined again shows what both definitions show.
+		if b.kfName != "" {
+			var g uint8
+			if b.sure {
+				g = b.lastShows &^ b.lastHides
+			}
+			old, ok := r.h.restoring[b.kfName]
+			switch {
+			case ok:
+				r.h.restoring[b.kfName] = g & old
+			case g != 0:
+				if r.h.restoring == nil {
+					r.h.restoring = map[string]uint8{}
+				}
+				r.h.restoring[b.kfName] = g
+			}
+		}
+		return
+	}
 	if b.skip || len(bytes.TrimSpace(b.decls)) == 0 {
 		return
 	}
-	if bytes.Contains(b.decls, []byte("var(")) && (b.keyframes != nil || r.h.expanded > maxExpandedAll) {
+	rawVar := bytes.Contains(b.decls, []byte("var("))
+	if rawVar && (b.keyframes != nil || r.h.expanded > maxExpandedAll) {
 		// Keyframes, and rules past the expansions' bound, read var()
 		// by the values in pixels and clear colours (rules are
 		// otherwise expanded: see expandVars).
 		b.decls = r.h.withPageVars(b.decls)
 	}
 	if b.keyframes != nil {
-		if len(b.keyframes) > 0 && hidingStyle(b.decls) {
+		hides := len(b.keyframes) > 0 && hidingStyle(b.decls)
+		if j > 1 && r.blocks[j-1].kf && finalFrame(b.frame) {
+			// What the last frame shows again (see fade.go): nothing
+			// where it hides, as an animation that runs it then hides.
+			kb := &r.blocks[j-1]
+			if hides || rawVar {
+				kb.lastHides = 1<<fadeGroupCount - 1
+			} else {
+				var buf [256]byte
+				shows, h := frameShows(compactStyle(buf[:0], b.decls))
+				kb.lastShows, kb.lastHides = kb.lastShows|shows, kb.lastHides|h
+			}
+		}
+		if hides {
 			if r.hidingFrames == nil {
 				r.hidingFrames = map[string]uint8{}
 			}
@@ -704,11 +831,8 @@ func (r *sheetReader) close() {
 			if g, _, _ := styleVisibility(b.decls, compactStyle(buf[:0], b.decls)); g {
 				k |= frameGone
 			}
-			for sel := range bytes.SplitSeq(b.frame, []byte(",")) {
-				sel = bytes.ToLower(bytes.TrimSpace(sel))
-				if f, ok := cssFraction(sel); string(sel) == "to" || ok && bytes.HasSuffix(sel, []byte("%")) && f >= 0.99 {
-					k = k&^frameSome | frameFinal // the last frame, or as good as
-				}
+			if finalFrame(b.frame) {
+				k = k&^frameSome | frameFinal // the last frame, or as good as
 			}
 			r.hidingFrames[string(b.keyframes)] |= k
 		}
@@ -716,13 +840,13 @@ func (r *sheetReader) close() {
 	}
 	var buf [256]byte
 	st := compactStyle(buf[:0], b.decls)
-	for _, p := range animationTweaks {
-		if bytes.Contains(st, []byte(p+":")) {
-			r.h.tweaked = true
-		}
+	if bytes.Contains(st, []byte("animation-")) {
+		l, f := animationLengthens(st)
+		r.h.tweaked, r.h.fillTweaked = r.h.tweaked || l, r.h.fillTweaked || f
 	}
-	if declares(st, "animation:") || declares(st, "animation-name:") || declares(st, "-webkit-animation:") || declares(st, "-webkit-animation-name:") {
-		a := animatedRule{decls: bytes.Clone(b.decls)}
+	if declares(st, "animation:") || declares(st, "animation-name:") || declares(st, "-webkit-animation:") || declares(st, "-webkit-animation-name:") ||
+		declares(st, "all:") { // which resets the animation too
+		a := animatedRule{decls: bytes.Clone(b.decls), exact: b.exact}
 		for k := j; k > 0 && r.animatedSubjects < maxAnimatedSubjects; k-- {
 			a.subjects = append(a.subjects, r.blocks[k].own...)
 			r.animatedSubjects += len(r.blocks[k].own)
@@ -757,11 +881,22 @@ func (r *sheetReader) classify(j int, st []byte) {
 		r.addBlock(j, sheetBox)
 		r.found = true
 	}
-	if lay := layoutDecls(st); len(lay) > 0 {
-		r.addLayout(j, lay)
-		r.found = true
-	}
 	gone, resettable, resets := styleVisibility(st, st)
+	var fades uint8 // see fade.go
+	if gone && !declares(st, "display:none") {
+		fades = fadeHides(st)
+	}
+	if lay := layoutDecls(st); len(lay) > 0 {
+		if fades&1 != 0 {
+			// Its opacity hides by fadeKind, which an animation may
+			// undo, not by multiplying (see scaled).
+			lay = withoutProps(lay, fadeGroups[0])
+		}
+		if len(lay) > 0 {
+			r.addLayout(j, lay)
+			r.found = true
+		}
+	}
 	if resets {
 		r.addBlock(j, sheetResets)
 	}
@@ -778,9 +913,13 @@ func (r *sheetReader) classify(j int, st []byte) {
 	} else {
 		k |= sheetByColour
 	}
-	if declares(st, "display:none") {
+	switch {
+	case declares(st, "display:none"):
 		k = sheetNotDrawn
-	} else if !gone {
+	case fades != 0:
+		k = fadeKind(fades) // unless an animation shows it again (see fade.go)
+		r.h.fades = true
+	case !gone:
 		k |= sheetResettable
 	}
 	r.addBlock(j, k)
@@ -1201,8 +1340,19 @@ func skipTo(s []byte, close byte) int {
 // display it as contents (sheetContents) or as an inline box (sheetBox).
 func (c *checker) sheetHides() sheetHideKind {
 	k, _ := c.sheetMatches()
-	if h := c.sheet; h != nil && len(h.frames) > 0 {
-		if style, ok := c.attr("style"); ok && containsFold(style, "animation") {
+	style, _ := c.attr("style")
+	return c.sheet.resolve(k, style)
+}
+
+// resolve returns k, what the rules that may match an element do, with
+// what its style attribute style does to their animations: one that
+// hides, or that no longer shows again what a rule hides (see fade.go).
+func (h *sheetHiding) resolve(k sheetHideKind, style []byte) sheetHideKind {
+	if h == nil {
+		return k
+	}
+	if containsFold(style, "animation") {
+		if len(h.frames) > 0 {
 			if hides, gone := animationHides(style, h.frames, h.tweaked); hides {
 				k |= sheetDrawn
 				if !gone {
@@ -1210,8 +1360,14 @@ func (c *checker) sheetHides() sheetHideKind {
 				}
 			}
 		}
+		// Its animation is the one that runs.
+		var g uint8
+		if !h.tweaked && !h.fillTweaked && !h.noRestores {
+			g = animationRestores(style, h.restoring)
+		}
+		k = k&^(sheetRestores|sheetNoRestores) | restoreKind(g)
 	}
-	return k
+	return resolveFades(k)
 }
 
 // sheetLayout appends to dst the declarations of the page's style sheets
@@ -1410,10 +1566,13 @@ func (c *checker) frameSheet() {
 	}
 	name, more := z.TagName()
 	el := &sheetElem{name: string(name)}
+	var style []byte
 	for more {
 		var k, v []byte
 		k, v, more = z.TagAttr()
 		switch string(k) {
+		case "style":
+			style = v
 		case "id":
 			el.id = string(lowerASCII(bytes.TrimSpace(v)))
 		case "class":
@@ -1429,6 +1588,7 @@ func (c *checker) frameSheet() {
 		k |= kind
 		lay = append(lay, layout...)
 	})
+	k = h.resolve(k, style)
 	if len(c.vis) > 0 && c.vis[0].state == visShown && sheetHidesLetters(k) {
 		switch {
 		case k&sheetNotDrawn != 0 || k&sheetDrawn != 0 && k&sheetResettable == 0:

@@ -291,7 +291,7 @@ func TestDownloadEvasionsAttack25(t *testing.T) { wantDownloadButton(t, attack25
 // children show again (reshow.go) must not panic, and the check gives the
 // same errors twice (nothing is left over from one check to the next).
 func FuzzStyleSheet(f *testing.F) {
-	for _, rows := range [][]evasion{sheetEvasions, attack25Evasions} {
+	for _, rows := range [][]evasion{sheetEvasions, attack25Evasions, fadeEvasions} {
 		for _, e := range rows {
 			css, body, ok := strings.Cut(strings.TrimPrefix(e.body, "<style>"), "</style>")
 			if !ok {
@@ -373,3 +373,83 @@ var attack25SecondEvasions = []evasion{
 }
 
 func TestDownloadEvasionsAttack25Second(t *testing.T) { wantDownloadButton(t, attack25SecondEvasions) }
+
+// fadeEvasions hide letters with a rule and a fade-in that does not, or
+// may not, show them again (fade.go): each must still be refused.
+var fadeEvasions = []evasion{
+	{"no fill mode", `<style>.h{opacity:0;animation:f .5s}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"fill backwards", `<style>.h{opacity:0;animation:f .5s backwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"long", `<style>.h{opacity:0;animation:f 5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"long delay", `<style>.h{opacity:0;animation:f .5s 3s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"in ms", `<style>.h{opacity:0;animation:f 2000ms forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"three times", `<style>.h{opacity:0;animation:f .1s .1s .1s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"never runs", `<style>.h{opacity:0;animation:f .5s 0 forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"paused", `<style>.h{opacity:0;animation:f .5s forwards paused}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"reversed", `<style>.h{opacity:0;animation:f .5s reverse forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"duration by calc", `<style>.h{opacity:0;animation:f calc(1s * 1e9) forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"important", `<style>.h{opacity:0!important;animation:f .5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"shows another property", `<style>.h{clip-path:inset(50%);animation:f .5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"shows one of two", `<style>.h{opacity:0;transform:scale(0);animation:f .5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"last frame hides too", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}100%{opacity:0}}</style>` + gapLink},
+	{"last frame by a custom property", `<style>:root{--o:0}.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:var(--o)}}</style>` + gapLink},
+	{"keyframes defined again", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}@keyframes f{to{color:red}}</style>` + gapLink},
+	{"keyframes of another case", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes F{to{opacity:1}}</style>` + gapLink},
+	{"keyframes escaped", `<style>.h{opacity:0;animation:\66 .5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"keyframes in a media query", `<style>.h{opacity:0;animation:f .5s forwards}@media (min-width:2000px){@keyframes f{to{opacity:1}}}</style>` + gapLink},
+	{"animation in a media query", `<style>.h{opacity:0}@media (min-width:2000px){.h{animation:f .5s forwards}}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"animation under an ancestor", `<style>.h{opacity:0}.x .h{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><p class="x">x</p>` + gapLink},
+	{"animation by attribute", `<style>.h{opacity:0}.h[data-x="1"]{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h" data-x="2">x</span>load</a>`},
+	{"animation nested", `<style>.h{opacity:0;&.h{animation:f .5s forwards}}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"animation by a pseudo-class", `<style>.h{opacity:0}.h:nth-child(9){animation:f .5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"animation stopped by another rule", `<style>.h{opacity:0}.a{animation:f .5s forwards}.a.n{animation:none}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a n">x</span>load</a>`},
+	{"animation replaced by another rule", `<style>.h{opacity:0;animation:f .5s forwards}.s{animation:spin 1s linear}@keyframes f{to{opacity:1}}@keyframes spin{to{transform:rotate(1turn)}}</style><a href="#">Down<span class="h s">x</span>load</a>`},
+	{"animation stopped inline", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h" style="animation:none">x</span>load</a>`},
+	{"animation lengthened inline", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h" style="animation-duration:1e9s">x</span>load</a>`},
+	{"fill mode by another rule", `<style>.h{opacity:0;animation:f .5s forwards}.z{animation-fill-mode:none}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
+	{"scroll timeline", `<style>.h{opacity:0;animation:f .5s forwards}.z{animation-timeline:view()}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
+	{"two declarations", `<style>.h{opacity:0;animation:none!important;animation:f .5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"two animations, the other without fill", `<style>.h{opacity:0;animation:g .1s forwards,f .5s}@keyframes f{to{opacity:1}}@keyframes g{to{color:red}}</style>` + gapLink},
+	{"two names in one", `<style>.h{opacity:0;animation:f g .5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a fade-in that starts hidden, paused", `<style>.h{animation:f .5s forwards paused}@keyframes f{from{opacity:0}to{opacity:1}}</style>` + gapLink},
+	{"a wipe that stops half-way", `<style>.h{clip-path:inset(0 100% 0 0);animation:w .5s forwards}@keyframes w{to{clip-path:inset(0 50% 0 0)}}</style>` + gapLink},
+	{"a scale-in to nothing", `<style>.h{transform:scale(0);animation:p .3s forwards}@keyframes p{to{transform:scale(.01)}}</style>` + gapLink},
+	{"animation reset by all", `<style>.a{animation:f .5s forwards}.a.n{all:unset}.h.h.h{opacity:0}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a n">x</span>load</a>`},
+	{"animation of a shadow tree's sheet", `<style>.h{opacity:0}</style><div><template shadowrootmode="open"><style>.a{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><slot></slot></template>` + `<a href="#">Down<span class="h a">x</span>load</a></div>`},
+	{"animation in a template", `<style>.h{opacity:0}</style><template><style>.a{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style></template><a href="#">Down<span class="h a">x</span>load</a>`},
+	{"keyframes in a template", `<style>.h{opacity:0;animation:f .5s forwards}</style><template><style>@keyframes f{to{opacity:1}}</style></template>` + gapLink},
+	{"animation in a sheet of another type", `<style>.h{opacity:0}</style><style type="text/plain">.a{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a">x</span>load</a>`},
+	{"animation in a sheet for wide screens", `<style>.h{opacity:0}</style><style media="(min-width:3000px)">.a{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a">x</span>load</a>`},
+	{"animation in an SVG sheet of another type", `<style>.h{opacity:0}</style><svg><style type="text/x">.a{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style></svg><a href="#">Down<span class="h a">x</span>load</a>`},
+	{"a fade-in drawn by scrolling", `<style>.h{animation:f .5s}.z{animation-timeline:view()}@keyframes f{from{opacity:0}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
+	{"a fade-in drawn by scrolling, inline", `<style>.h{animation:f .5s}@keyframes f{from{opacity:0}}</style><a href="#">Down<span class="h" style="animation-range:exit">x</span>load</a>`},
+	{"a long fade-in on its own", `<style>.h{animation:f .5s forwards}.z{animation-delay:5s}@keyframes f{from{opacity:0}to{opacity:1}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
+}
+
+func TestDownloadEvasionsFades(t *testing.T) { wantDownloadButton(t, fadeEvasions) }
+
+// Letters that a rule hides and the page's own fade-in, wipe-in or
+// scale-in shows again within a moment are read (docs/security.md, rows
+// 959 and 979).
+func TestFadeInsKeepLabelsAllowed(t *testing.T) {
+	const stat = `<a href="#stats"><span class="%s">1.2M</span> downloads</a>`
+	for _, tt := range []struct{ css, class string }{
+		{`.fade-in{opacity:0;animation:fadeIn .6s ease-out forwards}@keyframes fadeIn{to{opacity:1}}`, "num fade-in"},
+		{`.opacity-0{opacity:0}.animate-fade-in{animation:fade-in .5s ease-out forwards}@keyframes fade-in{0%{opacity:0}100%{opacity:1}}`, "opacity-0 animate-fade-in"},
+		{`@layer utilities{.opacity-0{opacity:0}.animate-fade-in{animation:fade-in .5s forwards}}@keyframes fade-in{to{opacity:1}}`, "opacity-0 animate-fade-in"},
+		{`.wipe{clip-path:inset(0 100% 0 0);animation:wipe .8s forwards}@keyframes wipe{to{clip-path:inset(0 0 0 0)}}`, "wipe"},
+		{`.reveal{opacity:0;transform:translateY(20px);animation:up .7s cubic-bezier(.2, .8, .2, 1) .2s forwards}@keyframes up{to{opacity:1;transform:none}}`, "reveal"},
+		{`.fade{opacity:0;animation:f .5s both}@keyframes f{from{opacity:0}to{opacity:1}}`, "fade"},
+		{`.pop{transform:scale(0);-webkit-animation:pop .4s steps(4, end) forwards;animation:pop .4s steps(4, end) forwards}@keyframes pop{to{transform:scale(1)}}`, "pop"},
+		{`.d1{animation-delay:.2s}.fade{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}`, "fade d1"},
+		{`@media (prefers-reduced-motion:reduce){*{animation-duration:.01ms!important;animation-iteration-count:1!important}}.fade{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}`, "fade"},
+		{`.clip{clip-path:none}`, "clip"},
+		{`.fade{opacity:0;animation:f .5s forwards !important}@keyframes f{to{opacity:1}}`, "fade"},
+		{`.h{opacity:0}</style><style media="all">.a{animation:f .5s forwards}@keyframes f{to{opacity:1}}`, "h a"},
+		{`.h{opacity:0}</style><svg width="0" height="0"><style>.a{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style></svg><style>`, "h a"},
+	} {
+		body := `<style>` + tt.css + `</style>` + strings.Replace(stat, "%s", tt.class, 1)
+		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {
+			t.Errorf("%s: got errors %v, want none", body, ruleNames(r.Errors))
+		}
+	}
+}

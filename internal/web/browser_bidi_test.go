@@ -13,10 +13,15 @@ import (
 // characters in the order they appear, line by line from left to right,
 // without white space and without what draws nothing (formatting
 // characters, marks of zero width).
-const drawnText = `(() => {
+const drawnText = `(` + drawnTextOf + `)(el => false)`
+
+// drawnTextOf is a function of unseen, which tells the elements whose
+// text drawnText leaves out besides.
+const drawnTextOf = `(unseen) => {
   const out = [];
   const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = w.nextNode(); n; n = w.nextNode()) {
+    if (unseen(n.parentElement)) continue;
     let i = 0;
     for (const ch of n.data) {
       const r = document.createRange();
@@ -30,7 +35,7 @@ const drawnText = `(() => {
   }
   out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   return out.map(e => e[2]).join('');
-})()`
+}`
 
 // TestBrowserBidiLabelsDrawnAsRead proves, in Chromium and Firefox, that
 // the labels the page checker reads in the order the bidirectional
