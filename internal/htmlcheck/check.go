@@ -220,6 +220,8 @@ type checker struct {
 	dirNameBits   uint64         // nameBit of every name dirElems had
 	bidiParas     int            // paragraphs ended so far (see closeBidiParagraph)
 	frameOpen     string         // bidiOpen where the outermost clickable element begins
+	frameDir      int8           // and the direction of its text there (see labelDirection)
+	dirs          htmlDirs       // the direction attributes open (see labelDirection)
 	drawnBytes    int            // what drawnReading ordered so far
 	boxedBytes    int            // text ordered for its inline boxes so far (see boxedReadings)
 	tokStart      int            // where the current token starts in src
@@ -254,6 +256,7 @@ type checker struct {
 	styleTags    int8             // 1 when the source has "<style", -1 when not, 0 before it is known
 	sawShadow    bool             // a declarative shadow root (see shadowFindings)
 	rtlCSS       int8             // 1 when the page's text may set a right-to-left direction, -1 when not, 0 before it is known (see pageMayDrawRightToLeft)
+	cssDir       int8             // 1 when the page's text may set a direction by CSS, -1 when not, 0 before it is known (see labelDirection)
 	cssMarks     bool             // CSS draws a direction mark or a formatting character (see drawsMarks)
 	attrRefs     map[string]bool  // attributes that CSS draws with attr()
 	labels       map[string]uint8 // labels read so far that are not a call to download, and where
@@ -1056,6 +1059,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 	}
 	if !void(a) && !selfClosing {
 		c.openDir(a, name, foreign)
+		c.dirs.start(c, a, name, foreign)
 	}
 	before := len(c.label)
 	if len(c.frames) > 0 {
@@ -1102,6 +1106,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		}
 		if len(c.frames) == 0 {
 			c.frameOpen = c.openText()
+			c.frameDir = c.labelDirection(a, foreign)
 		}
 		c.frames = append(c.frames, frame{name: c.intern(a, name), depth: 1, start: start, text: len(c.label), shown: len(c.shown), byScript: c.byScript})
 	}
@@ -1234,6 +1239,7 @@ func (c *checker) endTag(start, end int) {
 	name := c.tagName(c.src[start:end])
 	a := atom.Lookup(name)
 	c.closeForeign(name)
+	c.dirs.end(name)
 	if a == atom.Html && c.htmls > 0 {
 		c.afterHTML = true
 	}

@@ -399,19 +399,27 @@ func hasRightToLeftLetter(label []byte) bool {
 
 // hasLeftToRightLetter reports whether t has a letter of a left-to-right
 // script.
-func hasLeftToRightLetter(t []byte) bool {
+func hasLeftToRightLetter(t []byte) bool { return leftToRightLetters(t, 1) > 0 }
+
+// leftToRightLetters returns how many letters of t are of a
+// left-to-right script, counting up to most.
+func leftToRightLetters(t []byte, most int) int {
+	n := 0
 	for _, r := range string(t) {
+		if n == most {
+			break
+		}
 		if r < utf8.RuneSelf {
 			if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
-				return true
+				n++
 			}
 			continue
 		}
 		if p, _ := bidi.LookupRune(r); p.Class() == bidi.L {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // firstStrongRightToLeft reports whether the first letter of t with a
@@ -735,15 +743,32 @@ func (c *checker) boxedReadings(label []byte) []string {
 	if !mayHaveLexiconLetters(label, c.readCache(label)) || !c.charge(&c.boxedBytes, maxBoxedBytes, len(label)) {
 		return nil
 	}
-	// The paragraph's direction is not followed here (an ancestor's dir,
-	// a style sheet's direction): both are read, as drawnReading does.
+	// The paragraph's direction is read where HTML sets it (dir, on the
+	// element or an ancestor) and no CSS may set another; else both are
+	// read, as drawnReading does (an Arabic count in a box, "2 مليون
+	// تنزيل" in a right-to-left link, read from a left-to-right paragraph
+	// was "تنزيل مليون 2": docs/security.md, row 979).
+	dirs := []bool{false, true}
+	switch c.frameDir {
+	case dirLeftToRight:
+		dirs = dirs[:1]
+	case dirRightToLeft:
+		dirs = dirs[1:]
+	}
+	// A line without two letters of a left-to-right script (a count,
+	// "+2M", has one; "下载" has two) is read from right to left only:
+	// no reader scans Arabic or Hebrew words from the left.
+	ltr := leftToRightLetters(label, 2) >= 2
 	var out []string
-	for _, rtl := range [2]bool{false, true} {
+	for _, rtl := range dirs {
 		var b []rune
 		b = r.drawBoxes(b, label, 0, len(label), 0, rtl)
 		v := string(b)
 		slices.Reverse(b)
-		for _, s := range []string{readLeftToRight(b), readable(v)} {
+		for i, s := range []string{readLeftToRight(b), readable(v)} {
+			if i == 1 && !ltr {
+				break
+			}
 			if s != string(label) && !slices.Contains(out, s) {
 				out = append(out, s)
 			}

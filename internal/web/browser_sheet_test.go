@@ -196,3 +196,24 @@ func TestBrowserFadeInsDrawnAsRead(t *testing.T) {
 		}
 	})
 }
+
+// TestBrowserBoxDirectionDrawnAsRead proves, in Chromium and Firefox,
+// that inline boxes of Hebrew letters are drawn in the direction the dir
+// attributes around their link set, which the page checker now reads
+// alone where HTML sets it (htmlcheck's direction.go; docs/security.md,
+// row 983): boxes that spell "הורדה" only from a left-to-right paragraph
+// are drawn so there, and refused, and not in a right-to-left one.
+func TestBrowserBoxDirectionDrawnAsRead(t *testing.T) {
+	const boxes = `<a href="#"><b style="display:inline-block">דה</b><b style="display:inline-block">הור</b></a>`
+	wantDrawnAsRead(t, "boxes", []drawnCase{
+		{boxes, true},
+		{`<p dir="rtl">x</p>` + boxes, true},
+		{`<div dir="rtl"><span dir="ltr">x</span></div>` + boxes, true},
+		{`<div dir="rtl"><p>` + boxes + `</p></div>`, false},
+		{`<div dir="rtl"><span dir="ltr">x</span>` + boxes + `</div>`, false},
+		{`<section dir="rtl"><div dir="ltr">x</div><p>` + boxes + `</p></section>`, false},
+		{`<a href="#" dir="rtl"><b style="display:inline-block">דה</b><b style="display:inline-block">הור</b></a>`, false},
+	}, func(t *testing.T, b *browserEnv, _ drawnCase) string {
+		return eval[string](t, b.tab, drawnText)
+	})
+}

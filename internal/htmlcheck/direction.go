@@ -1,0 +1,170 @@
+package htmlcheck
+
+import (
+	"bytes"
+
+	"golang.org/x/net/html/atom"
+)
+
+// The direction in which a clickable element's text is laid out, where
+// HTML alone sets it, so that boxedReadings reads its boxes in that
+// direction only, not in both (an Arabic count in a box, "2 مليون تنزيل"
+// in a right-to-left link, read as drawn in a left-to-right paragraph
+// was "تنزيل مليون 2": docs/security.md, row 979).
+//
+// The text of an element is laid out in the direction of the innermost
+// element around it, itself included, with a dir attribute, or left to
+// right where none has one. The checker tokenizes the page, it does not
+// build its tree, so the elements open are known only where no start tag
+// closes one implicitly and every end tag closes what it names: the
+// direction is known only where every dir attribute so far was on such
+// an element (dirSafe) and no element that bounds the scope of an end
+// tag (a table, a template, SVG's foreignObject) came first; and on
+// pages whose CSS may set a direction or undo an element's (direction,
+// unicode-bidi, display: contents, all), not at all.
+
+// The directions of labelDirection.
+const (
+	dirUnknown int8 = iota
+	dirLeftToRight
+	dirRightToLeft
+)
+
+// maxHTMLDirs bounds htmlDirs.open; past it, directions are unknown.
+const maxHTMLDirs = 64
+
+// htmlDirs follows the elements open with a dir attribute.
+type htmlDirs struct {
+	open   []htmlDir
+	seen   bool // a dir attribute, so far
+	unsure bool // the elements open may not be those in open
+}
+
+type htmlDir struct {
+	name string
+	dir  int8
+}
+
+// dirSafe are the elements that no start tag closes implicitly.
+func dirSafe(a atom.Atom) bool {
+	switch a {
+	case atom.Html, atom.Body, atom.Div, atom.Section, atom.Article, atom.Main, atom.Header, atom.Footer,
+		atom.Nav, atom.Aside, atom.Span, atom.Bdi, atom.Blockquote, atom.Figure, atom.Figcaption,
+		atom.Center, atom.Search, atom.Address, atom.Hgroup, atom.Ul, atom.Ol, atom.Dl, atom.Menu:
+		return true
+	}
+	return false
+}
+
+// scopeBound reports whether the element a ends the scope in which an
+// end tag finds the element it closes (an end tag past it is ignored).
+func scopeBound(a atom.Atom, foreign bool) bool {
+	switch a {
+	case atom.Table, atom.Td, atom.Th, atom.Caption, atom.Template, atom.Object, atom.Marquee, atom.Applet:
+		return !foreign
+	case atom.Foreignobject, atom.Desc, atom.Title, atom.Mi, atom.Mo, atom.Mn, atom.Ms, atom.Mtext, atom.AnnotationXml:
+		return foreign
+	}
+	return false
+}
+
+// start follows the start tag a (name) of an element with content.
+func (d *htmlDirs) start(c *checker, a atom.Atom, name []byte, foreign bool) {
+	if scopeBound(a, foreign) {
+		d.unsure = true
+	}
+	v, ok := c.attr("dir")
+	if !ok {
+		return
+	}
+	d.seen = true
+	dir := dirUnknown
+	switch v = bytes.TrimSpace(v); {
+	case asciiEqualFold(v, "rtl"):
+		dir = dirRightToLeft
+	case asciiEqualFold(v, "ltr"):
+		dir = dirLeftToRight
+	}
+	if foreign || !dirSafe(a) || len(d.open) == maxHTMLDirs {
+		d.unsure = true
+		return
+	}
+	d.open = append(d.open, htmlDir{name: c.intern(a, name), dir: dir})
+}
+
+// end follows the end tag name: it closes the innermost element of that
+// name open, and those open in it.
+func (d *htmlDirs) end(name []byte) {
+	for i := len(d.open) - 1; i >= 0; i-- {
+		if d.open[i].name == string(name) {
+			d.open = d.open[:i]
+			return
+		}
+	}
+}
+
+// labelDirection returns the direction in which the text of the current
+// start tag, a clickable element, is laid out, or dirUnknown (see the
+// comment at the top).
+func (c *checker) labelDirection(a atom.Atom, foreign bool) int8 {
+	if c.cssDir == 0 {
+		c.cssDir = -1
+		if pageMaySetDirection(c.src) {
+			c.cssDir = 1
+		}
+	}
+	if c.cssDir > 0 || foreign {
+		return dirUnknown
+	}
+	d := &c.dirs
+	if v, ok := c.attr("dir"); ok {
+		// Its own: the element's text is inside it, whatever is open
+		// around it (an <a> misnested is made again with its
+		// attributes).
+		switch v = bytes.TrimSpace(v); {
+		case asciiEqualFold(v, "rtl"):
+			return dirRightToLeft
+		case asciiEqualFold(v, "ltr"):
+			return dirLeftToRight
+		}
+		return dirUnknown
+	}
+	switch {
+	case d.unsure:
+		return dirUnknown
+	case len(d.open) > 0:
+		return d.open[len(d.open)-1].dir
+	case d.seen:
+		return dirUnknown
+	}
+	return dirLeftToRight
+}
+
+// pageMaySetDirection reports whether the page's CSS may set the
+// direction of an element's text, or undo what its dir attribute does:
+// direction, unicode-bidi (plaintext, normal), display: contents (no box
+// to isolate its text), or the all property (which resets
+// unicode-bidi).
+func pageMaySetDirection(src []byte) bool {
+	for _, w := range []string{"direction", "bidi", "plaintext", "contents"} {
+		if indexFold(src, w) >= 0 {
+			return true
+		}
+	}
+	for rest := src; ; {
+		i := indexFold(rest, "all")
+		if i < 0 {
+			return false
+		}
+		if i == 0 || !isCSSIdent(rest[i-1]) {
+			j := i + 3
+			for j < len(rest) && (isCSSSpace(rest[j]) || rest[j] == '\\') {
+				j++
+			}
+			if j == len(rest) || rest[j] == ':' || rest[j] == '&' {
+				return true // all:, or all&#58; in an attribute
+			}
+		}
+		rest = rest[i+3:]
+	}
+}
