@@ -932,7 +932,8 @@ func metadata(a atom.Atom) bool {
 func inline(a atom.Atom) bool {
 	switch a {
 	case atom.B, atom.I, atom.Em, atom.Strong, atom.Span, atom.U, atom.S, atom.Small,
-		atom.Mark, atom.Sup, atom.Sub, atom.Abbr, atom.Code, atom.Kbd, atom.Font, atom.Bdi, atom.Bdo:
+		atom.Mark, atom.Sup, atom.Sub, atom.Abbr, atom.Code, atom.Kbd, atom.Font, atom.Bdi, atom.Bdo,
+		atom.Slot: // display: contents
 		return true
 	}
 	return false

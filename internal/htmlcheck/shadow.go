@@ -131,16 +131,12 @@ func compose(n *html.Node, depth int) (found, ok bool) {
 				s.AppendChild(c)
 			}
 		}
-		// A slot draws no box of its own (display: contents): what it
-		// draws stands in its place, so that links slotted side by side
-		// are read side by side.
-		for c := s.FirstChild; c != nil; {
-			next := c.NextSibling
-			s.RemoveChild(c)
-			s.Parent.InsertBefore(c, s)
-			c = next
-		}
-		s.Parent.RemoveChild(s)
+		// The slot stays, around what it draws: it draws no box of its
+		// own (display: contents, so it is read as an inline element:
+		// links slotted side by side are read side by side), but the
+		// style sheets' rules and its style attribute may hide it, and
+		// with it what it draws (slot{display:none}, docs/security.md
+		// row 953).
 	}
 	for c := shadow.FirstChild; c != nil; {
 		next := c.NextSibling
