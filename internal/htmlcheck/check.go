@@ -222,6 +222,8 @@ type checker struct {
 	frameOpen     string         // bidiOpen where the outermost clickable element begins
 	frameDir      int8           // and the direction of its text there (see labelDirection)
 	dirs          htmlDirs       // the direction attributes open (see labelDirection)
+	firstLetter   firstLetter    // an element whose first letter a rule hides, open in a label
+	firstLetters  int8           // 1 when the page's source has "first-letter", -1 when not, 0 before it is known
 	drawnBytes    int            // what drawnReading ordered so far
 	boxedBytes    int            // text ordered for its inline boxes so far (see boxedReadings)
 	tokStart      int            // where the current token starts in src
@@ -722,6 +724,9 @@ func (c *checker) text(start, end int, raw rawKind) {
 		c.bodyContent = true
 	}
 	if len(c.frames) > 0 {
+		if c.firstLetter.name != "" && c.hideDepth == 0 {
+			t = c.appendFirstLetter(t)
+		}
 		c.appendLabel(t)
 	}
 }
@@ -1123,6 +1128,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		c.reorderStart(a, name, void(a) || selfClosing, before)
 		c.visStart(a, name, void(a) || selfClosing)
 		c.sheetDefer = false
+		c.firstLetterStart(name, void(a) || selfClosing)
 		if heading(a) {
 			for i := range c.frames {
 				if c.frames[i].byScript {
@@ -1261,6 +1267,7 @@ func (c *checker) endTag(start, end int) {
 	if len(c.frames) > 0 {
 		c.reorderEnd(name)
 		c.visEnd(name)
+		c.firstLetterEnd(name)
 	}
 	for i := len(c.frames) - 1; i >= 0; i-- {
 		if c.frames[i].name != string(name) {

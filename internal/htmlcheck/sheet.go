@@ -29,15 +29,16 @@ import (
 type sheetHideKind = uint32
 
 const (
-	sheetDrawn      sheetHideKind = 1 << iota // laid out, not seen: font-size:0, color:transparent, visibility:hidden, …
-	sheetNotDrawn                             // display:none
-	sheetContents                             // not hiding: display:contents, a box that isolates nothing (see dirControls)
-	sheetBox                                  // not hiding: an inline box (see atomicInline)
-	sheetResettable                           // hides only by properties a child may set again (see reshow.go)
-	sheetResets                               // sets one of those so that letters show (see reshow.go)
-	sheetByColour                             // hides by a clear colour only (see sheetHidesLetters)
-	sheetOtherHide                            // hides by other means
-	sheetClipText                             // clips its background to its letters
+	sheetDrawn       sheetHideKind = 1 << iota // laid out, not seen: font-size:0, color:transparent, visibility:hidden, …
+	sheetNotDrawn                              // display:none
+	sheetContents                              // not hiding: display:contents, a box that isolates nothing (see dirControls)
+	sheetBox                                   // not hiding: an inline box (see atomicInline)
+	sheetResettable                            // hides only by properties a child may set again (see reshow.go)
+	sheetResets                                // sets one of those so that letters show (see reshow.go)
+	sheetByColour                              // hides by a clear colour only (see sheetHidesLetters)
+	sheetOtherHide                             // hides by other means
+	sheetClipText                              // clips its background to its letters
+	sheetFirstLetter                           // hides its first letter (::first-letter)
 	// and, from fadeShift on, the kinds of fade.go: hides only by
 	// properties an animation may show again, and the animations that do.
 
@@ -251,6 +252,9 @@ type sheetSubject struct {
 	kind uint8 // one of subject*
 	name string
 	need *compound
+	// firstLetter: the rule styles the element's ::first-letter, which
+	// hides that letter only (sheetFirstLetter) where it hides.
+	firstLetter bool
 }
 
 // compound is what a compound selector asks of an element that
@@ -458,6 +462,14 @@ func readSheets(src []byte) *sheetHiding {
 // laid out by the declarations layout.
 func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind, layout []byte) {
 	for _, s := range subs {
+		if s.firstLetter {
+			if k&(sheetHidden|sheetFades) == 0 {
+				continue // it lays out or shows only the letter
+			}
+			s.firstLetter = false
+			h.add([]sheetSubject{s}, sheetFirstLetter, nil)
+			continue
+		}
 		e := h.entry(s)
 		if len(layout) > 0 {
 			if h.layoutBytes += len(layout); h.layoutBytes > maxLayoutBytes {
@@ -481,6 +493,9 @@ func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind, layout []byte) {
 // element than its entry can keep (see maxEntryNeeds) is left out.
 func (h *sheetHiding) addExact(subs []sheetSubject, k sheetHideKind) {
 	for _, s := range subs {
+		if s.firstLetter {
+			continue // its animation runs on the letter, not the element
+		}
 		e := h.entry(s)
 		switch {
 		case s.need == nil:
@@ -1120,6 +1135,7 @@ func lastCompound(sel []byte) []byte {
 func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 	var need compound
 	undefined := false
+	firstLetter := false // ::first-letter (see sheetSubject.firstLetter)
 	for i := 0; i < len(c); {
 		switch ch := c[i]; {
 		case ch == '&':
@@ -1168,12 +1184,20 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 						return sheetSubject{kind: subjectAttr, name: "part"}, amp, true
 					}
 				}
+				if letters(string(name), &firstLetter) {
+					i = len(c) // what follows a pseudo-element is its state
+					continue
+				}
 				return sheetSubject{}, amp, false
 			}
 			n := identLen(c[i+1:])
 			name, _ := cssDecodeIdent(c[i+1 : i+1+n])
+			if letters(string(name), &firstLetter) { // the old spelling
+				i = len(c)
+				continue
+			}
 			switch string(name) {
-			case "before", "after", "first-letter", "first-line":
+			case "before", "after":
 				return sheetSubject{}, amp, false // the old spelling of pseudo-elements
 			case "empty":
 				return sheetSubject{}, amp, false
@@ -1224,7 +1248,22 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 	if asks > 0 || need.tag != "" && sub.kind != subjectTag {
 		sub.need = &need
 	}
+	sub.firstLetter = firstLetter
 	return sub, amp, true
+}
+
+// letters reports whether the pseudo-element name styles the letters of
+// its element: ::first-line, read as the element itself (its first line
+// may be all of a label), and ::first-letter, which sets first.
+func letters(name string, first *bool) bool {
+	switch name {
+	case "first-letter":
+		*first = true
+		return true
+	case "first-line":
+		return true
+	}
+	return false
 }
 
 // negate adds to c the simple selectors of the :not() argument arg that

@@ -132,6 +132,9 @@ func TestStyleSheetsKeepLabelsAllowed(t *testing.T) {
 		`<style>.num{background:linear-gradient(90deg,#f0f,#0ff);-webkit-background-clip:text;background-clip:text;color:transparent}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`,
 		`<style>.bg-clip-text{-webkit-background-clip:text;background-clip:text}.text-transparent{color:transparent}</style><a href="#stats"><span class="bg-clip-text text-transparent">1.2M</span> downloads</a>`,
 		`<style>@starting-style{.num{opacity:0}}.num{transition:opacity .6s}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`,
+		// A drop cap; a first letter hidden in an element without one.
+		`<style>.f::first-letter{font-size:3em;float:left}</style><a href="/a">Get the <span class="f">report</span></a>`,
+		`<style>.f::first-letter{font-size:0}</style><a href="/a">Read <span class="f"></span>the guide</a>`,
 		// Smaller words nested are still read.
 		`<style>.small{font-size:.8em}</style><a href="/x">Get the <span class="small">free <span class="small">report</span></span></a>`,
 		// A larger word inside a link is not read alone.
@@ -258,6 +261,12 @@ var attack25Evasions = []evasion{
 	{"keyframes with var", `<style>@keyframes k{to{font-size:var(--z)}}.h{--z:0px;animation:k 1ms forwards}</style>` + gapLink},
 	{"keyframes that translate", `<style>@keyframes k{to{translate:-9999px}}.h{position:absolute;animation:k 1ms forwards}</style>` + gapLink},
 	{"slotted children hidden", `<a href="#">Down<span><template shadowrootmode="open"><style>::slotted(*){display:none}</style><slot></slot></template><b>x</b></span>load</a>`},
+	{"first letter hidden", `<style>.f{display:inline-block}.f::first-letter{font-size:0}</style><a href="#">Down<span class="f">xload</span></a>`},
+	{"first letter with its quote hidden", `<style>.f::first-letter{color:transparent;letter-spacing:-1em}</style><a href="#">Down<span class="f">"xload</span></a>`},
+	{"the link's first letter hidden", `<style>a::first-letter{font-size:0}</style><a href="#">xDownload</a>`},
+	{"first letter of a child hidden, old spelling", `<style>.f:first-letter{visibility:hidden}</style><a href="#"><b class="f"> <i>x</i>Download</b></a>`},
+	{"first letter hidden by an animation", `<style>@keyframes z{to{font-size:0}}.f::first-letter{animation:z 1ms forwards}</style><a href="#">Down<span class="f">xload</span></a>`},
+	{"first line hidden", `<style>.f::first-line{font-size:0}</style><a href="#">Down<span class="f" style="display:inline-block">xyz</span>load</a>`},
 	{"slot hidden by a rule", `<a href="#">Down<span><template shadowrootmode="open"><style>slot{display:none}</style><slot></slot></template>xyz</span>load</a>`},
 	{"slot shrunk by a rule", `<a href="#">Down<span><template shadowrootmode="open"><style>slot{font-size:0}</style><slot></slot></template>xyz</span>load</a>`},
 	{"slot hidden by its style", `<a href="#">Down<span><template shadowrootmode="open"><slot style="display:none"></slot></template>xyz</span>load</a>`},
