@@ -223,7 +223,8 @@ type checker struct {
 	frameDir      int8           // and the direction of its text there (see labelDirection)
 	dirs          htmlDirs       // the direction attributes open (see labelDirection)
 	firstLetter   firstLetter    // an element whose first letter a rule hides, open in a label
-	firstLetters  int8           // 1 when the page's source has "first-letter", -1 when not, 0 before it is known
+	outerTag      [2]int         // where the outermost clickable element's start tag is in src
+	firstLetters  int8           // 1 when a style sheet may have a ::first-letter rule, -1 when not, 0 before it is known (see sheetsMayHaveFirstLetter)
 	drawnBytes    int            // what drawnReading ordered so far
 	boxedBytes    int            // text ordered for its inline boxes so far (see boxedReadings)
 	tokStart      int            // where the current token starts in src
@@ -1111,6 +1112,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 			}
 		}
 		if len(c.frames) == 0 {
+			c.outerTag = [2]int{c.tokStart, c.tokEnd}
 			c.frameOpen = c.openText()
 			c.frameDir = c.labelDirection(a, foreign)
 		}
@@ -1695,6 +1697,14 @@ func (c *checker) closeFrame(end int) {
 				form, ok = c.downloadReading(l, o)
 				return ok
 			})
+		}
+		if !ok && len(c.frames) == 0 && c.ownFirstLetter(label) {
+			// Its own ::first-letter hidden (row 985).
+			l := append([]byte(nil), c.label[f.text:]...)
+			if i := firstLetterLen(l); i > 0 {
+				label = l[i:]
+				form, ok = c.downloadReading(label, o)
+			}
 		}
 		if !ok && len(c.frames) == 0 && len(c.reo.boxes) > 0 {
 			for _, v := range c.boxedReadings(c.label[f.text:]) {

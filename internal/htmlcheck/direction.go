@@ -104,16 +104,11 @@ func (d *htmlDirs) end(name []byte) {
 }
 
 // labelDirection returns the direction in which the text of the current
-// start tag, a clickable element, is laid out, or dirUnknown (see the
-// comment at the top).
+// start tag, a clickable element, is laid out as its dir attributes say,
+// or dirUnknown (see the comment at the top; the page's CSS is read by
+// cssMaySetDirection, when a reading needs it).
 func (c *checker) labelDirection(a atom.Atom, foreign bool) int8 {
-	if c.cssDir == 0 {
-		c.cssDir = -1
-		if pageMaySetDirection(c.src) {
-			c.cssDir = 1
-		}
-	}
-	if c.cssDir > 0 || foreign {
+	if foreign {
 		return dirUnknown
 	}
 	d := &c.dirs
@@ -138,6 +133,18 @@ func (c *checker) labelDirection(a atom.Atom, foreign bool) int8 {
 		return dirUnknown
 	}
 	return dirLeftToRight
+}
+
+// cssMaySetDirection reports whether the page's CSS may set a direction
+// (see pageMaySetDirection), reading its source once.
+func (c *checker) cssMaySetDirection() bool {
+	if c.cssDir == 0 {
+		c.cssDir = -1
+		if pageMaySetDirection(c.src) {
+			c.cssDir = 1
+		}
+	}
+	return c.cssDir > 0
 }
 
 // pageMaySetDirection reports whether the page's CSS may set the

@@ -1,6 +1,7 @@
 package htmlcheck
 
 import (
+	"bytes"
 	"unicode"
 	"unicode/utf8"
 )
@@ -19,13 +20,10 @@ func (c *checker) firstLetterStart(name []byte, empty bool) {
 	if f.name == string(name) && !empty {
 		f.depth++
 	}
-	if c.firstLetters == 0 {
-		c.firstLetters = -1
-		if indexFold(c.src, "first-letter") >= 0 {
-			c.firstLetters = 1
-		}
-	}
-	if c.firstLetters < 0 || c.hideDepth > 0 || empty {
+	// The sheets are read already where they may hide letters of an
+	// element in a label (see hides); the outermost clickable element's
+	// own rules are read when it ends (see ownFirstLetter).
+	if c.sheet == nil || !c.sheet.firstLetter || c.hideDepth > 0 || empty {
 		return
 	}
 	if c.sheetHides()&sheetFirstLetter != 0 {
@@ -48,25 +46,9 @@ func (c *checker) firstLetterEnd(name []byte) {
 // returns the rest of t. The letter is what CSS takes for it: the
 // punctuation before it, the letter or digit, and its combining marks.
 func (c *checker) appendFirstLetter(t []byte) []byte {
-	i := 0
-	for i < len(t) {
-		r, n := utf8.DecodeRune(t[i:])
-		if !unicode.IsSpace(r) && !unicode.IsPunct(r) {
-			break
-		}
-		i += n
-	}
-	if i == len(t) {
+	i := firstLetterLen(t)
+	if i == 0 {
 		return t // no letter yet
-	}
-	_, n := utf8.DecodeRune(t[i:])
-	i += n
-	for i < len(t) {
-		r, n := utf8.DecodeRune(t[i:])
-		if !unicode.Is(unicode.Mn, r) && !unicode.Is(unicode.Me, r) {
-			break
-		}
-		i += n
 	}
 	c.firstLetter = firstLetter{}
 	c.labelHidden = true
@@ -77,4 +59,80 @@ func (c *checker) appendFirstLetter(t []byte) []byte {
 	c.reo.hideTo(len(c.label))
 	c.hideDepth, c.hideDraws = 0, draws
 	return t[i:]
+}
+
+// firstLetterLen returns the length of t's first letter as CSS takes it
+// (::first-letter): the white space and punctuation before it, the letter
+// or digit, and its combining marks; 0 if t has none.
+func firstLetterLen(t []byte) int {
+	i := 0
+	for i < len(t) {
+		r, n := utf8.DecodeRune(t[i:])
+		if !unicode.IsSpace(r) && !unicode.IsPunct(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(t) {
+		return 0
+	}
+	_, n := utf8.DecodeRune(t[i:])
+	i += n
+	for i < len(t) {
+		r, n := utf8.DecodeRune(t[i:])
+		if !unicode.Is(unicode.Mn, r) && !unicode.Is(unicode.Me, r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// sheetsMayHaveFirstLetter reports whether a style sheet of the page may
+// have a rule of ::first-letter: the text from each "<style" to the next
+// "</style" (the sheet, and more where "<style" is not a tag) has
+// "letter", an escape or a character reference (in SVG). It reads the
+// source once, not its sheets.
+func (c *checker) sheetsMayHaveFirstLetter() bool {
+	if c.firstLetters == 0 {
+		c.firstLetters = -1
+		for rest := c.src; c.mayHaveSheets(); {
+			i := indexFold(rest, "<style")
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len("<style"):]
+			sheet := rest
+			if j := indexFold(rest, "</style"); j >= 0 {
+				sheet, rest = rest[:j], rest[j:]
+			}
+			if indexFold(sheet, "letter") >= 0 || bytes.IndexByte(sheet, '\\') >= 0 || bytes.IndexByte(sheet, '&') >= 0 {
+				c.firstLetters = 1
+				break
+			}
+		}
+	}
+	return c.firstLetters > 0
+}
+
+// ownFirstLetter reports whether a rule of the page's style sheets may
+// hide the first letter of the outermost clickable element, which has
+// just ended with label: its own rules are not read where its label has
+// no element (see frameSheet), so they are read here when label has the
+// letters of a call to download (mayReadAsDownload).
+func (c *checker) ownFirstLetter(label []byte) bool {
+	if c.outerTag[1] == 0 || !c.sheetsMayHaveFirstLetter() || !mayReadAsDownload(label, c.readCache(label)) {
+		return false
+	}
+	h := c.pageSheet()
+	if h == nil || !h.firstLetter {
+		return false
+	}
+	el, style := tagElem(c.src[c.outerTag[0]:c.outerTag[1]])
+	if el == nil {
+		return false
+	}
+	var k sheetHideKind
+	h.matches(el, func(kind sheetHideKind, _ []byte) { k |= kind })
+	return h.resolve(k, style)&sheetFirstLetter != 0
 }

@@ -749,11 +749,12 @@ func (c *checker) boxedReadings(label []byte) []string {
 	// تنزيل" in a right-to-left link, read from a left-to-right paragraph
 	// was "تنزيل مليون 2": docs/security.md, row 979).
 	dirs := []bool{false, true}
-	switch c.frameDir {
-	case dirLeftToRight:
-		dirs = dirs[:1]
-	case dirRightToLeft:
-		dirs = dirs[1:]
+	if c.frameDir != dirUnknown && !c.cssMaySetDirection() {
+		if c.frameDir == dirLeftToRight {
+			dirs = dirs[:1]
+		} else {
+			dirs = dirs[1:]
+		}
 	}
 	// A line without two letters of a left-to-right script (a count,
 	// "+2M", has one; "下载" has two) is read from right to left only:

@@ -61,6 +61,7 @@ type sheetHiding struct {
 	fillTweaked               bool                   // or sets its fill mode to other than forwards
 	noRestores                bool                   // the page has a shadow root: no animation shows again what a rule hides (see fade.go)
 	fades                     bool                   // a rule hides by fadeKind
+	firstLetter               bool                   // a rule hides by sheetFirstLetter
 	restoring                 map[string]uint8       // the @keyframes rules, by name as written, whose last frame shows fadeGroups again (see fade.go)
 }
 
@@ -468,6 +469,7 @@ func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind, layout []byte) {
 			}
 			s.firstLetter = false
 			h.add([]sheetSubject{s}, sheetFirstLetter, nil)
+			h.firstLetter = true
 			continue
 		}
 		e := h.entry(s)
@@ -1598,28 +1600,9 @@ func (c *checker) frameSheet() {
 	if h == nil {
 		return
 	}
-	// Its start tag, read again.
-	z := html.NewTokenizer(bytes.NewReader(tag))
-	if tt := z.Next(); tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+	el, style := tagElem(tag)
+	if el == nil {
 		return
-	}
-	name, more := z.TagName()
-	el := &sheetElem{name: string(name)}
-	var style []byte
-	for more {
-		var k, v []byte
-		k, v, more = z.TagAttr()
-		switch string(k) {
-		case "style":
-			style = v
-		case "id":
-			el.id = string(lowerASCII(bytes.TrimSpace(v)))
-		case "class":
-			for f := range bytes.FieldsSeq(v) {
-				el.classes = append(el.classes, string(lowerASCII(f)))
-			}
-		}
-		el.attrs = append(el.attrs, string(k))
 	}
 	var k sheetHideKind
 	var lay []byte
@@ -1645,6 +1628,33 @@ func (c *checker) frameSheet() {
 		r.rev, r.revName, r.revNest, r.revDepth, r.revStart = revOpen, el.name, 1, 0, 0
 		r.auto = false
 	}
+}
+
+// tagElem reads the start tag tag again, as sheetMatches reads an
+// element, with its style attribute; nil if it is not a start tag.
+func tagElem(tag []byte) (el *sheetElem, style []byte) {
+	z := html.NewTokenizer(bytes.NewReader(tag))
+	if tt := z.Next(); tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+		return nil, nil
+	}
+	name, more := z.TagName()
+	el = &sheetElem{name: string(name)}
+	for more {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch string(k) {
+		case "style":
+			style = v
+		case "id":
+			el.id = string(lowerASCII(bytes.TrimSpace(v)))
+		case "class":
+			for f := range bytes.FieldsSeq(v) {
+				el.classes = append(el.classes, string(lowerASCII(f)))
+			}
+		}
+		el.attrs = append(el.attrs, string(k))
+	}
+	return el, style
 }
 
 // maxVarVariants bounds the readings expandVars gives of one list of

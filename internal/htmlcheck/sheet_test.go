@@ -266,6 +266,8 @@ var attack25Evasions = []evasion{
 	{"the link's first letter hidden", `<style>a::first-letter{font-size:0}</style><a href="#">xDownload</a>`},
 	{"first letter of a child hidden, old spelling", `<style>.f:first-letter{visibility:hidden}</style><a href="#"><b class="f"> <i>x</i>Download</b></a>`},
 	{"first letter hidden by an animation", `<style>@keyframes z{to{font-size:0}}.f::first-letter{animation:z 1ms forwards}</style><a href="#">Down<span class="f">xload</span></a>`},
+	{"first letter, escaped and in capitals", `<style>.f::FIRST-L\65 TTER{font-size:0}</style><a href="#">Down<span class="f" style="display:inline-block">xload</span></a>`},
+	{"the link's first letter hidden, by class", `<style>.b{display:inline-block}.b::first-letter{font-size:0}</style><a class="b" href="#">xDownload</a>`},
 	{"first line hidden", `<style>.f::first-line{font-size:0}</style><a href="#">Down<span class="f" style="display:inline-block">xyz</span>load</a>`},
 	{"slot hidden by a rule", `<a href="#">Down<span><template shadowrootmode="open"><style>slot{display:none}</style><slot></slot></template>xyz</span>load</a>`},
 	{"slot shrunk by a rule", `<a href="#">Down<span><template shadowrootmode="open"><style>slot{font-size:0}</style><slot></slot></template>xyz</span>load</a>`},
