@@ -145,9 +145,15 @@ func frameShows(st []byte) (shows, hides uint8) {
 func animationRestores(decls []byte, restoring map[string]uint8) uint8 {
 	var g uint8
 	seen := false
+	if bytes.Contains(decls, []byte("/*")) {
+		decls = stripCSSComments(decls) // /**/animation:none is a declaration
+	}
 	for decl := range bytes.SplitSeq(decls, []byte(";")) {
 		prop, v, _ := bytes.Cut(decl, []byte(":"))
 		prop = bytes.ToLower(bytes.TrimSpace(prop))
+		if bytes.IndexByte(prop, '\\') >= 0 {
+			prop = cssUnescape(nil, prop) // anim\61tion
+		}
 		prop = bytes.TrimPrefix(prop, []byte("-webkit-"))
 		if !bytes.HasPrefix(prop, []byte("animation")) {
 			continue
