@@ -1392,7 +1392,8 @@ func (h *sheetHiding) resolve(k sheetHideKind, style []byte) sheetHideKind {
 	if h == nil {
 		return k
 	}
-	if containsFold(style, "animation") {
+	// anim\61tion is read as animation (see animationRestores).
+	if containsFold(style, "animation") || bytes.IndexByte(style, '\\') >= 0 {
 		if len(h.frames) > 0 {
 			if hides, gone := animationHides(style, h.frames, h.tweaked); hides {
 				k |= sheetDrawn

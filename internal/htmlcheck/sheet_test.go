@@ -420,6 +420,7 @@ var fadeEvasions = []evasion{
 	{"animation stopped by another rule", `<style>.h{opacity:0}.a{animation:f .5s forwards}.a.n{animation:none}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a n">x</span>load</a>`},
 	{"animation replaced by another rule", `<style>.h{opacity:0;animation:f .5s forwards}.s{animation:spin 1s linear}@keyframes f{to{opacity:1}}@keyframes spin{to{transform:rotate(1turn)}}</style><a href="#">Down<span class="h s">x</span>load</a>`},
 	{"animation stopped inline", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h" style="animation:none">x</span>load</a>`},
+	{"animation stopped inline, escaped", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h" style="anim\61tion:none">x</span>load</a>`},
 	{"animation lengthened inline", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h" style="animation-duration:1e9s">x</span>load</a>`},
 	{"fill mode by another rule", `<style>.h{opacity:0;animation:f .5s forwards}.z{animation-fill-mode:none}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
 	{"scroll timeline", `<style>.h{opacity:0;animation:f .5s forwards}.z{animation-timeline:view()}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
