@@ -354,7 +354,7 @@ func readSheets(src []byte) *sheetHiding {
 					// not followed.
 					h.noRestores = true
 				case "style":
-					if containsFold(v, "animation-") {
+					if containsFold(v, "animation-") || bytes.IndexByte(v, '\\') >= 0 { // anim\61tion-delay
 						var b [256]byte
 						l, f := animationLengthens(compactStyle(b[:0], v))
 						h.tweaked, h.fillTweaked = h.tweaked || l, h.fillTweaked || f

@@ -442,6 +442,7 @@ var fadeEvasions = []evasion{
 	{"animation in an SVG sheet of another type", `<style>.h{opacity:0}</style><svg><style type="text/x">.a{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style></svg><a href="#">Down<span class="h a">x</span>load</a>`},
 	{"a fade-in drawn by scrolling", `<style>.h{animation:f .5s}.z{animation-timeline:view()}@keyframes f{from{opacity:0}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
 	{"a fade-in drawn by scrolling, inline", `<style>.h{animation:f .5s}@keyframes f{from{opacity:0}}</style><a href="#">Down<span class="h" style="animation-range:exit">x</span>load</a>`},
+	{"a fade-in lengthened inline, escaped", `<style>.h{animation:f .5s}@keyframes f{from{opacity:0}}</style><a href="#">Down<span class="h" style="anim\61tion-duration:1e9s">x</span>load</a>`},
 	{"a long fade-in on its own", `<style>.h{animation:f .5s forwards}.z{animation-delay:5s}@keyframes f{from{opacity:0}to{opacity:1}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
 }
 
