@@ -71,7 +71,7 @@ func scopeBound(a atom.Atom, foreign bool) bool {
 // start follows the start tag a (name) of an element with content.
 func (d *htmlDirs) start(c *checker, a atom.Atom, name []byte, foreign bool) {
 	if scopeBound(a, foreign) {
-		d.unsure = true
+		d.unsure, d.open = true, d.open[:0]
 	}
 	v, ok := c.attr("dir")
 	if !ok {
@@ -87,6 +87,9 @@ func (d *htmlDirs) start(c *checker, a atom.Atom, name []byte, foreign bool) {
 	}
 	if foreign || !dirSafe(a) || len(d.open) == maxHTMLDirs {
 		d.unsure = true
+	}
+	if d.unsure {
+		d.open = d.open[:0] // no longer read (see labelDirection)
 		return
 	}
 	d.open = append(d.open, htmlDir{name: c.intern(a, name), dir: dir})
