@@ -294,8 +294,18 @@ func farDecls(st []byte) bool {
 			if clearColour(varValue(v, st)) {
 				return true
 			}
+		case prop == "rotate":
+			// rotate: y 90deg turns the element edge-on.
+			if len(v) > 1 && (v[0] == 'x' || v[0] == 'y') {
+				if rad, ok := cssAngle(v[1:]); ok && math.Abs(math.Cos(rad)) < 0.05 {
+					return true
+				}
+			}
 		case prop == "translate" || prop == "transform":
 			if translatedFar(v, prop == "translate") {
+				return true
+			}
+			if prop == "transform" && edgeOn(v) {
 				return true
 			}
 			// A scale under 0.05 anywhere in the list, on either axis
@@ -335,6 +345,92 @@ func farDecls(st []byte) bool {
 		}
 	}
 	return false
+}
+
+// edgeOn reports whether the compacted transform list v turns or
+// squashes its element so that it is drawn as good as a line: a rotation
+// about the x or y axis whose cosine is under 0.05 (rotateY(90deg)), or
+// a matrix whose area is under 0.05 of the element's (matrix(0,0,0,1,0,0)).
+func edgeOn(v []byte) bool {
+	for _, fn := range []string{"rotatex(", "rotatey(", "rotate3d(", "matrix(", "matrix3d("} {
+		for rest := v; ; {
+			i := bytes.Index(rest, []byte(fn))
+			if i < 0 {
+				break
+			}
+			if i > 0 && isCSSIdent(rest[i-1]) {
+				rest = rest[i+len(fn):] // another function's name ends so
+				continue
+			}
+			rest = rest[i+len(fn):]
+			end := bytes.IndexByte(rest, ')')
+			if end < 0 {
+				break
+			}
+			args := splitArgs(rest[:end])
+			var nums []float64
+			for _, a := range args {
+				f, err := strconv.ParseFloat(string(a), 64)
+				if err != nil {
+					nums = nil
+					break
+				}
+				nums = append(nums, f)
+			}
+			switch fn {
+			case "rotatex(", "rotatey(":
+				if rad, ok := cssAngle(rest[:end]); ok && math.Abs(math.Cos(rad)) < 0.05 {
+					return true
+				}
+			case "rotate3d(":
+				// About the x or y axis only.
+				if len(args) == 4 {
+					x, ex := strconv.ParseFloat(string(args[0]), 64)
+					y, ey := strconv.ParseFloat(string(args[1]), 64)
+					z, ez := strconv.ParseFloat(string(args[2]), 64)
+					if ex == nil && ey == nil && ez == nil && z == 0 && (x == 0) != (y == 0) {
+						if rad, ok := cssAngle(args[3]); ok && math.Abs(math.Cos(rad)) < 0.05 {
+							return true
+						}
+					}
+				}
+			case "matrix(":
+				if len(nums) == 6 && math.Abs(nums[0]*nums[3]-nums[1]*nums[2]) < 0.05 {
+					return true
+				}
+			case "matrix3d(":
+				if len(nums) == 16 && math.Abs(nums[0]*nums[5]-nums[1]*nums[4]) < 0.05 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// cssAngle reads the angle a (deg, rad, grad, turn) in radians.
+func cssAngle(a []byte) (float64, bool) {
+	n := numberEnd(a)
+	if n == 0 {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(a[:n]), 64)
+	if err != nil {
+		return 0, false
+	}
+	switch string(a[n:]) {
+	case "deg":
+		return f * math.Pi / 180, true
+	case "rad":
+		return f, true
+	case "grad":
+		return f * math.Pi / 200, true
+	case "turn":
+		return f * 2 * math.Pi, true
+	case "":
+		return 0, f == 0
+	}
+	return 0, false
 }
 
 // maxReadableBlur is the blur radius, in pixels, past which letters

@@ -132,6 +132,9 @@ func TestStyleSheetsKeepLabelsAllowed(t *testing.T) {
 		`<style>.num{background:linear-gradient(90deg,#f0f,#0ff);-webkit-background-clip:text;background-clip:text;color:transparent}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`,
 		`<style>.bg-clip-text{-webkit-background-clip:text;background-clip:text}.text-transparent{color:transparent}</style><a href="#stats"><span class="bg-clip-text text-transparent">1.2M</span> downloads</a>`,
 		`<style>@starting-style{.num{opacity:0}}.num{transition:opacity .6s}</style><a href="#stats"><span class="num">1.2M</span> downloads</a>`,
+		// A slight turn, a matrix that only moves.
+		`<a href="/a">Get <span style="display:inline-block;transform:rotateY(30deg)">the</span> report</a>`,
+		`<a href="/a">Get <span style="display:inline-block;transform:matrix(1,0,0,1,10,10)">the</span> report</a>`,
 		// A drop cap; a first letter hidden in an element without one.
 		`<style>.f::first-letter{font-size:3em;float:left}</style><a href="/a">Get the <span class="f">report</span></a>`,
 		`<style>.f::first-letter{font-size:0}</style><a href="/a">Read <span class="f"></span>the guide</a>`,
@@ -269,6 +272,13 @@ var attack25Evasions = []evasion{
 	{"first letter, escaped and in capitals", `<style>.f::FIRST-L\65 TTER{font-size:0}</style><a href="#">Down<span class="f" style="display:inline-block">xload</span></a>`},
 	{"the link's first letter hidden, by class", `<style>.b{display:inline-block}.b::first-letter{font-size:0}</style><a class="b" href="#">xDownload</a>`},
 	{"first line hidden", `<style>.f::first-line{font-size:0}</style><a href="#">Down<span class="f" style="display:inline-block">xyz</span>load</a>`},
+	{"turned edge-on", `<a href="#">Down<span style="display:inline-block;transform:rotateY(90deg)">xyz</span>load</a>`},
+	{"turned edge-on about x", `<a href="#">Down<span style="display:inline-block;transform:rotateX(-90deg)">xyz</span>load</a>`},
+	{"turned edge-on by rotate3d", `<a href="#">Down<span style="display:inline-block;transform:rotate3d(0,1,0,.25turn)">xyz</span>load</a>`},
+	{"turned edge-on by rotate", `<a href="#">Down<span style="display:inline-block;rotate:y 90deg">xyz</span>load</a>`},
+	{"turned edge-on by a rule", `<style>.e{display:inline-block;transform:perspective(100px) rotateY(89deg)}</style><a href="#">Down<span class="e">xyz</span>load</a>`},
+	{"squashed by a matrix", `<a href="#">Down<span style="display:inline-block;transform:matrix(0,0,0,1,0,0)">xyz</span>load</a>`},
+	{"squashed by a 3D matrix", `<a href="#">Down<span style="display:inline-block;transform:matrix3d(0,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1)">xyz</span>load</a>`},
 	{"slot hidden by a rule", `<a href="#">Down<span><template shadowrootmode="open"><style>slot{display:none}</style><slot></slot></template>xyz</span>load</a>`},
 	{"slot shrunk by a rule", `<a href="#">Down<span><template shadowrootmode="open"><style>slot{font-size:0}</style><slot></slot></template>xyz</span>load</a>`},
 	{"slot hidden by its style", `<a href="#">Down<span><template shadowrootmode="open"><slot style="display:none"></slot></template>xyz</span>load</a>`},
