@@ -408,17 +408,23 @@ func edgeOn(v []byte) bool {
 	return false
 }
 
+// cssDimension reads v, a number and its unit ("-0.5em", "90deg", "0").
+func cssDimension(v []byte) (f float64, unit string, ok bool) {
+	n := numberEnd(v)
+	if n == 0 {
+		return 0, "", false
+	}
+	f, err := strconv.ParseFloat(string(v[:n]), 64)
+	return f, string(v[n:]), err == nil
+}
+
 // cssAngle reads the angle a (deg, rad, grad, turn) in radians.
 func cssAngle(a []byte) (float64, bool) {
-	n := numberEnd(a)
-	if n == 0 {
+	f, unit, ok := cssDimension(a)
+	if !ok {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(string(a[:n]), 64)
-	if err != nil {
-		return 0, false
-	}
-	switch string(a[n:]) {
+	switch unit {
 	case "deg":
 		return f * math.Pi / 180, true
 	case "rad":
@@ -483,15 +489,10 @@ var cssUnitPixels = map[string]float64{
 
 // cssPixels reads the length v ("0.01em", "-99999px", "0") in pixels.
 func cssPixels(v []byte) (float64, bool) {
-	n := numberEnd(v)
-	if n == 0 {
+	f, unit, ok := cssDimension(v)
+	if !ok {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(string(v[:n]), 64)
-	if err != nil {
-		return 0, false
-	}
-	unit := string(v[n:])
 	if unit == "" {
 		return f, f == 0 // a unitless length is only 0
 	}
