@@ -2,38 +2,56 @@ package htmlcheck
 
 import (
 	"bytes"
+	"math"
+	"regexp"
 	"strconv"
 )
 
-// A rule that hides an element by its opacity, its clip-path or its
+// A rule that hides an element by its opacity, its clip-path or a
 // transform, and an animation that shows it again: the fade-in, wipe-in
 // or scale-in of ordinary pages, written as one rule
 // (.fade-in{opacity:0;animation:fadeIn .6s forwards}) or two (Tailwind's
 // opacity-0 and animate-fade-in). An animation's value overrides the
 // element's own while it runs and, with fill-mode forwards or both, after
 // its end, so the element is drawn as the animation's last frame draws
-// it (docs/security.md, rows 959 and 979).
+// it (docs/security.md, rows 959, 979 and 981).
 //
 // The hiding is over-read, as every rule's is (see readSheets); the
 // showing again is under-read: it counts only where the animation surely
-// runs, and runs quickly, and its last frame surely shows. A rule that
-// hides only by such properties (fadeHides) records which ones (its
-// sheetFade bits) instead of hiding; a rule that runs an animation
-// records which of them that animation shows again (sheetRestore bits)
-// and which not (sheetNoRestore), and resolveFades hides the element
-// unless every property that hides it is shown again by every animation
-// rule that may match it.
+// runs, runs quickly and is valid CSS, and its last frame surely shows.
+// A rule that hides only by such properties (fadeHides) records which
+// (its sheetFade bits) instead of hiding. An animation shows them again:
+//   - from a rule of its own whose selectors the element surely matches
+//     (element names, classes and ids alone, as written: exactRestore);
+//   - from the hiding rule itself (sheetSelf bits: .stats .num{opacity:0;
+//     animation:…} applies its animation wherever it applies its hiding);
+//   - from the element's style attribute.
+//
+// Every rule that may run, stop or reset (all) an animation on the
+// element and does not show a group again records so (sheetNoRestore),
+// and resolve hides the element where a group that hides it is not shown
+// again, or is and such a rule may stop it.
 
 // fadeGroups are the properties by which a rule may hide letters that an
 // animation shows again, one group per bit of the sheetFade,
-// sheetRestore and sheetNoRestore kinds.
+// sheetRestore, sheetNoRestore and sheetSelf kinds. scale, translate and
+// rotate are properties of their own, which transform does not undo.
 var fadeGroups = [fadeGroupCount][]string{
 	{"opacity"},
 	{"clip-path", "-webkit-clip-path"},
-	{"transform", "scale", "translate", "rotate"},
+	{"transform"},
+	{"scale"},
+	{"translate"},
+	{"rotate"},
 }
 
-const fadeGroupCount = 3
+const fadeGroupCount = 6
+
+// allFades are the bits of every group.
+const allFades = fadeSet(1)<<fadeGroupCount - 1
+
+// fadeSet is a set of fadeGroups, a bit each.
+type fadeSet = uint8
 
 // fadeProps are all the properties of fadeGroups.
 var fadeProps = func() []string {
@@ -44,51 +62,53 @@ var fadeProps = func() []string {
 	return all
 }()
 
-// fadeKind returns the kind of sheetFade bits for the groups g (a bit per
-// fadeGroups).
-func fadeKind(g uint8) sheetHideKind { return sheetHideKind(g) << fadeShift }
-
-// restoreKind returns the kinds of an animation rule that shows the
-// groups g (a bit per fadeGroups) again, and not the others.
-func restoreKind(g uint8) sheetHideKind {
-	all := uint8(1)<<fadeGroupCount - 1
-	return sheetHideKind(g&all)<<restoreShift | sheetHideKind(all&^g)<<noRestoreShift
-}
-
 const (
-	fadeShift      = 10
-	restoreShift   = fadeShift + fadeGroupCount
-	noRestoreShift = restoreShift + fadeGroupCount
+	fadeShift      = 11
+	noRestoreShift = fadeShift + fadeGroupCount
+	selfShift      = noRestoreShift + fadeGroupCount
 
-	sheetFades      = sheetHideKind(1<<fadeGroupCount-1) << fadeShift
-	sheetRestores   = sheetHideKind(1<<fadeGroupCount-1) << restoreShift
-	sheetNoRestores = sheetHideKind(1<<fadeGroupCount-1) << noRestoreShift
+	sheetFades      = sheetHideKind(allFades) << fadeShift
+	sheetNoRestores = sheetHideKind(allFades) << noRestoreShift
+	sheetSelves     = sheetHideKind(allFades) << selfShift
 )
 
+// fadeKind returns the kind of a rule that hides by the groups g, which
+// no animation of its own shows again.
+func fadeKind(g fadeSet) sheetHideKind { return sheetHideKind(g) << fadeShift }
+
+// animatedKind returns the kind of a rule that runs (or stops) an
+// animation that shows the groups shows again, and that hides by the
+// groups fades (see fadeHides).
+func animatedKind(shows, fades fadeSet) sheetHideKind {
+	return fadeKind(fades&^shows) | sheetHideKind(allFades&^shows)<<noRestoreShift | sheetHideKind(fades&shows)<<selfShift
+}
+
 // resolveFades returns k, the kinds of the rules that may match an
-// element, hiding it (sheetDrawn, for good) when a rule hides it by a
-// fadeGroups property that not every animation rule that may match it
-// shows again.
-func resolveFades(k sheetHideKind) sheetHideKind {
-	fades := k & sheetFades >> fadeShift
-	if fades == 0 {
+// element, hiding it (sheetDrawn, for good) where a group hides it that
+// is not shown again: neither by an exact rule's animation nor by the
+// style attribute's (restores), nor by the hiding rule's own (sheetSelf)
+// that no other rule may stop (sheetNoRestore).
+func resolveFades(k sheetHideKind, restores fadeSet) sheetHideKind {
+	fades := fadeSet(k >> fadeShift & sheetHideKind(allFades))
+	selves := fadeSet(k >> selfShift & sheetHideKind(allFades))
+	if fades == 0 && selves == 0 {
 		return k
 	}
-	restores := (k & sheetRestores >> restoreShift) &^ (k & sheetNoRestores >> noRestoreShift)
-	if fades&^restores != 0 {
+	stopped := fadeSet(k >> noRestoreShift & sheetHideKind(allFades))
+	if fades&^(restores&^stopped) != 0 || selves&stopped&^restores != 0 {
 		k |= sheetDrawn | sheetOtherHide
 	}
 	return k
 }
 
-// fadeHides returns the fadeGroups (a bit each) by which the compacted
-// declarations st hide letters, when they hide them by nothing else and
-// not with !important (which an animation does not override); else 0.
-func fadeHides(st []byte) uint8 {
+// fadeHides returns the fadeGroups by which the compacted declarations
+// st hide letters, when they hide them by nothing else and not with
+// !important (which an animation does not override); else 0.
+func fadeHides(st []byte) fadeSet {
 	if hidingStyle(withoutProps(st, fadeProps)) {
 		return 0
 	}
-	var g uint8
+	var g fadeSet
 	for i, props := range fadeGroups {
 		only := onlyProps(st, props)
 		if len(only) > 0 && hidingStyle(only) {
@@ -117,55 +137,173 @@ func onlyProps(st []byte, props []string) []byte {
 	return out
 }
 
-// frameShows returns, for the compacted declarations st of a keyframe,
-// the fadeGroups it sets to values that do not hide (shows) and those it
-// sets to values that hide (hides).
-func frameShows(st []byte) (shows, hides uint8) {
-	for i, props := range fadeGroups {
-		only := onlyProps(st, props)
-		switch {
-		case len(only) == 0:
-		case hidingStyle(only):
-			hides |= 1 << i
-		default:
-			shows |= 1 << i
-		}
-	}
-	return shows, hides
-}
-
-// animationRestores returns the fadeGroups that the animation declared in
-// decls (a rule's declarations, or a style attribute) shows again for
-// good: the groups the last frame of one of its animations shows
-// (restoring, by the @keyframes rule's name as written), when that
-// animation runs once, forwards (or both), with a plain duration and delay
-// under longAnimation, not paused or reversed. Only the animation
-// shorthand is followed, as its only declaration in decls or with
-// others that give the same; longhands give nothing.
-func animationRestores(decls []byte, restoring map[string]uint8) uint8 {
-	var g uint8
-	seen := false
+// eachDeclaration calls fn with the name (lower-cased, escapes decoded)
+// and value (white space trimmed and collapsed to one space) of each
+// declaration of decls, comments taken out.
+func eachDeclaration(decls []byte, fn func(prop string, v []byte)) {
 	if bytes.Contains(decls, []byte("/*")) {
 		decls = stripCSSComments(decls) // /**/animation:none is a declaration
 	}
 	for decl := range bytes.SplitSeq(decls, []byte(";")) {
-		prop, v, _ := bytes.Cut(decl, []byte(":"))
-		prop = bytes.ToLower(bytes.TrimSpace(prop))
-		if bytes.IndexByte(prop, '\\') >= 0 {
-			prop = cssUnescape(nil, prop) // anim\61tion
-		}
-		prop = bytes.TrimPrefix(prop, []byte("-webkit-"))
-		if !bytes.HasPrefix(prop, []byte("animation")) {
+		prop, v, ok := bytes.Cut(decl, []byte(":"))
+		if !ok {
 			continue
 		}
-		if string(prop) != "animation" {
-			return 0 // a longhand: how it combines is not followed
+		prop = bytes.ToLower(bytes.TrimSpace(prop))
+		if bytes.IndexByte(prop, '\\') >= 0 {
+			prop = bytes.ToLower(cssUnescape(nil, prop)) // anim\61tion
 		}
-		var one uint8
-		v = bytes.TrimSuffix(bytes.TrimSpace(v), []byte("!important"))
-		for _, item := range splitTopLevel(v, ',') {
-			name, quick := animationItem(item)
-			if quick {
+		fn(string(prop), bytes.Join(bytes.Fields(v), []byte(" ")))
+	}
+}
+
+// frameShows returns, for the declarations decls of a last keyframe, the
+// fadeGroups whose properties it sets, each by its last declaration, to
+// a value that surely shows (showsValue), and the groups it sets
+// otherwise. A keyframe's !important declarations are ignored by
+// browsers, and so are they here; an animation property in a keyframe
+// (a timing function that ends where it began) shows nothing again.
+func frameShows(decls []byte) (shows, other fadeSet) {
+	last := map[string][]byte{}
+	eachDeclaration(decls, func(prop string, v []byte) {
+		switch {
+		case bytes.HasPrefix([]byte(prop), []byte("animation")):
+			other = allFades
+		case bytes.HasSuffix(bytes.ToLower(v), []byte("important")) && bytes.IndexByte(v, '!') >= 0:
+		default:
+			last[prop] = v
+		}
+	})
+	for i, props := range fadeGroups {
+		for _, p := range props {
+			v, ok := last[p]
+			switch {
+			case !ok:
+			case showsValue(p, v):
+				shows |= 1 << i
+			default:
+				other |= 1 << i
+			}
+		}
+	}
+	return shows &^ other, other
+}
+
+// Values that surely show, written plainly (see showsValue).
+var (
+	zeroLength   = `0(\.0+)?(px|%|em|rem|vw|vh)?`
+	showingInset = regexp.MustCompile(`^inset\(\s*` + zeroLength + `(\s+` + zeroLength + `){0,3}\s*\)$`)
+	identityFn   = `(scale[xyz]?\(\s*1(\.0+)?\s*(,\s*1(\.0+)?\s*){0,2}\)|scale3d\(\s*1(\.0+)?\s*(,\s*1(\.0+)?\s*){2}\)|translate[xyz]?\(\s*` + zeroLength + `\s*(,\s*` + zeroLength + `\s*)?\)|translate3d\(\s*` + zeroLength + `\s*(,\s*` + zeroLength + `\s*){2}\)|rotate[xyz]?\(\s*0(\.0+)?(deg|rad|turn|grad)?\s*\))`
+	identityList = regexp.MustCompile(`^` + identityFn + `(\s*` + identityFn + `)*$`)
+	zeroTokens   = regexp.MustCompile(`^` + zeroLength + `(\s` + zeroLength + `){0,2}$`)
+	zeroRotate   = regexp.MustCompile(`^([xyz]\s)?0(\.0+)?(deg|rad|turn|grad)?$`)
+)
+
+// showsValue reports whether v, a value of the fadeGroups property prop
+// (lower-cased, white space collapsed), surely shows an element: an
+// opacity of 0.5 or more, no clip-path or a zero inset, no transform or
+// one that keeps the element as it is, a scale of 0.5 or more, no
+// translation or rotation. Anything else, valid or not, may hide.
+func showsValue(prop string, v []byte) bool {
+	v = bytes.ToLower(v)
+	if string(v) == "none" {
+		return prop != "opacity"
+	}
+	switch prop {
+	case "opacity":
+		return plainFraction(v) >= 0.5
+	case "clip-path", "-webkit-clip-path":
+		return showingInset.Match(v)
+	case "transform":
+		return identityList.Match(v)
+	case "scale":
+		for _, f := range bytes.Fields(v) {
+			if plainFraction(f) < 0.5 {
+				return false
+			}
+		}
+		return true
+	case "translate":
+		return zeroTokens.Match(v)
+	case "rotate":
+		return zeroRotate.Match(v)
+	}
+	return false
+}
+
+// plainFraction reads v, a plain number or percentage ("1", ".9", "100%"),
+// as a fraction; -1 if it is not one.
+func plainFraction(v []byte) float64 {
+	n := numberEnd(v)
+	if n == 0 || n != len(v) && !(n == len(v)-1 && v[n] == '%') {
+		return -1
+	}
+	f, err := strconv.ParseFloat(string(v[:n]), 64)
+	if err != nil || math.IsNaN(f) {
+		return -1
+	}
+	if n < len(v) {
+		f /= 100
+	}
+	return f
+}
+
+// lastFrame reports whether the keyframe selector list sel is valid
+// (from, to, percentages from 0 to 100%, none empty) and has the last
+// frame, to or 100%, where an animation with fill-mode forwards stays.
+// An invalid list (100.5%, "to,") drops the keyframe.
+func lastFrame(sel []byte) bool {
+	last := false
+	for one := range bytes.SplitSeq(sel, []byte(",")) {
+		one = bytes.ToLower(bytes.TrimSpace(one))
+		switch string(one) {
+		case "to":
+			last = true
+			continue
+		case "from":
+			continue
+		}
+		if len(one) < 2 || one[len(one)-1] != '%' {
+			return false
+		}
+		f := plainFraction(one)
+		if f < 0 || f > 1 {
+			return false
+		}
+		last = last || f == 1
+	}
+	return last
+}
+
+// reservedNames cannot name a @keyframes rule, nor the animation that
+// runs one.
+var reservedNames = map[string]bool{"none": true, "default": true, "initial": true, "inherit": true, "unset": true, "revert": true, "revert-layer": true}
+
+// animationRestores returns the fadeGroups that the animation declared in
+// decls (a rule's declarations, or a style attribute) shows again for
+// good: the groups the last frame of one of its animations shows
+// (restoring, by the @keyframes rule's name as written), where its
+// animation shorthand is valid CSS and that animation runs once, quickly,
+// forwards (see animationItem), or with animation-fill-mode: forwards
+// after it. Several shorthands give what each gives; another longhand
+// gives nothing.
+func animationRestores(decls []byte, restoring map[string]fadeSet) fadeSet {
+	var g fadeSet
+	seen, other := false, false
+	var items [][]byte // the last shorthand's
+	fill := 0          // and a fill mode after it: 1 forwards, -1 another
+	end := func() {
+		if items == nil {
+			return
+		}
+		var one fadeSet
+		for _, item := range items {
+			name, quick, forwards, valid := animationItem(item)
+			if !valid {
+				one = 0 // an invalid declaration: no animation
+				break
+			}
+			if quick && (fill > 0 || fill == 0 && forwards) {
 				one |= restoring[string(name)]
 			}
 		}
@@ -174,22 +312,42 @@ func animationRestores(decls []byte, restoring map[string]uint8) uint8 {
 		} else {
 			g, seen = one, true
 		}
+		items, fill = nil, 0
+	}
+	eachDeclaration(decls, func(prop string, v []byte) {
+		prop = string(bytes.TrimPrefix([]byte(prop), []byte("-webkit-")))
+		v = bytes.TrimSpace(bytes.TrimSuffix(v, []byte("!important")))
+		switch {
+		case prop == "animation":
+			end()
+			items = splitTopLevel(v, ',')
+		case prop == "animation-fill-mode" && items != nil:
+			if f := string(bytes.ToLower(v)); f == "forwards" || f == "both" {
+				fill = 1
+			} else {
+				fill = -1
+			}
+		case bytes.HasPrefix([]byte(prop), []byte("animation")):
+			other = true
+		}
+	})
+	end()
+	if other {
+		return 0
 	}
 	return g
 }
 
 // animationItem reads one animation of an animation shorthand's list:
-// its name, and whether it ends quickly and stays on its last frame (see
-// animationRestores).
-func animationItem(item []byte) (name []byte, quick bool) {
-	forwards, times := false, 0
-	item = bytes.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' || r == '\f' {
-			return ' '
-		}
-		return r
-	}, item)
-	for _, tok := range splitTopLevel(item, ' ') {
+// its name; whether it ends quickly (quick: a duration and delay under
+// longAnimation, once, not paused or reversed); whether it stays on its
+// last frame (fill-mode forwards or both); and whether it is valid CSS
+// (each part at most once, timing functions well formed, the name not
+// reserved), without which the declaration sets no animation.
+func animationItem(item []byte) (name []byte, quick, forwards, valid bool) {
+	times, timing, count, dir, fill, state := 0, false, false, false, false, false
+	slow := false
+	for _, tok := range splitTopLevel(bytes.TrimSpace(item), ' ') {
 		if len(tok) == 0 {
 			continue
 		}
@@ -198,52 +356,124 @@ func animationItem(item []byte) (name []byte, quick bool) {
 			f, err := strconv.ParseFloat(string(low[:n]), 64)
 			switch unit := string(low[n:]); {
 			case err != nil:
-				return nil, false
+				return nil, false, false, false
 			case unit == "s" || unit == "ms":
 				if unit == "ms" {
 					f /= 1000
 				}
-				if times++; times > 2 || f >= longAnimation {
-					return nil, false
+				if times++; times > 2 {
+					return nil, false, false, false
 				}
-			case unit == "" && f == 1: // runs once
+				slow = slow || f >= longAnimation
+			case unit == "" && !count:
+				count = true
+				slow = slow || f != 1 // stops mid-way, or runs back
 			default:
-				return nil, false // another count, or not a time
+				return nil, false, false, false
 			}
 			continue
 		}
 		if i := bytes.IndexByte(low, '('); i >= 0 {
-			// A timing function changes the pace, not the end; any other
-			// (calc(), var()) is not followed.
-			switch string(low[:i]) {
-			case "cubic-bezier", "steps", "linear":
-				continue
+			if timing || !validTimingFunction(low) {
+				return nil, false, false, false
 			}
-			return nil, false
+			timing = true
+			continue
+		}
+		keyword := func(set *bool) bool {
+			if *set {
+				return false // a second one is the name
+			}
+			*set = true
+			return true
 		}
 		switch string(low) {
-		case "forwards", "both":
-			forwards = true
-		case "ease", "ease-in", "ease-out", "ease-in-out", "linear", "step-start", "step-end", "normal", "running":
-		case "none", "backwards", "infinite", "paused", "reverse", "alternate", "alternate-reverse",
-			"inherit", "initial", "unset", "revert", "revert-layer":
-			return nil, false
-		default:
-			if name != nil {
-				return nil, false // two names: not an animation we read
+		case "ease", "ease-in", "ease-out", "ease-in-out", "linear", "step-start", "step-end":
+			if keyword(&timing) {
+				continue
 			}
-			name = bytes.Trim(tok, `"'`)
+		case "infinite":
+			if keyword(&count) {
+				slow = true
+				continue
+			}
+		case "normal", "reverse", "alternate", "alternate-reverse":
+			if keyword(&dir) {
+				slow = slow || string(low) != "normal"
+				continue
+			}
+		case "none", "forwards", "backwards", "both":
+			if keyword(&fill) {
+				forwards = string(low) == "forwards" || string(low) == "both"
+				continue
+			}
+		case "running", "paused":
+			if keyword(&state) {
+				slow = slow || string(low) == "paused"
+				continue
+			}
+		}
+		unquoted := bytes.Trim(tok, `"'`)
+		if name != nil || len(unquoted) == 0 || reservedNames[string(bytes.ToLower(unquoted))] && unquoted[0] == tok[0] {
+			return nil, false, false, false
+		}
+		name = unquoted
+	}
+	if name == nil {
+		return nil, false, false, times > 0 || timing || count || dir || fill || state
+	}
+	return name, !slow, forwards, true
+}
+
+// validTimingFunction reports whether fn, a lower-cased timing function,
+// is a valid cubic-bezier() or steps(), which end where they should;
+// linear() and anything else are not followed.
+func validTimingFunction(fn []byte) bool {
+	name, args, ok := bytes.Cut(fn, []byte("("))
+	if !ok || !bytes.HasSuffix(args, []byte(")")) {
+		return false
+	}
+	parts := splitArgs(bytes.TrimSuffix(args, []byte(")")))
+	switch string(name) {
+	case "cubic-bezier":
+		if len(parts) != 4 {
+			return false
+		}
+		for i, p := range parts {
+			f, err := strconv.ParseFloat(string(bytes.TrimSpace(p)), 64)
+			if err != nil || (i == 0 || i == 2) && (f < 0 || f > 1) {
+				return false
+			}
+		}
+		return true
+	case "steps":
+		if len(parts) == 0 || len(parts) > 2 {
+			return false
+		}
+		n, err := strconv.Atoi(string(bytes.TrimSpace(parts[0])))
+		if err != nil || n < 1 {
+			return false
+		}
+		if len(parts) == 1 {
+			return true
+		}
+		switch string(bytes.TrimSpace(parts[1])) {
+		case "jump-start", "jump-end", "jump-both", "start", "end":
+			return true
+		case "jump-none":
+			return n >= 2
 		}
 	}
-	return name, name != nil && forwards
+	return false
 }
 
 // withoutTimingFunctions returns the lower-cased animation value v
-// without its timing functions (cubic-bezier(), steps(), linear()), which
-// change an animation's pace but not when it ends, and whose numbers are
-// not counts or times.
+// without its cubic-bezier() and steps() timing functions, which change
+// an animation's pace but not when it ends, and whose numbers are not
+// counts or times. linear() stays: linear(0, 0) never leaves its first
+// frame.
 func withoutTimingFunctions(v []byte) []byte {
-	for _, fn := range []string{"cubic-bezier(", "steps(", "linear("} {
+	for _, fn := range []string{"cubic-bezier(", "steps("} {
 		for {
 			i := bytes.Index(v, []byte(fn))
 			if i < 0 {
@@ -277,40 +507,128 @@ func splitTopLevel(s []byte, sep byte) [][]byte {
 	return append(out, s[start:])
 }
 
-// simpleSelectorList reports whether each selector of the list sel is a
-// single compound of an element name, classes and ids, with no escape,
-// attribute, pseudo-class or combinator: one that sheetElem.matches tells
-// exactly, as animationRestores needs.
-func simpleSelectorList(sel []byte) bool {
+// exactCompound is a compound selector of an element name, ids and
+// classes, as written (names of elements lower-cased), which an element
+// matches exactly as a browser does (see exactElem).
+type exactCompound struct {
+	tag          string
+	ids, classes []string
+	restores     fadeSet // what the animation of its rule shows again
+}
+
+// exactSelectorList returns each selector of the list sel as an
+// exactCompound, when each is a single compound of an element name,
+// classes and ids, with no escape, attribute, pseudo-class or
+// combinator; else nil.
+func exactSelectorList(sel []byte) []exactCompound {
+	var out []exactCompound
 	for _, one := range bytes.Split(sel, []byte(",")) {
 		one = bytes.TrimSpace(one)
 		if len(one) == 0 {
+			return nil
+		}
+		var c exactCompound
+		for i := 0; i < len(one); {
+			start, kind := i, byte(0)
+			if one[i] == '.' || one[i] == '#' {
+				kind = one[i]
+				i++
+				start = i
+			} else if i > 0 {
+				return nil // a name after the first simple selector
+			}
+			for i < len(one) && (isCSSIdent(one[i]) && one[i] < 0x80 && one[i] != '\\') {
+				i++
+			}
+			ident := string(one[start:i])
+			if ident == "" || ident[0] >= '0' && ident[0] <= '9' || ident[0] == '-' && len(ident) > 1 && ident[1] >= '0' && ident[1] <= '9' {
+				return nil
+			}
+			switch kind {
+			case '.':
+				c.classes = append(c.classes, ident)
+			case '#':
+				c.ids = append(c.ids, ident)
+			default:
+				c.tag = string(lowerASCII([]byte(ident)))
+			}
+			if i < len(one) && one[i] != '.' && one[i] != '#' {
+				return nil
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// exactElem is what of an element exactCompound matches: its name
+// (lower-cased), its id and its classes as HTML reads them (the id as
+// written, the classes split at ASCII white space only, case kept).
+type exactElem struct {
+	name    string
+	id      string
+	hasID   bool
+	classes []string
+}
+
+// newExactElem reads name (lower-cased), and the values of the id and
+// class attributes, as HTML does.
+func newExactElem(name string, id []byte, hasID bool, class []byte) exactElem {
+	el := exactElem{name: name, id: string(id), hasID: hasID && len(id) > 0}
+	for _, f := range bytes.FieldsFunc(class, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
+	}) {
+		el.classes = append(el.classes, string(f))
+	}
+	return el
+}
+
+// matches reports whether el matches c.
+func (c *exactCompound) matches(el *exactElem) bool {
+	if c.tag != "" && c.tag != el.name {
+		return false
+	}
+	for _, id := range c.ids {
+		if !el.hasID || id != el.id {
 			return false
 		}
-		for i := 0; i < len(one); i++ {
-			switch c := one[i]; {
-			case c == '.' || c == '#':
-				if i+1 == len(one) || !isCSSIdent(one[i+1]) || one[i+1] == '-' && i+2 < len(one) && one[i+2] >= '0' && one[i+2] <= '9' {
-					return false
-				}
-			case c >= '0' && c <= '9':
-				if i == 0 || !isCSSIdent(one[i-1]) {
-					return false
-				}
-			case isCSSIdent(c) && c < 0x80:
-			default:
-				return false
+	}
+	for _, cl := range c.classes {
+		found := false
+		for _, e := range el.classes {
+			if e == cl {
+				found = true
+				break
 			}
+		}
+		if !found {
+			return false
 		}
 	}
 	return true
 }
 
+// maxExactRestores bounds sheetHiding.exact; past it, no rule shows
+// letters again (see animationRestores).
+const maxExactRestores = 4096
+
+// exactRestores returns what the exact rules' animations that el
+// matches show again.
+func (h *sheetHiding) exactRestores(el *exactElem) fadeSet {
+	var g fadeSet
+	for i := range h.exact {
+		if h.exact[i].matches(el) {
+			g |= h.exact[i].restores
+		}
+	}
+	return g
+}
+
 // animationLengthens reports whether the compacted declarations st set
 // an animation's longhand so that it may run long, start late, repeat,
-// pause, run backwards or follow a timeline other than time (see
-// animationHides); and whether they set its fill mode to other than
-// forwards, which animationRestores needs.
+// pause, run backwards, end where it began or follow a timeline other
+// than time (see animationHides); and whether they set its fill mode
+// to other than forwards, which animationRestores needs.
 func animationLengthens(st []byte) (lengthens, fills bool) {
 	for decl := range bytes.SplitSeq(st, []byte(";")) {
 		prop, v, ok := bytes.Cut(decl, []byte(":"))
@@ -319,9 +637,17 @@ func animationLengthens(st []byte) (lengthens, fills bool) {
 			continue
 		}
 		v = bytes.TrimSuffix(v, []byte("!important"))
+		if string(prop) == "animation-timing-function" {
+			for _, item := range splitTopLevel(v, ',') {
+				if bytes.IndexByte(item, '(') >= 0 {
+					lengthens = lengthens || !validTimingFunction(item)
+				}
+			}
+			continue
+		}
 		for _, item := range bytes.Split(v, []byte(",")) {
 			switch string(prop) {
-			case "animation-name", "animation-timing-function":
+			case "animation-name":
 			case "animation-duration", "animation-delay":
 				n := numberEnd(item)
 				f, err := strconv.ParseFloat(string(item[:n]), 64)
@@ -349,4 +675,34 @@ func animationLengthens(st []byte) (lengthens, fills bool) {
 		}
 	}
 	return lengthens, fills
+}
+
+// transitionsLong reports whether the declarations decls (a rule's, or
+// a style attribute) set a transition that may last or wait
+// longAnimation or more, or one not read (var(), calc()): a
+// @starting-style rule's hiding then stays (see sheetStarting).
+func transitionsLong(decls []byte) bool {
+	long := false
+	eachDeclaration(decls, func(prop string, v []byte) {
+		prop = string(bytes.TrimPrefix([]byte(prop), []byte("-webkit-")))
+		switch prop {
+		case "transition", "transition-duration", "transition-delay":
+		default:
+			return
+		}
+		v = withoutTimingFunctions(bytes.ToLower(v))
+		if bytes.IndexByte(v, '(') >= 0 {
+			long = true
+			return
+		}
+		for _, tok := range bytes.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' }) {
+			f, unit, ok := cssDimension(tok)
+			switch {
+			case !ok:
+			case unit == "s" && f >= longAnimation, unit == "ms" && f >= longAnimation*1000:
+				long = true
+			}
+		}
+	})
+	return long
 }

@@ -128,11 +128,11 @@ func (c *checker) ownFirstLetter(label []byte) bool {
 	if h == nil || !h.firstLetter {
 		return false
 	}
-	el, style := tagElem(c.src[c.outerTag[0]:c.outerTag[1]])
+	el, style, exact := tagElem(c.src[c.outerTag[0]:c.outerTag[1]])
 	if el == nil {
 		return false
 	}
 	var k sheetHideKind
 	h.matches(el, func(kind sheetHideKind, _ []byte) { k |= kind })
-	return h.resolve(k, style)&sheetFirstLetter != 0
+	return h.resolve(k, style, func() exactElem { return exact })&sheetFirstLetter != 0
 }

@@ -317,12 +317,15 @@ func farDecls(st []byte) bool {
 						break
 					}
 					rest = rest[i+len(fn):]
-					arg := rest
-					if k := bytes.IndexAny(arg, ",)"); k >= 0 {
-						arg = arg[:k]
+					args := rest
+					if k := bytes.IndexByte(args, ')'); k >= 0 {
+						args = args[:k]
 					}
-					if f, ok := cssFraction(arg); ok && f < 0.05 && f > -0.05 {
-						return true
+					// Each axis (scale(1,0) flattens the letters).
+					for _, arg := range bytes.Split(args, []byte(",")) {
+						if f, ok := cssFraction(arg); ok && f < 0.05 && f > -0.05 {
+							return true
+						}
 					}
 				}
 			}

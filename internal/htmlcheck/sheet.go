@@ -26,7 +26,7 @@ import (
 // call to download without them is refused.
 
 // sheetHideKind says how a rule hides an element's letters.
-type sheetHideKind = uint32
+type sheetHideKind = uint64
 
 const (
 	sheetDrawn       sheetHideKind = 1 << iota // laid out, not seen: font-size:0, color:transparent, visibility:hidden, …
@@ -39,6 +39,7 @@ const (
 	sheetOtherHide                             // hides by other means
 	sheetClipText                              // clips its background to its letters
 	sheetFirstLetter                           // hides its first letter (::first-letter)
+	sheetStarting                              // hides as a @starting-style rule: until a transition ends (see sheetHiding.longTransitions)
 	// and, from fadeShift on, the kinds of fade.go: hides only by
 	// properties an animation may show again, and the animations that do.
 
@@ -62,7 +63,9 @@ type sheetHiding struct {
 	noRestores                bool                   // the page has a shadow root: no animation shows again what a rule hides (see fade.go)
 	fades                     bool                   // a rule hides by fadeKind
 	firstLetter               bool                   // a rule hides by sheetFirstLetter
-	restoring                 map[string]uint8       // the @keyframes rules, by name as written, whose last frame shows fadeGroups again (see fade.go)
+	restoring                 map[string]fadeSet     // the @keyframes rules, by name as written, whose last frame shows fadeGroups again (see fade.go)
+	exact                     []exactCompound        // the rules of exact selectors whose animations show fadeGroups again
+	longTransitions           bool                   // a rule or style attribute sets a transition that may last or wait long (see transitionsLong)
 }
 
 // maxVarsBytes bounds the custom property declarations pageVars reads.
@@ -308,6 +311,7 @@ func readSheets(src []byte) *sheetHiding {
 	// for some media only.
 	var unsure []bool
 	templates := 0                      // <template> elements open
+	maths := 0                          // <math> elements open
 	inlineDefs := map[string][][]byte{} // custom properties of style attributes
 	z := html.NewTokenizer(bytes.NewReader(src))
 	foreign := 0          // <svg> and <math> elements open
@@ -343,9 +347,8 @@ func readSheets(src []byte) *sheetHiding {
 						maybe = true
 					}
 				case "type":
-					switch t := string(lowerASCII(bytes.TrimSpace(v))); t {
-					case "", "text/css":
-					default:
+					// Exactly: " text/css" is not a style sheet.
+					if len(v) > 0 && !asciiEqualFold(v, "text/css") {
 						maybe = true
 					}
 				case "shadowrootmode":
@@ -354,10 +357,12 @@ func readSheets(src []byte) *sheetHiding {
 					// not followed.
 					h.noRestores = true
 				case "style":
-					if containsFold(v, "animation-") || bytes.IndexByte(v, '\\') >= 0 { // anim\61tion-delay
+					if containsFold(v, "animation-") || containsFold(v, "transition") || bytes.IndexByte(v, '\\') >= 0 { // anim\61tion-delay
 						var b [256]byte
-						l, f := animationLengthens(compactStyle(b[:0], v))
+						st := compactStyle(b[:0], v)
+						l, f := animationLengthens(st)
 						h.tweaked, h.fillTweaked = h.tweaked || l, h.fillTweaked || f
+						h.longTransitions = h.longTransitions || transitionsLong(v)
 					}
 					if bytes.Contains(v, []byte("--")) {
 						addInlineDefs(inlineDefs, v)
@@ -376,6 +381,9 @@ func readSheets(src []byte) *sheetHiding {
 			case string(name) == "svg" || string(name) == "math":
 				if tt == html.StartTagToken {
 					foreign++
+					if string(name) == "math" {
+						maths++
+					}
 				}
 			case string(name) == "style":
 				switch {
@@ -384,7 +392,7 @@ func readSheets(src []byte) *sheetHiding {
 				case foreign > 0:
 					z.NextIsNotRawText()
 					foreignStyle, text, styleDepth = true, text[:0], 0
-					foreignMaybe = maybe
+					foreignMaybe = maybe || maths > 0 // MathML's <style> is no style sheet
 				default:
 					if z.Next() == html.TextToken && !printMedia {
 						sheets = append(sheets, bytes.Clone(z.Text()))
@@ -403,6 +411,9 @@ func readSheets(src []byte) *sheetHiding {
 				styleDepth = max(styleDepth-1, 0)
 			case string(name) == "svg" || string(name) == "math":
 				foreign = max(foreign-1, 0)
+				if string(name) == "math" {
+					maths = max(maths-1, 0)
+				}
 			case string(name) == "template" && foreign == 0:
 				templates = max(templates-1, 0)
 			}
@@ -445,11 +456,17 @@ func readSheets(src []byte) *sheetHiding {
 		// And one whose last frame shows may show what a rule hides
 		// (see fade.go).
 		if h.fades {
-			var g uint8
-			if a.exact && !h.tweaked && !h.fillTweaked && !h.noRestores {
+			var g fadeSet
+			if !h.tweaked && !h.fillTweaked && !h.noRestores {
 				g = animationRestores(a.decls, h.restoring)
 			}
-			h.addExact(a.subjects, restoreKind(g))
+			h.add(a.subjects, animatedKind(g, a.fades), nil)
+			if g != 0 && len(h.exact) < maxExactRestores {
+				for _, c := range a.exact {
+					c.restores = g
+					h.exact = append(h.exact, c)
+				}
+			}
 		}
 	}
 	if !found && len(hidingFrames) == 0 && len(h.varDefs) == 0 {
@@ -464,7 +481,7 @@ func readSheets(src []byte) *sheetHiding {
 func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind, layout []byte) {
 	for _, s := range subs {
 		if s.firstLetter {
-			if k&(sheetHidden|sheetFades) == 0 {
+			if k&(sheetHidden|sheetFades|sheetSelves|sheetStarting) == 0 {
 				continue // it lays out or shows only the letter
 			}
 			s.firstLetter = false
@@ -487,24 +504,6 @@ func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind, layout []byte) {
 		}
 		e.kind |= k
 		e.layout = append(e.layout, layout...)
-	}
-}
-
-// addExact records that the subjects subs are styled the way k says,
-// which must not be over-read: a subject whose rule asks more of an
-// element than its entry can keep (see maxEntryNeeds) is left out.
-func (h *sheetHiding) addExact(subs []sheetSubject, k sheetHideKind) {
-	for _, s := range subs {
-		if s.firstLetter {
-			continue // its animation runs on the letter, not the element
-		}
-		e := h.entry(s)
-		switch {
-		case s.need == nil:
-			e.kind |= k
-		case len(e.needs) < maxEntryNeeds:
-			e.needs = append(e.needs, sheetNeed{need: s.need, kind: k})
-		}
 	}
 }
 
@@ -554,6 +553,8 @@ type sheetReader struct {
 	found        bool
 	hidingFrames map[string]uint8 // the names of @keyframes rules that hide, lower-cased and unescaped (see frameFinal)
 	animated     []animatedRule
+	// animatedRule is the rule of animated that classify reads, if any.
+	animatedRule *animatedRule
 	unsure       bool // the sheet may not apply on every screen (see sheetBlock.sure)
 	// animatedSubjects counts the subjects of animated.
 	animatedSubjects int
@@ -564,9 +565,10 @@ type sheetReader struct {
 type animatedRule struct {
 	subjects []sheetSubject
 	decls    []byte // its declarations
-	// exact: its subjects are exactly the elements it styles, on
-	// every screen (see sheetBlock.exact).
-	exact bool
+	// exact: its selectors, when they select exactly the elements it
+	// styles, on every screen (see sheetBlock.exact).
+	exact []exactCompound
+	fades fadeSet // what it hides by (see fadeHides), which its own animation may show again
 }
 
 // How a @keyframes rule hides: on its last frame (to, 100%), where an
@@ -663,14 +665,18 @@ type sheetBlock struct {
 	decls     []byte        // its declarations so far, each ended by ';'
 	added     sheetHideKind // what of its subjects' hiding is added already (see addBlock)
 	// sure: its rules apply on every screen (the top level, @layer);
-	// exact: and it is a rule whose subjects are exactly what its
-	// selectors select (see simpleSelectorList).
-	sure, exact bool
+	// exact: and it is a rule whose selectors select exactly the
+	// elements it styles (see exactSelectorList).
+	sure  bool
+	exact []exactCompound
+	// starting: in @starting-style, which hides only until a
+	// transition ends (sheetStarting).
+	starting bool
 	// A @keyframes rule's block has its name as written (kfName) and
 	// what its last frames show (see frameShows).
 	kf                   bool
 	kfName               string
-	lastShows, lastHides uint8
+	lastShows, lastHides fadeSet
 }
 
 // maxAnimatedSubjects bounds the subjects kept for the rules that run an
@@ -719,7 +725,7 @@ func (r *sheetReader) read(s []byte) {
 				break
 			}
 			parent := r.blocks[len(r.blocks)-1]
-			b := sheetBlock{keyframes: parent.keyframes, skip: parent.skip, sure: parent.sure}
+			b := sheetBlock{keyframes: parent.keyframes, skip: parent.skip, sure: parent.sure, starting: parent.starting}
 			prelude := bytes.TrimSpace(s[start:i])
 			top := len(r.blocks) == 1
 			switch {
@@ -728,23 +734,29 @@ func (r *sheetReader) read(s []byte) {
 				// descriptor list.
 				b.frame = prelude
 			case len(prelude) > 0 && prelude[0] == '@':
-				name := cssIdentAt(prelude, 1)
+				rawName := prelude[1 : 1+identLen(prelude[1:])] // escapes too
+				name := rawName
+				if d, ok := cssDecodeIdent(rawName); ok {
+					name = d // @\6b eyframes is @keyframes
+				}
 				b.skip = false
 				switch {
 				case asciiEqualFold(name, "keyframes") || asciiEqualFold(name, "-webkit-keyframes"):
 					b.keyframes, b.kf = []byte{}, true
 					b.sure = b.sure && !parent.parent && len(parent.own) == 0
-					raw := bytes.Trim(bytes.TrimSpace(prelude[1+len(name):]), `"'`)
+					raw := bytes.Trim(bytes.TrimSpace(prelude[1+len(rawName):]), `"'`)
 					if n, ok := cssDecodeIdent(raw); ok {
 						b.keyframes = bytes.Clone(n)
 						if bytes.IndexByte(raw, '\\') < 0 {
 							b.kfName = string(raw) // as written: animations name it so
 						}
 					}
-				case asciiEqualFold(name, "media") && printOnly(prelude[1+len(name):]):
+				case asciiEqualFold(name, "media") && printOnly(prelude[1+len(rawName):]):
 					b.skip = true // not drawn on a screen
 				case asciiEqualFold(name, "starting-style"):
-					b.skip = true // the style a transition starts from, once
+					// The style a transition starts from, once: it hides
+					// only while the transition lasts (sheetStarting).
+					b.starting, b.parent = true, !top
 				case asciiEqualFold(name, "font-face"), asciiEqualFold(name, "page"), asciiEqualFold(name, "property"),
 					asciiEqualFold(name, "counter-style"), asciiEqualFold(name, "font-feature-values"),
 					asciiEqualFold(name, "font-palette-values"), asciiEqualFold(name, "view-transition"),
@@ -762,7 +774,9 @@ func (r *sheetReader) read(s []byte) {
 				b.skip = false
 				b.own, b.parent = selectorSubjects(prelude, !top, r.doc)
 				b.sure = b.sure && !parent.parent && len(parent.own) == 0
-				b.exact = b.sure && simpleSelectorList(prelude)
+				if b.sure {
+					b.exact = exactSelectorList(prelude)
+				}
 			}
 			r.blocks = append(r.blocks, b)
 			start = i + 1
@@ -797,8 +811,8 @@ func (r *sheetReader) close() {
 	if b.kf {
 		// What its last frames show again, if they surely apply; a
 		// name defined again shows what both definitions show.
-		if b.kfName != "" {
-			var g uint8
+		if b.kfName != "" && !reservedNames[string(lowerASCII([]byte(b.kfName)))] {
+			var g fadeSet
 			if b.sure {
 				g = b.lastShows &^ b.lastHides
 			}
@@ -808,7 +822,7 @@ func (r *sheetReader) close() {
 				r.h.restoring[b.kfName] = g & old
 			case g != 0:
 				if r.h.restoring == nil {
-					r.h.restoring = map[string]uint8{}
+					r.h.restoring = map[string]fadeSet{}
 				}
 				r.h.restoring[b.kfName] = g
 			}
@@ -819,6 +833,7 @@ func (r *sheetReader) close() {
 		return
 	}
 	rawVar := bytes.Contains(b.decls, []byte("var("))
+	raw := b.decls
 	if rawVar && (b.keyframes != nil || r.h.expanded > maxExpandedAll) {
 		// Keyframes, and rules past the expansions' bound, read var()
 		// by the values in pixels and clear colours (rules are
@@ -827,16 +842,20 @@ func (r *sheetReader) close() {
 	}
 	if b.keyframes != nil {
 		hides := len(b.keyframes) > 0 && hidingStyle(b.decls)
-		if j > 1 && r.blocks[j-1].kf && finalFrame(b.frame) {
+		if j > 1 && r.blocks[j-1].kf && (containsFold(raw, "animation") || bytes.IndexByte(raw, '\\') >= 0) {
+			// A timing function in a keyframe (linear(0, 0) never
+			// leaves its frame): not followed.
+			r.blocks[j-1].lastHides = allFades
+		}
+		if j > 1 && r.blocks[j-1].kf && lastFrame(b.frame) {
 			// What the last frame shows again (see fade.go): nothing
 			// where it hides, as an animation that runs it then hides.
 			kb := &r.blocks[j-1]
 			if hides || rawVar {
-				kb.lastHides = 1<<fadeGroupCount - 1
+				kb.lastHides = allFades
 			} else {
-				var buf [256]byte
-				shows, h := frameShows(compactStyle(buf[:0], b.decls))
-				kb.lastShows, kb.lastHides = kb.lastShows|shows, kb.lastHides|h
+				shows, other := frameShows(raw)
+				kb.lastShows, kb.lastHides = kb.lastShows|shows, kb.lastHides|other
 			}
 		}
 		if hides {
@@ -861,9 +880,16 @@ func (r *sheetReader) close() {
 		l, f := animationLengthens(st)
 		r.h.tweaked, r.h.fillTweaked = r.h.tweaked || l, r.h.fillTweaked || f
 	}
+	if bytes.Contains(st, []byte("transition")) && transitionsLong(b.decls) {
+		r.h.longTransitions = true
+	}
+	r.animatedRule = nil
 	if declares(st, "animation:") || declares(st, "animation-name:") || declares(st, "-webkit-animation:") || declares(st, "-webkit-animation-name:") ||
 		declares(st, "all:") { // which resets the animation too
 		a := animatedRule{decls: bytes.Clone(b.decls), exact: b.exact}
+		if b.starting {
+			a.exact = nil // the style of a transition's start
+		}
 		for k := j; k > 0 && r.animatedSubjects < maxAnimatedSubjects; k-- {
 			a.subjects = append(a.subjects, r.blocks[k].own...)
 			r.animatedSubjects += len(r.blocks[k].own)
@@ -875,6 +901,7 @@ func (r *sheetReader) close() {
 			a.subjects = []sheetSubject{{kind: subjectAll}}
 		}
 		r.animated = append(r.animated, a)
+		r.animatedRule = &r.animated[len(r.animated)-1]
 	}
 	if bytes.Contains(st, []byte("var(")) {
 		// Each value its custom properties may take (see expandVars).
@@ -931,8 +958,16 @@ func (r *sheetReader) classify(j int, st []byte) {
 		k |= sheetByColour
 	}
 	switch {
+	case r.blocks[j].starting:
+		k = sheetStarting // until a transition ends
 	case declares(st, "display:none"):
 		k = sheetNotDrawn
+	case fades != 0 && r.animatedRule != nil:
+		// Its own animation may show it again: what it hides is added
+		// with what it shows, once the sheets are read (see fade.go).
+		r.animatedRule.fades |= fades
+		r.h.fades = true
+		k = 0
 	case fades != 0:
 		k = fadeKind(fades) // unless an animation shows it again (see fade.go)
 		r.h.fades = true
@@ -1382,16 +1417,27 @@ func skipTo(s []byte, close byte) int {
 func (c *checker) sheetHides() sheetHideKind {
 	k, _ := c.sheetMatches()
 	style, _ := c.attr("style")
-	return c.sheet.resolve(k, style)
+	return c.sheet.resolve(k, style, func() exactElem {
+		id, hasID := c.attr("id")
+		class, _ := c.attr("class")
+		return newExactElem(string(c.name), id, hasID, class)
+	})
 }
 
 // resolve returns k, what the rules that may match an element do, with
-// what its style attribute style does to their animations: one that
-// hides, or that no longer shows again what a rule hides (see fade.go).
-func (h *sheetHiding) resolve(k sheetHideKind, style []byte) sheetHideKind {
+// what its style attribute style does to their animations (one that
+// hides, or that no longer shows again what a rule hides) and what the
+// exact rules' animations show again on el (see fade.go); and with what
+// a @starting-style rule hides where a transition may last.
+func (h *sheetHiding) resolve(k sheetHideKind, style []byte, el func() exactElem) sheetHideKind {
 	if h == nil {
 		return k
 	}
+	if k&sheetStarting != 0 && h.longTransitions {
+		k |= sheetDrawn | sheetOtherHide // until a long transition ends
+	}
+	var restores fadeSet
+	inline := false
 	// anim\61tion is read as animation (see animationRestores).
 	if containsFold(style, "animation") || bytes.IndexByte(style, '\\') >= 0 {
 		if len(h.frames) > 0 {
@@ -1402,14 +1448,26 @@ func (h *sheetHiding) resolve(k sheetHideKind, style []byte) sheetHideKind {
 				}
 			}
 		}
-		// Its animation is the one that runs.
-		var g uint8
-		if !h.tweaked && !h.fillTweaked && !h.noRestores {
-			g = animationRestores(style, h.restoring)
+		var b [256]byte
+		st := compactStyle(b[:0], style)
+		switch lengthens, fills := animationLengthens(st); {
+		case declares(st, "animation:") || declares(st, "animation-name:") || declares(st, "-webkit-animation:") || declares(st, "-webkit-animation-name:"):
+			// Its animation is the one that runs: the rules' own no
+			// longer show again what it does not.
+			inline = true
+			if !h.tweaked && !h.fillTweaked && !h.noRestores {
+				restores = animationRestores(style, h.restoring)
+			}
+			k |= sheetHideKind(allFades&^restores) << noRestoreShift
+		case lengthens || fills:
+			k |= sheetNoRestores
 		}
-		k = k&^(sheetRestores|sheetNoRestores) | restoreKind(g)
 	}
-	return resolveFades(k)
+	if !inline && k&sheetFades != 0 && len(h.exact) > 0 {
+		e := el()
+		restores = h.exactRestores(&e)
+	}
+	return resolveFades(k, restores)
 }
 
 // sheetLayout appends to dst the declarations of the page's style sheets
@@ -1601,7 +1659,7 @@ func (c *checker) frameSheet() {
 	if h == nil {
 		return
 	}
-	el, style := tagElem(tag)
+	el, style, exact := tagElem(tag)
 	if el == nil {
 		return
 	}
@@ -1611,7 +1669,7 @@ func (c *checker) frameSheet() {
 		k |= kind
 		lay = append(lay, layout...)
 	})
-	k = h.resolve(k, style)
+	k = h.resolve(k, style, func() exactElem { return exact })
 	if len(c.vis) > 0 && c.vis[0].state == visShown && sheetHidesLetters(k) {
 		switch {
 		case k&sheetNotDrawn != 0 || k&sheetDrawn != 0 && k&sheetResettable == 0:
@@ -1633,11 +1691,13 @@ func (c *checker) frameSheet() {
 
 // tagElem reads the start tag tag again, as sheetMatches reads an
 // element, with its style attribute; nil if it is not a start tag.
-func tagElem(tag []byte) (el *sheetElem, style []byte) {
+func tagElem(tag []byte) (el *sheetElem, style []byte, exact exactElem) {
 	z := html.NewTokenizer(bytes.NewReader(tag))
 	if tt := z.Next(); tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-		return nil, nil
+		return nil, nil, exactElem{}
 	}
+	var id, class []byte
+	hasID := false
 	name, more := z.TagName()
 	el = &sheetElem{name: string(name)}
 	for more {
@@ -1648,14 +1708,20 @@ func tagElem(tag []byte) (el *sheetElem, style []byte) {
 			style = v
 		case "id":
 			el.id = string(lowerASCII(bytes.TrimSpace(v)))
+			if !hasID {
+				id, hasID = bytes.Clone(v), true
+			}
 		case "class":
 			for f := range bytes.FieldsSeq(v) {
 				el.classes = append(el.classes, string(lowerASCII(f)))
 			}
+			if class == nil {
+				class = bytes.Clone(v)
+			}
 		}
 		el.attrs = append(el.attrs, string(k))
 	}
-	return el, style
+	return el, style, newExactElem(el.name, id, hasID, class)
 }
 
 // maxVarVariants bounds the readings expandVars gives of one list of
