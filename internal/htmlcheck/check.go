@@ -1130,7 +1130,7 @@ func (c *checker) startTag(start, end int, selfClosing bool) {
 		c.reorderStart(a, name, void(a) || selfClosing, before)
 		c.visStart(a, name, void(a) || selfClosing)
 		c.sheetDefer = false
-		c.firstLetterStart(name, void(a) || selfClosing)
+		c.firstLetterStart(a, name, void(a) || selfClosing)
 		if heading(a) {
 			for i := range c.frames {
 				if c.frames[i].byScript {
@@ -1699,11 +1699,16 @@ func (c *checker) closeFrame(end int) {
 			})
 		}
 		if !ok && len(c.frames) == 0 && c.ownFirstLetter(label) {
-			// Its own ::first-letter hidden (row 985).
+			// Its own ::first-letter hidden (row 985), or its first
+			// line, read as its first word.
 			l := append([]byte(nil), c.label[f.text:]...)
-			if i := firstLetterLen(l); i > 0 {
-				label = l[i:]
-				form, ok = c.downloadReading(label, o)
+			for _, i := range []int{firstLetterLen(l), firstWordLen(l)} {
+				if i > 0 && i < len(l) {
+					if form, ok = c.downloadReading(l[i:], o); ok {
+						label = l[i:]
+						break
+					}
+				}
 			}
 		}
 		if !ok && len(c.frames) == 0 && len(c.reo.boxes) > 0 {

@@ -3,6 +3,7 @@ package htmlcheck
 import (
 	"bytes"
 
+	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
@@ -78,13 +79,7 @@ func (d *htmlDirs) start(c *checker, a atom.Atom, name []byte, foreign bool) {
 		return
 	}
 	d.seen = true
-	dir := dirUnknown
-	switch v = bytes.TrimSpace(v); {
-	case asciiEqualFold(v, "rtl"):
-		dir = dirRightToLeft
-	case asciiEqualFold(v, "ltr"):
-		dir = dirLeftToRight
-	}
+	dir := dirValue(v)
 	if foreign || !dirSafe(a) || len(d.open) == maxHTMLDirs {
 		d.unsure = true
 	}
@@ -119,13 +114,7 @@ func (c *checker) labelDirection(a atom.Atom, foreign bool) int8 {
 		// Its own: the element's text is inside it, whatever is open
 		// around it (an <a> misnested is made again with its
 		// attributes).
-		switch v = bytes.TrimSpace(v); {
-		case asciiEqualFold(v, "rtl"):
-			return dirRightToLeft
-		case asciiEqualFold(v, "ltr"):
-			return dirLeftToRight
-		}
-		return dirUnknown
+		return dirValue(v)
 	}
 	switch {
 	case d.unsure:
@@ -138,8 +127,22 @@ func (c *checker) labelDirection(a atom.Atom, foreign bool) int8 {
 	return dirLeftToRight
 }
 
+// dirValue returns the direction the value v of a dir attribute sets:
+// "rtl" or "ltr" in any case, exactly ("rtl " is invalid, and sets
+// none), else dirUnknown.
+func dirValue(v []byte) int8 {
+	switch {
+	case asciiEqualFold(v, "rtl"):
+		return dirRightToLeft
+	case asciiEqualFold(v, "ltr"):
+		return dirLeftToRight
+	}
+	return dirUnknown
+}
+
 // cssMaySetDirection reports whether the page's CSS may set a direction
-// (see pageMaySetDirection), reading its source once.
+// or draw a formatting character (see cssSetsDirection), reading its
+// style sheets and style attributes once, as the browser reads them.
 func (c *checker) cssMaySetDirection() bool {
 	if c.cssDir == 0 {
 		c.cssDir = -1
@@ -150,29 +153,72 @@ func (c *checker) cssMaySetDirection() bool {
 	return c.cssDir > 0
 }
 
-// pageMaySetDirection reports whether the page's CSS may set the
-// direction of an element's text, or undo what its dir attribute does:
-// direction, unicode-bidi (plaintext, normal), display: contents (no box
-// to isolate its text), or the all property (which resets
-// unicode-bidi).
+// pageMaySetDirection reports whether the style sheets or style
+// attributes of src may set the direction of an element's text, undo
+// what its dir attribute does or draw a formatting character around its
+// letters (see cssSetsDirection). The sheets and attributes are found
+// with the HTML tokenizer; their escapes and character references are
+// decoded.
 func pageMaySetDirection(src []byte) bool {
+	z := html.NewTokenizer(bytes.NewReader(src))
+	inStyle := false
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return false
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, more := z.TagName()
+			for more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				if string(k) == "style" && cssSetsDirection(v) {
+					return true
+				}
+			}
+			inStyle = string(name) == "style"
+		case html.EndTagToken:
+			inStyle = false
+		case html.TextToken:
+			if inStyle && cssSetsDirection(z.Text()) {
+				return true
+			}
+		}
+	}
+}
+
+// cssSetsDirection reports whether the CSS css may set a direction
+// (direction, unicode-bidi: plaintext or normal), undo a dir attribute
+// (display: contents, the all property) or draw a formatting character
+// or a mark (content: "\2067", quotes).
+func cssSetsDirection(css []byte) bool {
+	if bytes.IndexByte(css, '&') >= 0 {
+		css = []byte(html.UnescapeString(string(css))) // SVG's <style> is markup
+	}
+	if bytes.IndexByte(css, '\\') >= 0 {
+		css = cssUnescape(nil, css) // d\69 rection
+	}
 	for _, w := range []string{"direction", "bidi", "plaintext", "contents"} {
-		if indexFold(src, w) >= 0 {
+		if indexFold(css, w) >= 0 {
 			return true
 		}
 	}
-	for rest := src; ; {
+	for _, m := range []string{"\u200e", "\u200f", "\u061c", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"} {
+		if bytes.Contains(css, []byte(m)) {
+			return true
+		}
+	}
+	for rest := css; ; {
 		i := indexFold(rest, "all")
 		if i < 0 {
 			return false
 		}
 		if i == 0 || !isCSSIdent(rest[i-1]) {
 			j := i + 3
-			for j < len(rest) && (isCSSSpace(rest[j]) || rest[j] == '\\') {
+			for j < len(rest) && isCSSSpace(rest[j]) {
 				j++
 			}
-			if j == len(rest) || rest[j] == ':' || rest[j] == '&' {
-				return true // all:, or all&#58; in an attribute
+			if j == len(rest) || rest[j] == ':' {
+				return true
 			}
 		}
 		rest = rest[i+3:]

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/html/atom"
 )
 
 // firstLetter is an element open in a label whose ::first-letter a rule
@@ -12,11 +14,17 @@ import (
 type firstLetter struct {
 	name  string
 	depth int // elements of that name open, itself included
+	// line: its ::first-line (sheetFirstLine), whose letters are all
+	// hidden until a line break or a block in it ends the line.
+	line bool
 }
 
-// firstLetterStart follows the start tag name, in a label.
-func (c *checker) firstLetterStart(name []byte, empty bool) {
+// firstLetterStart follows the start tag a (name), in a label.
+func (c *checker) firstLetterStart(a atom.Atom, name []byte, empty bool) {
 	f := &c.firstLetter
+	if f.line && (a == atom.Br || !inline(a)) {
+		*f = firstLetter{} // the first line ends
+	}
 	if f.name == string(name) && !empty {
 		f.depth++
 	}
@@ -26,8 +34,11 @@ func (c *checker) firstLetterStart(name []byte, empty bool) {
 	if c.sheet == nil || !c.sheet.firstLetter || c.hideDepth > 0 || empty {
 		return
 	}
-	if c.sheetHides()&sheetFirstLetter != 0 {
-		f.name, f.depth = string(name), 1
+	switch k := c.sheetHides(); {
+	case k&sheetFirstLetter != 0:
+		*f = firstLetter{name: string(name), depth: 1}
+	case k&sheetFirstLine != 0:
+		*f = firstLetter{name: string(name), depth: 1, line: true}
 	}
 }
 
@@ -46,11 +57,13 @@ func (c *checker) firstLetterEnd(name []byte) {
 // returns the rest of t. The letter is what CSS takes for it: the
 // punctuation before it, the letter or digit, and its combining marks.
 func (c *checker) appendFirstLetter(t []byte) []byte {
-	i := firstLetterLen(t)
-	if i == 0 {
-		return t // no letter yet
+	i := len(t) // the first line's: all, until it ends
+	if !c.firstLetter.line {
+		if i = firstLetterLen(t); i == 0 {
+			return t // no letter yet
+		}
+		c.firstLetter = firstLetter{}
 	}
-	c.firstLetter = firstLetter{}
 	c.labelHidden = true
 	draws := c.hideDraws
 	c.hideDepth, c.hideDraws = 1, true // laid out, not seen
@@ -116,8 +129,8 @@ func (c *checker) sheetsMayHaveFirstLetter() bool {
 }
 
 // ownFirstLetter reports whether a rule of the page's style sheets may
-// hide the first letter of the outermost clickable element, which has
-// just ended with label: its own rules are not read where its label has
+// hide the first letter (or line, read as its first word) of the
+// outermost clickable element, which has just ended with label: its own rules are not read where its label has
 // no element (see frameSheet), so they are read here when label has the
 // letters of a call to download (mayReadAsDownload).
 func (c *checker) ownFirstLetter(label []byte) bool {
@@ -134,5 +147,15 @@ func (c *checker) ownFirstLetter(label []byte) bool {
 	}
 	var k sheetHideKind
 	h.matches(el, func(kind sheetHideKind, _ []byte) { k |= kind })
-	return h.resolve(k, style, func() exactElem { return exact })&sheetFirstLetter != 0
+	return h.resolve(k, style, func() exactElem { return exact })&(sheetFirstLetter|sheetFirstLine) != 0
+}
+
+// firstWordLen returns the length of t's first word, with the white
+// space before it.
+func firstWordLen(t []byte) int {
+	i := len(t) - len(bytes.TrimLeft(t, " "))
+	if j := bytes.IndexByte(t[i:], ' '); j >= 0 {
+		return i + j
+	}
+	return len(t)
 }

@@ -654,12 +654,13 @@ const (
 // one on a page whose CSS made some, which refused Arabic counts).
 func (c *checker) atomicInline(a atom.Atom, name []byte) boxKind {
 	switch a {
-	case atom.Button, atom.Input, atom.Select, atom.Textarea, atom.Img, atom.Meter, atom.Progress:
+	case atom.Button, atom.Input, atom.Select, atom.Textarea, atom.Img, atom.Meter, atom.Progress,
+		atom.Marquee, atom.Fieldset, atom.Ruby:
 		return isBox
 	}
 	if c.inForeign() {
-		if string(name) == "text" {
-			return isBox
+		if string(name) == "text" || string(name) == "math" {
+			return isBox // <math> is drawn as one box, inline
 		}
 		return notBox
 	}
@@ -670,6 +671,8 @@ func (c *checker) atomicInline(a atom.Atom, name []byte) boxKind {
 		case inlineBoxDisplay(v):
 			return isBox
 		case len(v) == 0:
+		case c.sheetHides()&sheetBoxImportant != 0:
+			return isBox // a rule's !important beats the style attribute
 		default:
 			return notBox
 		}
@@ -687,7 +690,11 @@ func (c *checker) atomicInline(a atom.Atom, name []byte) boxKind {
 func inlineBoxDisplay(v []byte) bool {
 	switch string(v) {
 	case "inline-block", "inline-flex", "inline-grid", "inline-table",
-		"inlineflow-root", "flow-rootinline", "inlineflex", "flexinline", "inlinegrid", "gridinline", "inlinetable", "tableinline":
+		"inlineflow-root", "flow-rootinline", "inlineflex", "flexinline", "inlinegrid", "gridinline", "inlinetable", "tableinline",
+		"-webkit-inline-box", "inline-list-item", "inlinelist-item", "list-iteminline", "ruby", "math", "inlinemath", "mathinline",
+		// A table's parts in an inline element are wrapped in an inline
+		// table, drawn as one box.
+		"table-cell", "table-row", "table-caption", "table-row-group", "table-header-group", "table-footer-group", "table-column-group":
 		return true
 	}
 	return false
@@ -722,7 +729,7 @@ func (c *checker) pageMayDrawRightToLeft() bool {
 // and read "הורדה"), and from left to right, in a paragraph of either
 // direction; text hidden from view is left out.
 func (c *checker) boxedReadings(label []byte) []string {
-	if !hasRightToLeftLetter(label) && !c.pageMayDrawRightToLeft() {
+	if !hasRightToLeftLetter(label) && !hasArabicDigit(label) && !c.pageMayDrawRightToLeft() && !c.cssMaySetDirection() {
 		// Boxes of left-to-right letters are drawn in another order only
 		// in a right-to-left paragraph.
 		return nil
@@ -749,7 +756,7 @@ func (c *checker) boxedReadings(label []byte) []string {
 	// تنزيل" in a right-to-left link, read from a left-to-right paragraph
 	// was "تنزيل مليون 2": docs/security.md, row 979).
 	dirs := []bool{false, true}
-	if c.frameDir != dirUnknown && !c.cssMaySetDirection() {
+	if c.frameDir != dirUnknown && !r.opposesAround(label, c.frameDir) && !c.cssMaySetDirection() {
 		if c.frameDir == dirLeftToRight {
 			dirs = dirs[:1]
 		} else {
@@ -770,12 +777,98 @@ func (c *checker) boxedReadings(label []byte) []string {
 			if i == 1 && !ltr {
 				break
 			}
-			if s != string(label) && !slices.Contains(out, s) {
-				out = append(out, s)
+			// Words of two directions side by side are read apart
+			// ("a" הורדה "b" drawn as one line of boxes).
+			for _, s := range []string{s, apartByDirection(s)} {
+				if s != string(label) && !slices.Contains(out, s) {
+					out = append(out, s)
+				}
 			}
 		}
 	}
 	return out
+}
+
+// hasArabicDigit reports whether t has an Arabic-Indic digit, which
+// draws the boxes around it from right to left.
+func hasArabicDigit(t []byte) bool {
+	for _, r := range string(t) {
+		if r >= 0x600 {
+			if p, _ := bidi.LookupRune(r); p.Class() == bidi.AN {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// apartByDirection returns s with a space between each letter of a
+// left-to-right script and a right-to-left letter side by side.
+func apartByDirection(s string) string {
+	var b []rune
+	prev := bidi.ON
+	for _, r := range s {
+		cl := bidi.ON
+		if p, _ := bidi.LookupRune(r); p.Class() == bidi.L || p.Class() == bidi.R || p.Class() == bidi.AL {
+			cl = p.Class()
+			if cl == bidi.AL {
+				cl = bidi.R
+			}
+		}
+		if cl != bidi.ON && prev != bidi.ON && cl != prev {
+			b = append(b, ' ')
+		}
+		if cl != bidi.ON || r == ' ' {
+			prev = cl
+		}
+		b = append(b, r)
+	}
+	return string(b)
+}
+
+// opposesAround reports whether label, outside its boxes, has a letter,
+// hidden or not, of the direction opposite to dir, an Arabic digit in a
+// left-to-right one, or a formatting character or mark: boxes between
+// such letters take their direction, not the paragraph's (a hidden א on
+// each side of Latin boxes draws them from right to left).
+func (r *reorder) opposesAround(label []byte, dir int8) bool {
+	for i := 0; i < len(label); {
+		in := false
+		for _, b := range r.boxes {
+			if i >= b.s && i < b.e {
+				i, in = b.e, true
+				break
+			}
+		}
+		if in {
+			continue
+		}
+		ch, n := utf8.DecodeRune(label[i:])
+		i += n
+		if ch < utf8.RuneSelf {
+			if dir == dirRightToLeft && ('a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z') {
+				return true
+			}
+			continue
+		}
+		p, _ := bidi.LookupRune(ch)
+		switch p.Class() {
+		case bidi.L:
+			if dir == dirRightToLeft {
+				return true
+			}
+		case bidi.R, bidi.AL, bidi.AN:
+			if dir == dirLeftToRight {
+				return true
+			}
+		case bidi.LRE, bidi.RLE, bidi.LRO, bidi.RLO, bidi.PDF, bidi.LRI, bidi.RLI, bidi.FSI, bidi.PDI:
+			return true
+		}
+		if ch == '\u200e' || ch == '\u200f' || ch == '\u061c' {
+			return true
+		}
+	}
+	return false
 }
 
 // drawBoxes appends to dst the characters of label[s:e], whose boxes are

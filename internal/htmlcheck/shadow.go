@@ -77,18 +77,28 @@ func compose(n *html.Node, depth int) (found, ok bool) {
 	if n.Type != html.ElementNode {
 		return found, true
 	}
-	// The first declarative shadow root among the children is attached;
-	// a later one stays a template.
+	// The first declarative shadow root among the children is attached,
+	// where the element may host one; a later one, and one on another
+	// element, stays an inert template, and is read as one.
 	var shadow *html.Node
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode && c.Namespace == "" && c.DataAtom == atom.Template && (hasNodeAttr(c, "shadowrootmode") || hasNodeAttr(c, "shadowroot")) {
-			shadow = c
-			break
+			if shadow == nil && shadowHost(n) {
+				shadow = c
+				continue
+			}
+			c.Attr = slices.DeleteFunc(c.Attr, func(a html.Attribute) bool {
+				return a.Namespace == "" && (a.Key == "shadowrootmode" || a.Key == "shadowroot")
+			})
+			found = true // the page as drawn differs from its source
 		}
 	}
 	if shadow == nil {
 		return found, true
 	}
+	// Slots assigned by a script draw none of the host's children
+	// without one.
+	manual := strings.EqualFold(nodeAttr(shadow, "shadowrootslotassignment"), "manual")
 	// The host's children, by the slot they are assigned to.
 	assigned := map[string][]*html.Node{}
 	for c := n.FirstChild; c != nil; {
@@ -96,6 +106,7 @@ func compose(n *html.Node, depth int) (found, ok bool) {
 		n.RemoveChild(c)
 		switch {
 		case c == shadow:
+		case manual:
 		case c.Type == html.ElementNode:
 			name := nodeAttr(c, "slot")
 			assigned[name] = append(assigned[name], c)
@@ -145,6 +156,20 @@ func compose(n *html.Node, depth int) (found, ok bool) {
 		c = next
 	}
 	return true, true
+}
+
+// shadowHost reports whether the element n may host a shadow root: a
+// custom element, or one of the elements attachShadow allows.
+func shadowHost(n *html.Node) bool {
+	if n.Namespace != "" {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Article, atom.Aside, atom.Blockquote, atom.Body, atom.Div, atom.Footer, atom.H1, atom.H2, atom.H3,
+		atom.H4, atom.H5, atom.H6, atom.Header, atom.Main, atom.Nav, atom.P, atom.Section, atom.Span:
+		return true
+	}
+	return n.DataAtom == 0 && strings.IndexByte(n.Data, '-') > 0
 }
 
 func hasNodeAttr(n *html.Node, key string) bool {

@@ -44,6 +44,12 @@ const (
 	// properties an animation may show again, and the animations that do.
 
 	sheetHidden = sheetDrawn | sheetNotDrawn
+
+	// sheetBoxImportant: an inline box by a declaration !important (see
+	// atomicInline), past the kinds of fade.go.
+	sheetBoxImportant sheetHideKind = 1 << 40
+	// sheetFirstLine: hides its first line (::first-line).
+	sheetFirstLine sheetHideKind = 1 << 41
 )
 
 // sheetHiding is what the page's style sheets may hide (see above), and
@@ -259,6 +265,9 @@ type sheetSubject struct {
 	// firstLetter: the rule styles the element's ::first-letter, which
 	// hides that letter only (sheetFirstLetter) where it hides.
 	firstLetter bool
+	// firstLine: its ::first-line, which hides the letters of its first
+	// line (sheetFirstLine) where it hides.
+	firstLine bool
 }
 
 // compound is what a compound selector asks of an element that
@@ -480,6 +489,15 @@ func readSheets(src []byte) *sheetHiding {
 // laid out by the declarations layout.
 func (h *sheetHiding) add(subs []sheetSubject, k sheetHideKind, layout []byte) {
 	for _, s := range subs {
+		if s.firstLine {
+			if k&(sheetHidden|sheetFades|sheetSelves|sheetStarting) == 0 {
+				continue
+			}
+			s.firstLine = false
+			h.add([]sheetSubject{s}, sheetFirstLine, nil)
+			h.firstLetter = true
+			continue
+		}
 		if s.firstLetter {
 			if k&(sheetHidden|sheetFades|sheetSelves|sheetStarting) == 0 {
 				continue // it lays out or shows only the letter
@@ -922,7 +940,11 @@ func (r *sheetReader) classify(j int, st []byte) {
 		r.addBlock(j, sheetContents)
 		r.found = true
 	case inlineBoxDisplay(v):
-		r.addBlock(j, sheetBox)
+		k := sheetBox
+		if bytes.Contains(st, []byte("display:"+string(v)+"!important")) {
+			k |= sheetBoxImportant // beats a style attribute's display
+		}
+		r.addBlock(j, k)
 		r.found = true
 	}
 	gone, resettable, resets := styleVisibility(st, st)
@@ -1173,6 +1195,7 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 	var need compound
 	undefined := false
 	firstLetter := false // ::first-letter (see sheetSubject.firstLetter)
+	firstLine := false   // ::first-line
 	for i := 0; i < len(c); {
 		switch ch := c[i]; {
 		case ch == '&':
@@ -1221,7 +1244,7 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 						return sheetSubject{kind: subjectAttr, name: "part"}, amp, true
 					}
 				}
-				if letters(string(name), &firstLetter) {
+				if letters(string(name), &firstLetter, &firstLine) {
 					i = len(c) // what follows a pseudo-element is its state
 					continue
 				}
@@ -1229,7 +1252,7 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 			}
 			n := identLen(c[i+1:])
 			name, _ := cssDecodeIdent(c[i+1 : i+1+n])
-			if letters(string(name), &firstLetter) { // the old spelling
+			if letters(string(name), &firstLetter, &firstLine) { // the old spelling
 				i = len(c)
 				continue
 			}
@@ -1285,19 +1308,19 @@ func compoundSubject(c []byte) (sub sheetSubject, amp, ok bool) {
 	if asks > 0 || need.tag != "" && sub.kind != subjectTag {
 		sub.need = &need
 	}
-	sub.firstLetter = firstLetter
+	sub.firstLetter, sub.firstLine = firstLetter, firstLine
 	return sub, amp, true
 }
 
 // letters reports whether the pseudo-element name styles the letters of
-// its element: ::first-line, read as the element itself (its first line
-// may be all of a label), and ::first-letter, which sets first.
-func letters(name string, first *bool) bool {
+// its element, ::first-letter or ::first-line, and sets which.
+func letters(name string, letter, line *bool) bool {
 	switch name {
 	case "first-letter":
-		*first = true
+		*letter = true
 		return true
 	case "first-line":
+		*line = true
 		return true
 	}
 	return false

@@ -66,6 +66,10 @@ func TestBrowserStyleSheetHidingDrawnAsRead(t *testing.T) {
 		{`<style>@property --z{syntax:"<length>";inherits:true;initial-value:0px}.h{font-size:var(--z)}</style>` + gap, true},
 		{`<a href="#">Down<span><template shadowrootmode="open"></template>x</span>load</a>`, true},
 		{`<a href="#">Down<dialog>x</dialog>load</a>`, true},
+		{`<style>.f::first-line{font-size:0}</style><a href="#">Down<span class="f" style="display:inline-block">zz<br>load</span></a>`, true},
+		{`<a href="#">Down<span><template shadowrootmode="open" shadowrootslotassignment="manual"><slot></slot></template>xyz</span>load</a>`, true},
+		{`<a href="#">Down<data><template shadowrootmode="open">xyz</template>load</data></a>`, true},
+		{`<a href="#">Down<span><template shadowrootmode="open"><slot></slot></template><template shadowrootmode="open">xyz</template>load</span></a>`, true},
 		{`<a href="#">Down<span style="display:inline-block;transform:rotateY(90deg)">xyz</span>load</a>`, true},
 		{`<a href="#">Down<span style="display:inline-block;rotate:x 90deg">xyz</span>load</a>`, true},
 		{`<style>.e{display:inline-block;transform:matrix(0,0,0,1,0,0)}</style><a href="#">Down<span class="e">xyz</span>load</a>`, true},
@@ -228,6 +232,7 @@ func TestBrowserFadeInsDrawnAsRead(t *testing.T) {
 // are drawn so there, and refused, and not in a right-to-left one.
 func TestBrowserBoxDirectionDrawnAsRead(t *testing.T) {
 	const boxes = `<a href="#"><b style="display:inline-block">דה</b><b style="display:inline-block">הור</b></a>`
+	const latin = `<a href="#"><b style="display:inline-block">d</b><b style="display:inline-block">a</b><b style="display:inline-block">o</b><b style="display:inline-block">l</b><b style="display:inline-block">n</b><b style="display:inline-block">w</b><b style="display:inline-block">o</b><b style="display:inline-block">D</b></a>`
 	wantDrawnAsRead(t, "boxes", []drawnCase{
 		{boxes, true},
 		{`<p dir="rtl">x</p>` + boxes, true},
@@ -236,6 +241,12 @@ func TestBrowserBoxDirectionDrawnAsRead(t *testing.T) {
 		{`<div dir="rtl"><span dir="ltr">x</span>` + boxes + `</div>`, false},
 		{`<section dir="rtl"><div dir="ltr">x</div><p>` + boxes + `</p></section>`, false},
 		{`<a href="#" dir="rtl"><b style="display:inline-block">דה</b><b style="display:inline-block">הור</b></a>`, false},
+		// The 29th outside attack (docs/security.md, rows 989-).
+		{`<div dir="rtl ">` + boxes + `</div>`, true},
+		{`<style>.r{d\69 rection:rtl}</style><div class="r">` + latin + `</div>`, true},
+		{`<style>a::before{content:"\2067"}</style>` + latin, true},
+		{strings.Replace(strings.Replace(latin, `<a href="#">`, `<a href="#"><span style="font-size:0">א</span>`, 1), `</a>`, `<span style="font-size:0">א</span></a>`, 1), true},
+		{`<a href="#"><math><mi>ה</mi></math><math><mi>ד</mi></math><math><mi>ר</mi></math><math><mi>ו</mi></math><math><mi>ה</mi></math></a>`, true},
 	}, func(t *testing.T, b *browserEnv, _ drawnCase) string {
 		return eval[string](t, b.tab, drawnText)
 	})
