@@ -160,6 +160,9 @@ func (c *checker) cssMaySetDirection() bool {
 // with the HTML tokenizer; their escapes and character references are
 // decoded.
 func pageMaySetDirection(src []byte) bool {
+	if !sourceMaySetDirection(src) {
+		return false
+	}
 	z := html.NewTokenizer(bytes.NewReader(src))
 	inStyle := false
 	for {
@@ -186,27 +189,37 @@ func pageMaySetDirection(src []byte) bool {
 	}
 }
 
-// cssSetsDirection reports whether the CSS css may set a direction
-// (direction, unicode-bidi: plaintext or normal), undo a dir attribute
-// (display: contents, the all property) or draw a formatting character
-// or a mark (content: "\2067", quotes).
-func cssSetsDirection(css []byte) bool {
-	if bytes.IndexByte(css, '&') >= 0 {
-		css = []byte(html.UnescapeString(string(css))) // SVG's <style> is markup
-	}
-	if bytes.IndexByte(css, '\\') >= 0 {
-		css = cssUnescape(nil, css) // d\69 rection
-	}
-	for _, w := range []string{"direction", "bidi", "plaintext", "contents"} {
-		if indexFold(css, w) >= 0 {
+// sourceMaySetDirection reports whether src may have CSS that
+// cssSetsDirection finds, read as its bytes: one of its words, an
+// escape, a numeric character reference or &lrm; / &rlm;, a formatting
+// character, or "all" before a colon. Most pages have none, and are not
+// tokenized again.
+func sourceMaySetDirection(src []byte) bool {
+	for _, w := range []string{"direction", "bidi", "plaintext", "contents", "&#", "&lrm;", "&rlm;"} {
+		if indexFold(src, w) >= 0 {
 			return true
 		}
 	}
+	if bytes.IndexByte(src, '\\') >= 0 || cssSetsDirectionMarks(src) {
+		return true
+	}
+	return allProperty(src)
+}
+
+// cssSetsDirectionMarks reports whether css has a formatting character
+// or a mark (see cssSetsDirection).
+func cssSetsDirectionMarks(css []byte) bool {
 	for _, m := range []string{"\u200e", "\u200f", "\u061c", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"} {
 		if bytes.Contains(css, []byte(m)) {
 			return true
 		}
 	}
+	return false
+}
+
+// allProperty reports whether css has "all" before a colon, as the all
+// property is declared.
+func allProperty(css []byte) bool {
 	for rest := css; ; {
 		i := indexFold(rest, "all")
 		if i < 0 {
@@ -223,4 +236,23 @@ func cssSetsDirection(css []byte) bool {
 		}
 		rest = rest[i+3:]
 	}
+}
+
+// cssSetsDirection reports whether the CSS css may set a direction
+// (direction, unicode-bidi: plaintext or normal), undo a dir attribute
+// (display: contents, the all property) or draw a formatting character
+// or a mark (content: "\2067", quotes).
+func cssSetsDirection(css []byte) bool {
+	if bytes.IndexByte(css, '&') >= 0 {
+		css = []byte(html.UnescapeString(string(css))) // SVG's <style> is markup
+	}
+	if bytes.IndexByte(css, '\\') >= 0 {
+		css = cssUnescape(nil, css) // d\69 rection
+	}
+	for _, w := range []string{"direction", "bidi", "plaintext", "contents"} {
+		if indexFold(css, w) >= 0 {
+			return true
+		}
+	}
+	return cssSetsDirectionMarks(css) || allProperty(css)
 }

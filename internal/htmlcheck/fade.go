@@ -612,15 +612,50 @@ func (c *exactCompound) matches(el *exactElem) bool {
 // letters again (see animationRestores).
 const maxExactRestores = 4096
 
+// exactKey returns the key c is indexed by in sheetHiding.exactIndex:
+// its first class, else its first id, else its element name.
+func (c *exactCompound) exactKey() string {
+	switch {
+	case len(c.classes) > 0:
+		return "." + c.classes[0]
+	case len(c.ids) > 0:
+		return "#" + c.ids[0]
+	}
+	return c.tag
+}
+
+// addExactRestore records the exact rule c, whose animation shows the
+// groups g again.
+func (h *sheetHiding) addExactRestore(c exactCompound, g fadeSet) {
+	if len(h.exact) >= maxExactRestores {
+		return
+	}
+	c.restores = g
+	if h.exactIndex == nil {
+		h.exactIndex = map[string][]int{}
+	}
+	h.exactIndex[c.exactKey()] = append(h.exactIndex[c.exactKey()], len(h.exact))
+	h.exact = append(h.exact, c)
+}
+
 // exactRestores returns what the exact rules' animations that el
-// matches show again.
+// matches show again: those kept by its classes, id and name.
 func (h *sheetHiding) exactRestores(el *exactElem) fadeSet {
 	var g fadeSet
-	for i := range h.exact {
-		if h.exact[i].matches(el) {
-			g |= h.exact[i].restores
+	try := func(key string) {
+		for _, i := range h.exactIndex[key] {
+			if h.exact[i].matches(el) {
+				g |= h.exact[i].restores
+			}
 		}
 	}
+	for _, cl := range el.classes {
+		try("." + cl)
+	}
+	if el.hasID {
+		try("#" + el.id)
+	}
+	try(el.name)
 	return g
 }
 

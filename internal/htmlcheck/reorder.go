@@ -805,6 +805,9 @@ func hasArabicDigit(t []byte) bool {
 // apartByDirection returns s with a space between each letter of a
 // left-to-right script and a right-to-left letter side by side.
 func apartByDirection(s string) string {
+	if !hasLeftToRightLetter([]byte(s)) || !hasRightToLeftLetter([]byte(s)) {
+		return s
+	}
 	var b []rune
 	prev := bidi.ON
 	for _, r := range s {

@@ -71,6 +71,7 @@ type sheetHiding struct {
 	firstLetter               bool                   // a rule hides by sheetFirstLetter
 	restoring                 map[string]fadeSet     // the @keyframes rules, by name as written, whose last frame shows fadeGroups again (see fade.go)
 	exact                     []exactCompound        // the rules of exact selectors whose animations show fadeGroups again
+	exactIndex                map[string][]int       // and their indexes in exact, by exactKey
 	longTransitions           bool                   // a rule or style attribute sets a transition that may last or wait long (see transitionsLong)
 }
 
@@ -470,10 +471,9 @@ func readSheets(src []byte) *sheetHiding {
 				g = animationRestores(a.decls, h.restoring)
 			}
 			h.add(a.subjects, animatedKind(g, a.fades), nil)
-			if g != 0 && len(h.exact) < maxExactRestores {
+			if g != 0 {
 				for _, c := range a.exact {
-					c.restores = g
-					h.exact = append(h.exact, c)
+					h.addExactRestore(c, g)
 				}
 			}
 		}
