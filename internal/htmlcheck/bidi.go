@@ -623,11 +623,16 @@ func isIsolate(r rune) bool { return r == '\u2066' || r == '\u2067' || r == '\u2
 // (U+202A-U+202E and U+2066-U+2069 all begin with the byte 0xE2) or as
 // numeric character references, which are decoded.
 func (c *checker) followBidiText(raw []byte) {
+	t := raw
 	switch {
-	case bytes.Contains(raw, []byte("&#")):
-		c.followBidi(c.z.Text())
-	case bytes.IndexByte(raw, 0xe2) >= 0:
-		c.followBidi(raw)
+	case bytes.Contains(raw, []byte("&#")) || bytes.Contains(raw, []byte("m;")): // &rlm;
+		t = c.z.Text()
+	case bytes.IndexByte(raw, 0xe2) < 0 && bytes.IndexByte(raw, 0xd8) < 0:
+		return
+	}
+	c.followBidi(t)
+	if cssSetsDirectionMarks(t) {
+		c.textMarks = true // text that orders the labels after it (see boxedReadings)
 	}
 }
 

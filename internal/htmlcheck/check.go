@@ -224,6 +224,7 @@ type checker struct {
 	dirs          htmlDirs       // the direction attributes open (see labelDirection)
 	firstLetter   firstLetter    // an element whose first letter a rule hides, open in a label
 	outerTag      [2]int         // where the outermost clickable element's start tag is in src
+	textMarks     bool           // the text outside labels has a formatting character or mark
 	firstLetters  int8           // 1 when a style sheet may have a ::first-letter rule, -1 when not, 0 before it is known (see sheetsMayHaveFirstLetter)
 	drawnBytes    int            // what drawnReading ordered so far
 	boxedBytes    int            // text ordered for its inline boxes so far (see boxedReadings)

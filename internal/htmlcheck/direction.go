@@ -195,7 +195,7 @@ func pageMaySetDirection(src []byte) bool {
 // character, or "all" before a colon. Most pages have none, and are not
 // tokenized again.
 func sourceMaySetDirection(src []byte) bool {
-	for _, w := range []string{"direction", "bidi", "plaintext", "contents", "&#", "&lrm;", "&rlm;"} {
+	for _, w := range []string{"direction", "bidi", "plaintext", "contents", "content", "&#", "&lrm;", "&rlm;"} {
 		if indexFold(src, w) >= 0 {
 			return true
 		}
@@ -254,5 +254,28 @@ func cssSetsDirection(css []byte) bool {
 			return true
 		}
 	}
-	return cssSetsDirectionMarks(css) || allProperty(css)
+	return cssSetsDirectionMarks(css) || allProperty(css) || drawsContent(css)
+}
+
+// drawsContent reports whether css draws text of its own, which may be
+// letters or marks of either direction around a label's boxes (content:
+// "\5d0", attr()); content: "" and none draw none.
+func drawsContent(css []byte) bool {
+	for rest := css; ; {
+		i := indexFold(rest, "content")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("content"):]
+		v := bytes.TrimLeft(rest, " \t\n\r\f")
+		if len(v) == 0 || v[0] != ':' {
+			continue
+		}
+		v = bytes.TrimLeft(v[1:], " \t\n\r\f")
+		switch {
+		case bytes.HasPrefix(v, []byte(`""`)), bytes.HasPrefix(v, []byte("''")), bytes.HasPrefix(v, []byte("none")), bytes.HasPrefix(v, []byte("normal")):
+		default:
+			return true
+		}
+	}
 }

@@ -92,6 +92,10 @@ func TestDownloadEvasionsBoxDirection(t *testing.T) {
 		{"a left-to-right isolate drawn before, in rtl", dirDoc("", `<style>a::before{content:"\2066"}</style>`, `<div dir="rtl">`+boxesLTR+`</div>`)},
 		{"hidden Hebrew letters around", dirDoc("", "", `<a href="#x"><span style="font-size:0">א</span>`+strings.TrimPrefix(strings.TrimSuffix(latinBoxes, `</a>`), `<a href="#x">`)+`<span style="font-size:0">א</span></a>`)},
 		{"Latin letters around, in rtl", dirDoc("", "", `<a href="#x" dir="rtl">a<b style="display:inline-block">ה</b><b style="display:inline-block">ד</b><b style="display:inline-block">ר</b><b style="display:inline-block">ו</b><b style="display:inline-block">ה</b>b</a>`)},
+		{"an isolate by attr()", dirDoc("", `<style>a::before{content:attr(data-x)}</style>`, strings.Replace(latinBoxes, `<a href="#x">`, `<a href="#x" data-x="&#x2067;">`, 1))},
+		{"an isolate left open in the text before", dirDoc("", "", `<p>&#x2067;`+latinBoxes+`</p>`)},
+		{"an embedding left open in the text before", dirDoc("", "", `<p>&#x202B;`+latinBoxes+`</p>`)},
+		{"hidden Hebrew letters drawn by CSS around", dirDoc("", `<style>a::before,a::after{content:"\5d0";font-size:0}</style>`, latinBoxes)},
 		{"an invalid direction", dirDoc("", "", `<div dir="rtl"><div dir="x">`+boxesLTR+`</div></div>`)},
 	} {
 		if r := Check([]byte(tt.doc), testOptions); !slices.Contains(ruleNames(r.Errors), RuleDownloadButton) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 )
 
 // A rule that hides an element by its opacity, its clip-path or a
@@ -137,6 +138,18 @@ func onlyProps(st []byte, props []string) []byte {
 	return out
 }
 
+// cssTrim returns s without CSS white space (space, tab, line feed,
+// carriage return, form feed; not U+00A0 or U+3000, which CSS reads as
+// letters) around it.
+func cssTrim(s []byte) []byte {
+	return bytes.TrimFunc(s, func(r rune) bool { return r < utf8.RuneSelf && isCSSSpace(byte(r)) })
+}
+
+// cssFields splits s at runs of CSS white space (see cssTrim).
+func cssFields(s []byte) [][]byte {
+	return bytes.FieldsFunc(s, func(r rune) bool { return r < utf8.RuneSelf && isCSSSpace(byte(r)) })
+}
+
 // eachDeclaration calls fn with the name (lower-cased, escapes decoded)
 // and value (white space trimmed and collapsed to one space) of each
 // declaration of decls, comments taken out.
@@ -149,11 +162,11 @@ func eachDeclaration(decls []byte, fn func(prop string, v []byte)) {
 		if !ok {
 			continue
 		}
-		prop = bytes.ToLower(bytes.TrimSpace(prop))
+		prop = bytes.ToLower(cssTrim(prop))
 		if bytes.IndexByte(prop, '\\') >= 0 {
 			prop = bytes.ToLower(cssUnescape(nil, prop)) // anim\61tion
 		}
-		fn(string(prop), bytes.Join(bytes.Fields(v), []byte(" ")))
+		fn(string(prop), bytes.Join(cssFields(v), []byte(" ")))
 	}
 }
 
@@ -217,7 +230,7 @@ func showsValue(prop string, v []byte) bool {
 	case "transform":
 		return identityList.Match(v)
 	case "scale":
-		for _, f := range bytes.Fields(v) {
+		for _, f := range cssFields(v) {
 			if plainFraction(f) < 0.5 {
 				return false
 			}
@@ -235,8 +248,8 @@ func showsValue(prop string, v []byte) bool {
 // as a fraction; -1 if it is not one.
 func plainFraction(v []byte) float64 {
 	n := numberEnd(v)
-	if n == 0 || n != len(v) && !(n == len(v)-1 && v[n] == '%') {
-		return -1
+	if n == 0 || n != len(v) && !(n == len(v)-1 && v[n] == '%') || v[n-1] == '.' {
+		return -1 // "1." is no CSS number
 	}
 	f, err := strconv.ParseFloat(string(v[:n]), 64)
 	if err != nil || math.IsNaN(f) {
@@ -255,7 +268,7 @@ func plainFraction(v []byte) float64 {
 func lastFrame(sel []byte) bool {
 	last := false
 	for one := range bytes.SplitSeq(sel, []byte(",")) {
-		one = bytes.ToLower(bytes.TrimSpace(one))
+		one = bytes.ToLower(cssTrim(one))
 		switch string(one) {
 		case "to":
 			last = true
@@ -316,7 +329,7 @@ func animationRestores(decls []byte, restoring map[string]fadeSet) fadeSet {
 	}
 	eachDeclaration(decls, func(prop string, v []byte) {
 		prop = string(bytes.TrimPrefix([]byte(prop), []byte("-webkit-")))
-		v = bytes.TrimSpace(bytes.TrimSuffix(v, []byte("!important")))
+		v = cssTrim(bytes.TrimSuffix(v, []byte("!important")))
 		switch {
 		case prop == "animation":
 			end()
@@ -347,7 +360,7 @@ func animationRestores(decls []byte, restoring map[string]fadeSet) fadeSet {
 func animationItem(item []byte) (name []byte, quick, forwards, valid bool) {
 	times, timing, count, dir, fill, state := 0, false, false, false, false, false
 	slow := false
-	for _, tok := range splitTopLevel(bytes.TrimSpace(item), ' ') {
+	for _, tok := range splitTopLevel(cssTrim(item), ' ') {
 		if len(tok) == 0 {
 			continue
 		}
@@ -386,6 +399,12 @@ func animationItem(item []byte) (name []byte, quick, forwards, valid bool) {
 			}
 			*set = true
 			return true
+		}
+		if string(low) == "auto" { // a duration
+			if times++; times > 2 {
+				return nil, false, false, false
+			}
+			continue
 		}
 		switch string(low) {
 		case "ease", "ease-in", "ease-out", "ease-in-out", "linear", "step-start", "step-end":
@@ -440,7 +459,7 @@ func validTimingFunction(fn []byte) bool {
 			return false
 		}
 		for i, p := range parts {
-			f, err := strconv.ParseFloat(string(bytes.TrimSpace(p)), 64)
+			f, err := strconv.ParseFloat(string(cssTrim(p)), 64)
 			if err != nil || (i == 0 || i == 2) && (f < 0 || f > 1) {
 				return false
 			}
@@ -450,14 +469,14 @@ func validTimingFunction(fn []byte) bool {
 		if len(parts) == 0 || len(parts) > 2 {
 			return false
 		}
-		n, err := strconv.Atoi(string(bytes.TrimSpace(parts[0])))
+		n, err := strconv.Atoi(string(cssTrim(parts[0])))
 		if err != nil || n < 1 {
 			return false
 		}
 		if len(parts) == 1 {
 			return true
 		}
-		switch string(bytes.TrimSpace(parts[1])) {
+		switch string(cssTrim(parts[1])) {
 		case "jump-start", "jump-end", "jump-both", "start", "end":
 			return true
 		case "jump-none":
@@ -523,7 +542,7 @@ type exactCompound struct {
 func exactSelectorList(sel []byte) []exactCompound {
 	var out []exactCompound
 	for _, one := range bytes.Split(sel, []byte(",")) {
-		one = bytes.TrimSpace(one)
+		one = cssTrim(one)
 		if len(one) == 0 {
 			return nil
 		}
@@ -725,6 +744,9 @@ func transitionsLong(decls []byte) bool {
 		default:
 			return
 		}
+		if bytes.IndexByte(v, '\\') >= 0 {
+			v = cssUnescape(nil, v) // 100000\73 is 100000s
+		}
 		v = withoutTimingFunctions(bytes.ToLower(v))
 		if bytes.IndexByte(v, '(') >= 0 {
 			long = true
@@ -736,6 +758,8 @@ func transitionsLong(decls []byte) bool {
 			case !ok:
 			case unit == "s" && f >= longAnimation, unit == "ms" && f >= longAnimation*1000:
 				long = true
+			case unit != "s" && unit != "ms" && unit != "" && unit != "%":
+				long = true // a time not read
 			}
 		}
 	})

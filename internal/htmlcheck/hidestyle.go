@@ -301,8 +301,17 @@ func farDecls(st []byte) bool {
 					return true
 				}
 			}
+		case prop == "scale":
+			// A single scale under 0.05 (scale:.01, 1%).
+			if f, ok := cssFraction(v); ok && f < 0.05 && f > -0.05 {
+				return true
+			}
 		case prop == "translate" || prop == "transform":
 			if translatedFar(v, prop == "translate") {
+				return true
+			}
+			// Pushed far behind a close perspective.
+			if prop == "transform" && bytes.Contains(v, []byte("perspective(")) && bytes.Contains(v, []byte("translatez(-")) {
 				return true
 			}
 			if prop == "transform" && edgeOn(v) {
@@ -497,7 +506,9 @@ func cssPixels(v []byte) (float64, bool) {
 		return 0, false
 	}
 	if unit == "" {
-		return f, f == 0 // a unitless length is only 0
+		// A unitless length is only 0, except in quirks mode (a page
+		// without a doctype), where it is in pixels: read so.
+		return f, true
 	}
 	k, ok := cssUnitPixels[unit]
 	return f * k, ok

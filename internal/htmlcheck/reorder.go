@@ -756,7 +756,7 @@ func (c *checker) boxedReadings(label []byte) []string {
 	// تنزيل" in a right-to-left link, read from a left-to-right paragraph
 	// was "تنزيل مليون 2": docs/security.md, row 979).
 	dirs := []bool{false, true}
-	if c.frameDir != dirUnknown && !r.opposesAround(label, c.frameDir) && !c.cssMaySetDirection() {
+	if c.frameDir != dirUnknown && !c.textMarks && !r.opposesAround(label, c.frameDir) && !c.cssMaySetDirection() {
 		if c.frameDir == dirLeftToRight {
 			dirs = dirs[:1]
 		} else {

@@ -619,8 +619,8 @@ func animationHides(decls []byte, frames map[string]uint8, tweaked bool) (hides,
 		if !ok || !bytes.HasPrefix(prop, []byte("animation")) {
 			continue
 		}
-		if string(prop) != "animation" && string(prop) != "animation-name" {
-			long = true // a duration, delay, direction or state of its own
+		if string(prop) != "animation" && string(prop) != "animation-name" && string(prop) != "animation-fill-mode" {
+			long = true // a duration, delay, direction, timing or state of its own
 		}
 		if v = withoutTimingFunctions(v); bytes.ContainsAny(v, "()") {
 			long = true // calc(), var(), steps(), cubic-bezier(): not followed
@@ -744,7 +744,10 @@ func (r *sheetReader) read(s []byte) {
 			}
 			parent := r.blocks[len(r.blocks)-1]
 			b := sheetBlock{keyframes: parent.keyframes, skip: parent.skip, sure: parent.sure, starting: parent.starting}
-			prelude := bytes.TrimSpace(s[start:i])
+			prelude := cssTrim(s[start:i]) // CSS's white space: U+00A0 is a letter
+			if bytes.Contains(prelude, []byte("/*")) {
+				prelude = cssTrim(stripCSSComments(prelude)) // /**/to
+			}
 			top := len(r.blocks) == 1
 			switch {
 			case !top && (parent.keyframes != nil || parent.skip):
@@ -762,7 +765,7 @@ func (r *sheetReader) read(s []byte) {
 				case asciiEqualFold(name, "keyframes") || asciiEqualFold(name, "-webkit-keyframes"):
 					b.keyframes, b.kf = []byte{}, true
 					b.sure = b.sure && !parent.parent && len(parent.own) == 0
-					raw := bytes.Trim(bytes.TrimSpace(prelude[1+len(rawName):]), `"'`)
+					raw := bytes.Trim(cssTrim(prelude[1+len(rawName):]), `"'`)
 					if n, ok := cssDecodeIdent(raw); ok {
 						b.keyframes = bytes.Clone(n)
 						if bytes.IndexByte(raw, '\\') < 0 {
@@ -860,7 +863,7 @@ func (r *sheetReader) close() {
 	}
 	if b.keyframes != nil {
 		hides := len(b.keyframes) > 0 && hidingStyle(b.decls)
-		if j > 1 && r.blocks[j-1].kf && (containsFold(raw, "animation") || bytes.IndexByte(raw, '\\') >= 0) {
+		if j > 1 && r.blocks[j-1].kf && (containsFold(raw, "animation") || bytes.IndexByte(raw, '\\') >= 0 || bytes.IndexByte(b.frame, '\\') >= 0) {
 			// A timing function in a keyframe (linear(0, 0) never
 			// leaves its frame): not followed.
 			r.blocks[j-1].lastHides = allFades

@@ -499,6 +499,20 @@ var fadeEvasions = []evasion{
 	{"its own animation stopped by another rule", `<style>.stats .h{opacity:0;animation:f .5s forwards}.h.n{animation:none}@keyframes f{to{opacity:1}}</style><div class="stats"><a href="#">Down<span class="h n">xyz</span>load</a></div>`},
 	{"its own animation stopped inline", `<style>.stats .h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><div class="stats"><a href="#">Down<span class="h" style="animation:none">xyz</span>load</a></div>`},
 	{"another rule's fade not shown by a rule's own animation", `<style>.x{opacity:0}.stats .h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><p class="stats"></p><a href="#">Down<span class="x h">xyz</span>load</a>`},
+	// The 30th outside attack (docs/security.md, rows 1008-).
+	{"a no-break space in the shorthand", "<style>.h{position:absolute;opacity:0;animation:f\u00a0.5s forwards}@keyframes f{to{opacity:1}}</style>" + gapLink},
+	{"a no-break space in the value", "<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1\u00a0}}</style>" + gapLink},
+	{"a no-break space after the frame", "<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to\u00a0{opacity:1}}</style>" + gapLink},
+	{"a no-break space after the name", "<style>.h{opacity:0;animation:f .5s forwards}@keyframes f\u00a0{to{opacity:1}}</style>" + gapLink},
+	{"a no-break space after the property", "<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity\u00a0:1}}</style>" + gapLink},
+	{"an opacity of 1.", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1.}}</style>` + gapLink},
+	{"an escaped last frame after it", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}t\6f{opacity:0}}</style>` + gapLink},
+	{"a last frame after a comment", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}/**/to{opacity:0}}</style>` + gapLink},
+	{"auto as the duration", `<style>.h{opacity:0;animation:auto .5s forwards}@keyframes auto{to{opacity:1}}</style>` + gapLink},
+	{"a starting style with an escaped unit", `<style>.h{position:absolute;transition:opacity .5s 100000\73}@starting-style{.h{opacity:0}}</style>` + gapLink},
+	{"a scale property", `<style>.h{position:absolute;display:inline-block;scale:.01}</style>` + gapLink},
+	{"a scale property in percent", `<style>.h{display:inline-block;scale:1%}</style>` + gapLink},
+	{"pushed behind a perspective", `<style>.h{display:inline-block;transform:perspective(1px) translateZ(-100px)}</style>` + gapLink},
 	{"a long fade-in on its own", `<style>.h{animation:f .5s forwards}.z{animation-delay:5s}@keyframes f{from{opacity:0}to{opacity:1}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
 }
 
@@ -520,6 +534,7 @@ func TestFadeInsKeepLabelsAllowed(t *testing.T) {
 		{`.d1{animation-delay:.2s}.fade{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}`, "fade d1"},
 		{`@media (prefers-reduced-motion:reduce){*{animation-duration:.01ms!important;animation-iteration-count:1!important}}.fade{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}`, "fade"},
 		{`.clip{clip-path:none}`, "clip"},
+		{`.fade-in{opacity:0;animation:fadeIn .6s ease-out;animation-fill-mode:forwards}@keyframes fadeIn{from{opacity:0}to{opacity:1}}`, "num fade-in"},
 		// The 28th outside attack's false positives (rows 989-).
 		{`.fade-in{opacity:0;animation:fadeIn .6s ease-out forwards}@keyframes fadeIn{to{opacity:1}}</style><style>`, "fade-in\" style=\"animation-delay:.2s"},
 		{`.stats .num{opacity:0;animation:fadeIn .6s ease-out forwards}@keyframes fadeIn{to{opacity:1}}</style><style>`, "num"},
