@@ -124,19 +124,7 @@ func fadeHides(st []byte) fadeSet {
 
 // onlyProps returns the declarations of the compacted style st that set
 // one of props, each ended by ';'.
-func onlyProps(st []byte, props []string) []byte {
-	var out []byte
-	for decl := range bytes.SplitSeq(st, []byte(";")) {
-		name, _, _ := bytes.Cut(decl, []byte(":"))
-		for _, p := range props {
-			if string(name) == p {
-				out = append(append(out, decl...), ';')
-				break
-			}
-		}
-	}
-	return out
-}
+func onlyProps(st []byte, props []string) []byte { return filterProps(st, props, true) }
 
 // cssTrim returns s without CSS white space (space, tab, line feed,
 // carriage return, form feed; not U+00A0 or U+3000, which CSS reads as

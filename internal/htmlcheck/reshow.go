@@ -2,6 +2,7 @@ package htmlcheck
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 
 	"golang.org/x/net/html/atom"
@@ -196,18 +197,15 @@ func styleVisibility(decls, st []byte) (gone, resettable, resets bool) {
 
 // withoutProps returns the compacted style st without its declarations
 // of props.
-func withoutProps(st []byte, props []string) []byte {
+func withoutProps(st []byte, props []string) []byte { return filterProps(st, props, false) }
+
+// filterProps returns the declarations of the compacted style st that
+// set one of props (in), or that do not, each ended by ';'.
+func filterProps(st []byte, props []string, in bool) []byte {
 	var out []byte
 	for decl := range bytes.SplitSeq(st, []byte(";")) {
 		name, _, _ := bytes.Cut(decl, []byte(":"))
-		keep := true
-		for _, p := range props {
-			if string(name) == p {
-				keep = false
-				break
-			}
-		}
-		if keep && len(decl) > 0 {
+		if len(decl) > 0 && slices.Contains(props, string(name)) == in {
 			out = append(append(out, decl...), ';')
 		}
 	}
