@@ -136,7 +136,7 @@ func FuzzDownloadReading(f *testing.F) {
 		}
 		_, skelPlain, skelUnfolded, _, _ := spell(label, nil)
 		for _, form := range []string{skelPlain, skelUnfolded} {
-			if skeletonLexicon.matches(form, labelOpts{}) && !got {
+			if lexicons().skeleton.matches(form, labelOpts{}) && !got {
 				t.Fatalf("%q: the skeleton reading %q matches, but needsSkeleton skipped it", label, form)
 			}
 		}

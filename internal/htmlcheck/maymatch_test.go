@@ -15,7 +15,7 @@ import (
 func TestMayMatchRulesOutNoMatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	seps := []string{" ", "-", ".", " · ", "\u00a0", "", "_", "/", "1", " 2 "}
-	for _, lex := range []*lexicon{plainLexicon, skeletonLexicon, upperLexicon} {
+	for _, lex := range []*lexicon{lexicons().plain, lexicons().skeleton, lexicons().upper} {
 		var entries []string
 		for w := range lex.words {
 			entries = append(entries, w)
@@ -138,7 +138,7 @@ func readsAsDownload(label string) bool {
 func TestMayReadAsDownloadRulesOutNoMatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var entries, fillers []string
-	for _, lex := range []*lexicon{plainLexicon, skeletonLexicon, upperLexicon} {
+	for _, lex := range []*lexicon{lexicons().plain, lexicons().skeleton, lexicons().upper} {
 		for w := range lex.words {
 			entries = append(entries, w)
 		}

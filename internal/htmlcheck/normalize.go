@@ -252,18 +252,19 @@ func readings(forms []form, label string, reversed bool, cache readCache) []form
 	if ascii {
 		plain = strings.ToLower(label)
 	}
+	lx := lexicons()
 	if ascii && !needsSkeleton(plain) && !needsSkeleton(label) {
-		forms = append(forms, form{plain, plainLexicon})
+		forms = append(forms, form{plain, lx.plain})
 	} else {
 		plain, skelPlain, skelUnfolded, skelUpper, cased := spell(label, cache)
-		forms = append(forms, form{plain, plainLexicon}, form{skelPlain, skeletonLexicon})
+		forms = append(forms, form{plain, lx.plain}, form{skelPlain, lx.skeleton})
 		if cased && skelUnfolded != skelPlain {
-			forms = append(forms, form{skelUnfolded, skeletonLexicon})
+			forms = append(forms, form{skelUnfolded, lx.skeleton})
 		}
 		if !ascii {
 			// An ASCII letter's capital is a look-alike of no other
 			// ASCII letter than itself: nothing to read again.
-			forms = append(forms, form{skelUpper, upperLexicon})
+			forms = append(forms, form{skelUpper, lx.upper})
 		}
 	}
 	if reversed {

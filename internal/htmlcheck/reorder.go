@@ -993,9 +993,9 @@ func readLeftToRight(rev []rune) string {
 	return string(rev)
 }
 
-// lexiconLetters are the letters of each entry of the lexicons (its
+// lexiconLetters returns the letters of each entry of lexicons (its
 // words, spaceless words and the words of its phrases), without repeats.
-var lexiconLetters = func() [][]rune {
+func lexiconLetters(lexicons ...*lexicon) [][]rune {
 	var out [][]rune
 	seen := map[string]bool{}
 	add := func(w string) {
@@ -1010,7 +1010,7 @@ var lexiconLetters = func() [][]rune {
 			out = append(out, letters)
 		}
 	}
-	for _, l := range []*lexicon{plainLexicon, skeletonLexicon, upperLexicon} {
+	for _, l := range lexicons {
 		for w := range l.words {
 			add(w)
 		}
@@ -1024,7 +1024,7 @@ var lexiconLetters = func() [][]rune {
 		}
 	}
 	return out
-}()
+}
 
 // mayHaveLexiconLetters reports whether label has, in any of its
 // characters' readings, every letter of some entry of the lexicons: a
@@ -1039,7 +1039,7 @@ func mayHaveLexiconLetters(label []byte, cache readCache) bool {
 			}
 		}
 	}
-	for _, w := range lexiconLetters {
+	for _, w := range lexicons().letters {
 		all := true
 		for _, q := range w {
 			if _, ok := set[q]; !ok {

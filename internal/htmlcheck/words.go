@@ -3,6 +3,7 @@ package htmlcheck
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -255,13 +256,29 @@ func newLexicon(read func(string) string) *lexicon {
 	return l
 }
 
-// plainLexicon and skeletonLexicon are the word lists in the plain and the
-// skeleton readings.
-var (
-	plainLexicon    = newLexicon(func(s string) string { p, _, _, _, _ := spell(s, nil); return p })
-	skeletonLexicon = newLexicon(func(s string) string { _, sp, _, _, _ := spell(s, nil); return sp })
-	upperLexicon    = newLexicon(func(s string) string { _, _, _, sc, _ := spell(s, nil); return sc })
-)
+// wordLists are the word lists in each reading that readings makes: the
+// plain one, the skeleton (of the plain and of the unfolded reading) and
+// the skeleton in capitals; letters are the letters of each of their
+// entries (lexiconLetters).
+type wordLists struct {
+	plain, skeleton, upper *lexicon
+	letters                [][]rune
+}
+
+// lexicons returns the word lists, read at the first call rather than
+// when the program starts: reading them through the normalisation and
+// skeleton tables takes milliseconds, which every command of the binary
+// (and every server that checks no page) would pay otherwise.
+var lexicons = sync.OnceValue(func() *wordLists {
+	cache := readCache{}
+	l := &wordLists{
+		plain:    newLexicon(func(s string) string { p, _, _, _, _ := spell(s, cache); return p }),
+		skeleton: newLexicon(func(s string) string { _, sp, _, _, _ := spell(s, cache); return sp }),
+		upper:    newLexicon(func(s string) string { _, _, _, sc, _ := spell(s, cache); return sc }),
+	}
+	l.letters = lexiconLetters(l.plain, l.skeleton, l.upper)
+	return l
+})
 
 // maxLabelWords is the longest label checked for its last word too.
 const maxLabelWords = 12
@@ -493,11 +510,12 @@ type downloadScan struct {
 }
 
 func newDownloadScan(cache readCache) downloadScan {
+	lx := lexicons()
 	return downloadScan{
-		plain:        pairScan{lex: plainLexicon, prev: -1},
-		skelPlain:    pairScan{lex: skeletonLexicon, prev: -1},
-		skelUnfolded: pairScan{lex: skeletonLexicon, prev: -1},
-		skelUpper:    pairScan{lex: upperLexicon, prev: -1},
+		plain:        pairScan{lex: lx.plain, prev: -1},
+		skelPlain:    pairScan{lex: lx.skeleton, prev: -1},
+		skelUnfolded: pairScan{lex: lx.skeleton, prev: -1},
+		skelUpper:    pairScan{lex: lx.upper, prev: -1},
 		cache:        cache,
 	}
 }
