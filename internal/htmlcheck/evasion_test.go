@@ -500,3 +500,27 @@ func TestDownloadEvasionsBidiArabic(t *testing.T) {
 		{"arabic in two pieces, rtl override around ltr", `<p>&#x202E;<a href="#">&#x202D;ليم&#x202C;&#x202D;حت&#x202C;</a></p>`},
 	})
 }
+
+// Calls to download with decoration on both sides, which read as the
+// verb in the middle of a longer label (the 29th and 30th outside
+// attacks, security.md row 1012; fixed in row 1013).
+func TestDownloadEvasionsDecoratedLabels(t *testing.T) {
+	wantDownloadButton(t, []evasion{
+		{"hebrew letters", `<a href="#x">א Download א</a>`},
+		{"arabic-indic digits", `<a href="#x">١ Download ١</a>`},
+		{"latin letters", `<a href="#x">x Download x</a>`},
+		{"two-letter words", `<a href="#x">ab ab Download ab ab</a>`},
+		{"spaced letters", `<a href="#x">x y Download y x</a>`},
+		{"another script around cyrillic", `<a href="#x">Report Скачать Report</a>`},
+		{"cyrillic around latin", `<button>Ж Download Ж</button>`},
+		{"a phrase", `<a href="#x">x Get the file x</a>`},
+		{"after a filler", `<a href="#x">Click א Download א</a>`},
+		{"in aria-label", `<a href="#x" aria-label="ש Download ש"></a>`},
+		{"in CSS content", `<style>.b::after{content:"ש Download now ש"}</style><span class="b"></span>`},
+	})
+	for _, label := range []string{"Our download stats", "Read the download guide", "2 downloads today", "Over 2 million downloads", "2 مليون تنزيل", "Slow down, load less"} {
+		if r := Check([]byte(page(`<a href="#x">`+label+`</a>`)), testOptions); len(r.Errors) > 0 {
+			t.Errorf("%q: got errors %v, want none", label, ruleNames(r.Errors))
+		}
+	}
+}

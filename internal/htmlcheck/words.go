@@ -558,39 +558,83 @@ func (l *lexicon) matchWords(form string, o labelOpts) bool {
 	if spaced {
 		return true
 	}
-	if len(words) == 0 {
-		return false
-	}
-	first := 0
-	for ; first < len(words); first++ {
-		if l.phraseAt(words, first) {
+	for len(words) > 0 {
+		first := 0
+		for ; first < len(words); first++ {
+			if l.phraseAt(words, first) {
+				return true
+			}
+			if !l.lead[words[first]] {
+				break
+			}
+		}
+		if first < len(words) {
+			if verb, ok := l.words[words[first]]; ok && (verb || !o.anywhere) {
+				return true
+			}
+		}
+		if o.truncated || len(words) > maxLabelWords || strings.HasSuffix(strings.TrimSpace(form), "?") {
+			// A card or a question ("How do I download it?") is not a
+			// call to action, unless it starts with one.
+			return false
+		}
+		last := len(words) - 1
+		for last >= 0 && (l.trail[words[last]] || startsWithDigit(words[last])) {
+			last--
+		}
+		if last < first {
+			return false
+		}
+		if l.words[words[last]] || l.phraseEndsAt(words, last) {
 			return true
 		}
-		if !l.lead[words[first]] {
-			break
+
+		// Words that a reader does not read with the verb around it, on
+		// both sides ("א Download א", "١ Download ١", "ab ab Download
+		// ab ab"), are decoration: the label is read without them.
+		if last-first < 2 || !decoration(words[first], words[first+1]) || !decoration(words[last], words[last-1]) {
+			return false
 		}
+		words = words[first+1 : last]
 	}
-	if first < len(words) {
-		if verb, ok := l.words[words[first]]; ok && (verb || !o.anywhere) {
-			return true
-		}
-	}
-	if o.truncated || len(words) > maxLabelWords || strings.HasSuffix(strings.TrimSpace(form), "?") {
-		// A card or a question ("How do I download it?") is not a call
-		// to action, unless it starts with one.
-		return false
-	}
-	last := len(words) - 1
-	for last >= 0 && (l.trail[words[last]] || startsWithDigit(words[last])) {
-		last--
-	}
-	if last < 0 {
-		return false
-	}
-	if l.words[words[last]] {
+	return false
+}
+
+// decoration reports whether the word w, at the start or the end of a
+// label and beside the word inner, reads as decoration rather than as a
+// word of the label: one or two characters, or letters of another script
+// than inner's.
+func decoration(w, inner string) bool {
+	if utf8.RuneCountInString(w) <= 2 {
 		return true
 	}
-	return l.phraseEndsAt(words, last)
+	a, b := wordScript(w), wordScript(inner)
+	return a >= 0 && b >= 0 && a != b
+}
+
+// wordScripts are the scripts that wordScript tells apart; Han, Hiragana
+// and Katakana, written together in one word, count as one.
+var wordScripts = [...][]*unicode.RangeTable{
+	{unicode.Latin}, {unicode.Cyrillic}, {unicode.Greek}, {unicode.Armenian},
+	{unicode.Georgian}, {unicode.Hebrew}, {unicode.Arabic}, {unicode.Devanagari},
+	{unicode.Bengali}, {unicode.Thai}, {unicode.Hangul}, {unicode.Ethiopic},
+	{unicode.Han, unicode.Hiragana, unicode.Katakana},
+}
+
+// wordScript returns the index in wordScripts of the script of w's first
+// letter, or -1 when it has none of them.
+func wordScript(w string) int {
+	i := strings.IndexFunc(w, unicode.IsLetter)
+	if i < 0 {
+		return -1
+	}
+	r, _ := utf8.DecodeRuneInString(w[i:])
+	for k, tabs := range wordScripts {
+		if unicode.In(r, tabs...) {
+			return k
+		}
+	}
+	return -1
 }
 
 // join joins letters spaced out one by one into words, and download words
