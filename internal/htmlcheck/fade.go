@@ -287,25 +287,36 @@ var reservedNames = map[string]bool{"none": true, "default": true, "initial": tr
 // animation shorthand is valid CSS and that animation runs once, quickly,
 // forwards (see animationItem), or with animation-fill-mode: forwards
 // after it. Several shorthands give what each gives; another longhand
-// gives nothing.
-func animationRestores(decls []byte, restoring map[string]fadeSet) fadeSet {
+// gives nothing. A shorthand with var() gives what each value that vars
+// says it may take gives (see animVars.variants), and nothing where vars
+// returns none.
+func animationRestores(decls []byte, restoring map[string]fadeSet, vars func([]byte) [][]byte) fadeSet {
 	var g fadeSet
 	seen, other := false, false
-	var items [][]byte // the last shorthand's
-	fill := 0          // and a fill mode after it: 1 forwards, -1 another
+	pending := false    // a shorthand not yet read
+	var values [][]byte // its values, as they may be after var()
+	fill := 0           // and a fill mode after it: 1 forwards, -1 another
 	end := func() {
-		if items == nil {
+		if !pending {
 			return
 		}
-		var one fadeSet
-		for _, item := range items {
-			name, quick, forwards, valid := animationItem(item)
-			if !valid {
-				one = 0 // an invalid declaration: no animation
-				break
+		one := fadeSet(0)
+		for k, v := range values {
+			var all fadeSet
+			for _, item := range splitTopLevel(v, ',') {
+				name, quick, forwards, valid := animationItem(item)
+				if !valid {
+					all = 0 // an invalid declaration: no animation
+					break
+				}
+				if quick && (fill > 0 || fill == 0 && forwards) {
+					all |= restoring[string(name)]
+				}
 			}
-			if quick && (fill > 0 || fill == 0 && forwards) {
-				one |= restoring[string(name)]
+			if k == 0 {
+				one = all
+			} else {
+				one &= all // any of them may be the one that applies
 			}
 		}
 		if seen {
@@ -313,7 +324,7 @@ func animationRestores(decls []byte, restoring map[string]fadeSet) fadeSet {
 		} else {
 			g, seen = one, true
 		}
-		items, fill = nil, 0
+		pending, values, fill = false, nil, 0
 	}
 	eachDeclaration(decls, func(prop string, v []byte) {
 		prop = string(bytes.TrimPrefix([]byte(prop), []byte("-webkit-")))
@@ -321,8 +332,11 @@ func animationRestores(decls []byte, restoring map[string]fadeSet) fadeSet {
 		switch {
 		case prop == "animation":
 			end()
-			items = splitTopLevel(v, ',')
-		case prop == "animation-fill-mode" && items != nil:
+			pending, values = true, [][]byte{v}
+			if bytes.Contains(v, []byte("var(")) {
+				values = vars(v)
+			}
+		case prop == "animation-fill-mode" && pending:
 			if f := string(bytes.ToLower(v)); f == "forwards" || f == "both" {
 				fill = 1
 			} else {
@@ -752,4 +766,146 @@ func transitionsLong(decls []byte) bool {
 		}
 	})
 	return long
+}
+
+// animVars are the values that the page gives its custom properties, as
+// written, for var() in an animation shorthand (see variants). A value
+// that is not followed (an escape, a comment, !important, an @property
+// rule, which may keep it from inheriting) is kept as nil.
+type animVars struct {
+	defs map[string][][]byte
+	// onRoot are the properties given a value on the root element for
+	// every screen (see onRoot): the element animated surely has one.
+	onRoot map[string]bool
+	size   int
+	// cut says that some values were not kept (past maxVarsBytes, or a
+	// name with an escape), or that variants wrote maxAnimWritten bytes:
+	// var() in an animation is not followed.
+	cut bool
+	// written is what variants wrote, and read its results by value:
+	// most rules of a page repeat the same few.
+	written int
+	read    map[string][][]byte
+}
+
+// add adds the value v of the custom property name; root says that it is
+// given on the root element for every screen.
+func (a *animVars) add(name, v []byte, root bool) {
+	if a.size += len(name) + len(v); a.size > maxVarsBytes || bytes.IndexByte(name, '\\') >= 0 {
+		a.cut = true
+	}
+	if a.cut {
+		return
+	}
+	if a.defs == nil {
+		a.defs, a.onRoot = map[string][][]byte{}, map[string]bool{}
+	}
+	v = cssTrim(v)
+	if v == nil || bytes.IndexByte(v, '\\') >= 0 || bytes.Contains(v, []byte("/*")) || bytes.IndexByte(v, '!') >= 0 {
+		v, root = nil, false
+	}
+	a.defs[string(name)] = append(a.defs[string(name)], v)
+	if root {
+		a.onRoot[string(name)] = true
+	}
+}
+
+// addInline adds the custom properties of the style attribute style.
+func (a *animVars) addInline(style []byte) {
+	for decl := range bytes.SplitSeq(style, []byte(";")) {
+		if name, v, ok := bytes.Cut(decl, []byte(":")); ok && bytes.HasPrefix(cssTrim(name), []byte("--")) {
+			a.add(cssTrim(name), v, false)
+		}
+	}
+}
+
+// maxAnimVariants bounds the readings of one animation shorthand with
+// var() (see variants), and maxAnimWritten what they write on a page.
+const (
+	maxAnimVariants = 16
+	maxAnimWritten  = 256 << 10
+)
+
+// variants returns each value that the animation shorthand v may take
+// with each var() in it replaced by a value the page gives its property
+// (or by its fallback, where the property may have none on the element:
+// no value on the root), or nil where one is not followed or it may
+// have none (with no fallback, the declaration is invalid at computed
+// time and runs no animation).
+func (a *animVars) variants(v []byte) [][]byte {
+	if a.cut {
+		return nil
+	}
+	if out, ok := a.read[string(v)]; ok {
+		return out
+	}
+	out := a.expand(v)
+	if a.read == nil {
+		a.read = map[string][][]byte{}
+	}
+	a.read[string(v)] = out
+	return out
+}
+
+// expand is variants without the results read before.
+func (a *animVars) expand(v []byte) [][]byte {
+	var out [][]byte
+	todo := [][]byte{v}
+	for steps := 0; len(todo) > 0; steps++ {
+		if steps > 4*maxAnimVariants || len(todo)+len(out) > maxAnimVariants {
+			return nil
+		}
+		x := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		i := bytes.Index(x, []byte("var("))
+		if i < 0 {
+			out = append(out, x)
+			continue
+		}
+		arg, n := parenArg(x[i+len("var"):])
+		name, fallback, hasFallback := bytes.Cut(arg, []byte(","))
+		name = cssTrim(name)
+		values := a.defs[string(name)]
+		if !a.onRoot[string(name)] {
+			if !hasFallback {
+				return nil
+			}
+			values = append(values[:len(values):len(values)], fallback)
+		}
+		if len(todo)+len(out)+len(values) > maxAnimVariants {
+			return nil
+		}
+		for _, d := range values {
+			if d == nil {
+				return nil
+			}
+			if a.written += len(x) + len(d); a.written > maxAnimWritten {
+				a.cut = true
+				return nil
+			}
+			// Spaced: a value replaces tokens, and does not join
+			// the letters beside var() (var(--n)in is two names).
+			y := append([]byte(nil), x[:i]...)
+			y = append(append(append(append(y, ' '), d...), ' '), x[i+len("var")+n:]...)
+			todo = append(todo, y)
+		}
+	}
+	return out
+}
+
+// onRoot reports whether a declaration in blocks of these preludes
+// applies to the root element on every screen: in a rule whose selector
+// list has :root or html alone, in @layer blocks at most.
+func onRoot(preludes [][]byte) bool {
+	for _, p := range preludes[:len(preludes)-1] {
+		if !bytes.HasPrefix(p, []byte("@layer")) {
+			return false
+		}
+	}
+	for _, sel := range bytes.Split(preludes[len(preludes)-1], []byte(",")) {
+		if s := cssTrim(sel); asciiEqualFold(s, ":root") || asciiEqualFold(s, "html") {
+			return true
+		}
+	}
+	return false
 }

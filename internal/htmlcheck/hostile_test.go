@@ -133,6 +133,13 @@ func hostileInputs() []struct {
 			return "<style>.f" + n + "{animation:k" + n + " .5s forwards}@keyframes k" + n + "{to{opacity:1;clip-path:inset(0)}}</style>" +
 				`<a href="#">Do<span class="o w f` + n + `">` + n + `</span>wn</a>`
 		})},
+		// Fade-ins through custom properties, each given many long
+		// values, in distinct shorthands (animVars.variants).
+		{"many fade-ins through custom properties", distinct(page("<p>x</p>")+"<style>:root{"+strings.Repeat("--a:k"+strings.Repeat(" ", 3000)+".5s forwards;", 15)+"}</style>", func(i int) string {
+			n := strconv.Itoa(i)
+			return "<style>.f" + n + "{opacity:0;animation:var(--a),k" + n + " .5s forwards}@keyframes k" + n + "{to{opacity:1}}</style>" +
+				`<a href="#">Do<span class="f` + n + `">` + n + `</span>wn</a>`
+		})},
 		{"many svg css urls with references", fill(page("<p>x</p>")+"<svg><style>", "a{b:url(https://i.example/a.png?&amp;)}", "</style></svg>")},
 	}
 	for i := range tests {

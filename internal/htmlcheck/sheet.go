@@ -73,6 +73,7 @@ type sheetHiding struct {
 	exact                     []exactCompound        // the rules of exact selectors whose animations show fadeGroups again
 	exactIndex                map[string][]int       // and their indexes in exact, by exactKey
 	longTransitions           bool                   // a rule or style attribute sets a transition that may last or wait long (see transitionsLong)
+	animVars                  animVars               // the values of custom properties as written, for var() in animations
 }
 
 // maxVarsBytes bounds the custom property declarations pageVars reads.
@@ -83,24 +84,41 @@ const maxVarsBytes = 64 << 10
 // of an @property rule, in pixels; where one is declared more than once,
 // the least, since any of them may apply (a:--z:0px styles the link, and
 // .h{font-size:var(--z)} inherits it).
-func pageVars(sheets [][]byte, defs map[string][][]byte) (map[string]float64, map[string]bool) {
+func pageVars(sheets [][]byte, unsure []bool, defs map[string][][]byte, anim *animVars) (map[string]float64, map[string]bool) {
 	size := 0
 	for _, vs := range defs {
 		for _, v := range vs {
 			size += len(v)
 		}
 	}
-	for _, sheet := range sheets {
-		eachDecl(sheet, func(prelude, decl []byte) {
+	for i, sheet := range sheets {
+		eachDecl(sheet, func(preludes [][]byte, deep bool, decl []byte) {
 			name, v, ok := bytes.Cut(decl, []byte(":"))
-			if !ok || size > maxVarsBytes {
+			if !ok {
+				return
+			}
+			if size > maxVarsBytes {
+				anim.cut = true
 				return
 			}
 			name = bytes.TrimSpace(name)
-			if asciiEqualFold(name, "initial-value") && bytes.HasPrefix(prelude, []byte("@property")) {
+			prelude := preludes[len(preludes)-1]
+			property := bytes.HasPrefix(prelude, []byte("@property"))
+			if property {
 				name = bytes.TrimSpace(prelude[len("@property"):])
 			}
 			if !bytes.HasPrefix(name, []byte("--")) {
+				return
+			}
+			switch {
+			case property:
+				// It may not inherit: what an ancestor gives it is
+				// not followed into an animation.
+				anim.add(name, nil, false)
+			default:
+				anim.add(name, v, !unsure[i] && !deep && onRoot(preludes))
+			}
+			if property && !asciiEqualFold(bytes.TrimSpace(decl[:bytes.IndexByte(decl, ':')]), "initial-value") {
 				return
 			}
 			size += len(decl)
@@ -149,9 +167,12 @@ func pageVars(sheets [][]byte, defs map[string][][]byte) (map[string]float64, ma
 }
 
 // eachDecl calls fn with each declaration of the style sheet s (the text
-// between '{' or ';' and ';' or '}') and the prelude of the block it is in.
-func eachDecl(s []byte, fn func(prelude, decl []byte)) {
+// between '{' or ';' and ';' or '}') and the preludes of the blocks it
+// is in, outermost first (the first maxSheetDepth of them; deep says
+// there were more).
+func eachDecl(s []byte, fn func(preludes [][]byte, deep bool, decl []byte)) {
 	var preludes [][]byte
+	depth := 0 // blocks open
 	start := 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
@@ -171,13 +192,17 @@ func eachDecl(s []byte, fn func(prelude, decl []byte)) {
 			if len(preludes) < maxSheetDepth {
 				preludes = append(preludes, bytes.TrimSpace(s[start:i]))
 			}
+			depth++
 			start = i + 1
 		case ';', '}':
 			if len(preludes) > 0 {
-				fn(preludes[len(preludes)-1], bytes.TrimSpace(s[start:i]))
+				fn(preludes, depth > len(preludes), bytes.TrimSpace(s[start:i]))
 			}
-			if s[i] == '}' && len(preludes) > 0 {
-				preludes = preludes[:len(preludes)-1]
+			if s[i] == '}' && depth > 0 {
+				if depth <= len(preludes) {
+					preludes = preludes[:len(preludes)-1]
+				}
+				depth--
 			}
 			start = i + 1
 		}
@@ -376,6 +401,7 @@ func readSheets(src []byte) *sheetHiding {
 					}
 					if bytes.Contains(v, []byte("--")) {
 						addInlineDefs(inlineDefs, v)
+						h.animVars.addInline(v)
 					}
 				}
 			}
@@ -440,7 +466,7 @@ func readSheets(src []byte) *sheetHiding {
 		unsure = append(unsure, foreignMaybe)
 	}
 	h.varDefs = inlineDefs
-	h.varPx, h.varClear = pageVars(sheets, h.varDefs)
+	h.varPx, h.varClear = pageVars(sheets, unsure, h.varDefs, &h.animVars)
 	for i, sheet := range sheets {
 		s := sheetReader{h: h, doc: doc, unsure: unsure[i]}
 		s.read(sheet)
@@ -468,7 +494,7 @@ func readSheets(src []byte) *sheetHiding {
 		if h.fades {
 			var g fadeSet
 			if !h.tweaked && !h.fillTweaked && !h.noRestores {
-				g = animationRestores(a.decls, h.restoring)
+				g = animationRestores(a.decls, h.restoring, h.animVars.variants)
 			}
 			h.add(a.subjects, animatedKind(g, a.fades), nil)
 			if g != 0 {
@@ -1482,7 +1508,7 @@ func (h *sheetHiding) resolve(k sheetHideKind, style []byte, el func() exactElem
 			// longer show again what it does not.
 			inline = true
 			if !h.tweaked && !h.fillTweaked && !h.noRestores {
-				restores = animationRestores(style, h.restoring)
+				restores = animationRestores(style, h.restoring, h.animVars.variants)
 			}
 			k |= sheetHideKind(allFades&^restores) << noRestoreShift
 		case lengthens || fills:

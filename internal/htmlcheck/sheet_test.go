@@ -514,6 +514,19 @@ var fadeEvasions = []evasion{
 	{"a scale property in percent", `<style>.h{display:inline-block;scale:1%}</style>` + gapLink},
 	{"pushed behind a perspective", `<style>.h{display:inline-block;transform:perspective(1px) translateZ(-100px)}</style>` + gapLink},
 	{"a long fade-in on its own", `<style>.h{animation:f .5s forwards}.z{animation-delay:5s}@keyframes f{from{opacity:0}to{opacity:1}}</style><a href="#">Down<span class="h z">x</span>load</a>`},
+	// var() in the shorthand: every value the page gives the property,
+	// and its fallback where the root may not give one (row 1014).
+	{"a var() given on another element only", `<style>.x{--a:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() given a long value elsewhere", `<style>:root{--a:f .5s forwards}.y{--a:f 60s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() given in a style attribute", `<style>:root{--a:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style><b style="--a:f 9s forwards"></b>` + gapLink},
+	{"a var() given on the root for some screens", `<style>@media (min-width:1px){:root{--a:f .5s forwards}}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() of an @property", `<style>:root{--a:f .5s forwards}@property --a{syntax:'*';inherits:false;initial-value:x}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() given through another", `<style>:root{--a:var(--b)}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() of another case", `<style>:root{--a:f .5s forwards}.h{opacity:0;animation:var(--A)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() with a fallback that runs long", `<style>.x{--a:f .5s forwards}.h{opacity:0;animation:var(--a, f 9s forwards)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() joined to a name", `<style>:root{--a:f}.h{opacity:0;animation:var(--a)in .5s forwards}@keyframes fin{to{opacity:1}}</style>` + gapLink},
+	{"a var() in capitals", `<style>:root{--a:f .5s forwards}.h{opacity:0;animation:VAR(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() with an escaped name", `<style>:root{--\61:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 }
 
 func TestDownloadEvasionsFades(t *testing.T) { wantDownloadButton(t, fadeEvasions) }
@@ -548,6 +561,12 @@ func TestFadeInsKeepLabelsAllowed(t *testing.T) {
 		// The hiding rule's own animation, under a class of an
 		// ancestor, which the element surely matches where it hides.
 		{`.stats .num{opacity:0;animation:fadeIn .6s ease-out forwards}@keyframes fadeIn{to{opacity:1}}</style><div class="stats"><style>`, "num"},
+		// var() in the shorthand, given on the root (Tailwind v4's
+		// theme) or by its fallback (row 1014).
+		{`@layer theme{:root,:host{--animate-fade-in:fade-in .5s ease-out forwards}}@layer utilities{.opacity-0{opacity:0%}.animate-fade-in{animation:var(--animate-fade-in)}}@keyframes fade-in{to{opacity:1}}`, "opacity-0 animate-fade-in"},
+		{`:root{--fade:fadeIn .6s ease-out forwards}.fade-in{opacity:0;animation:var(--fade)}@keyframes fadeIn{to{opacity:1}}`, "fade-in"},
+		{`.fade-in{opacity:0;animation:var(--fade, fadeIn .6s forwards)}@keyframes fadeIn{to{opacity:1}}`, "fade-in"},
+		{`html{--d:.6s}.fade-in{opacity:0;animation:fadeIn var(--d) ease-out forwards}@keyframes fadeIn{to{opacity:1}}`, "fade-in"},
 	} {
 		body := `<style>` + tt.css + `</style>` + strings.Replace(stat, "%s", tt.class, 1)
 		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {

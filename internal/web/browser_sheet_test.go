@@ -196,6 +196,12 @@ func TestBrowserFadeInsDrawnAsRead(t *testing.T) {
 		{`<style>.h{opacity:0;animation:f .3s forwards}` + fade + `</style><a href="#">Down<span class="h" style="animation-delay:.2s">xyz</span>load</a>`, false},
 		{`<style>.stats .h{opacity:0;animation:f .3s forwards}` + fade + `</style><div class="stats">` + link("h") + `</div>`, false},
 		{`<style>.h{opacity:0;animation:f .3s;animation-fill-mode:forwards}` + fade + `</style>` + link("h"), false},
+		// var() in the shorthand (docs/security.md, row 1014).
+		{`<style>@layer theme{:root,:host{--animate-in:f .3s ease-out forwards}}@layer utilities{.opacity-0{opacity:0%}.animate-in{animation:var(--animate-in)}}` + fade + `</style>` + link("opacity-0 animate-in"), false},
+		{`<style>.h{opacity:0;animation:var(--a, f .3s forwards)}` + fade + `</style>` + link("h"), false},
+		{`<style>.x{--a:f .3s forwards}.h{opacity:0;animation:var(--a)}` + fade + `</style>` + link("h"), true},
+		{`<style>:root{--a:f}.h{opacity:0;animation:var(--a)in .3s forwards}@keyframes fin{to{opacity:1}}</style>` + link("h"), true},
+
 		// Hidden for good once the animation ends, or never run.
 		{`<style>.h{position:absolute;opacity:0;animation:f .3s forwards}@keyframes f{to{opacity:1!important}}</style>` + link("h"), true},
 		{`<style>.h{opacity:0;animation:f .3s forwards}@keyframes f{99%{opacity:1}}</style>` + link("h"), true},
