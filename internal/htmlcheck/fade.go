@@ -539,7 +539,8 @@ type exactCompound struct {
 
 // exactSelectorList returns each selector of the list sel as an
 // exactCompound, when each is a single compound of an element name,
-// classes and ids, with no escape, attribute, pseudo-class or
+// classes and ids of ASCII characters, escapes decoded (Tailwind's
+// .animate-\[fade_1s\]), with no attribute, pseudo-class or
 // combinator; else nil.
 func exactSelectorList(sel []byte) []exactCompound {
 	var out []exactCompound
@@ -558,12 +559,22 @@ func exactSelectorList(sel []byte) []exactCompound {
 			} else if i > 0 {
 				return nil // a name after the first simple selector
 			}
-			for i < len(one) && (isCSSIdent(one[i]) && one[i] < 0x80 && one[i] != '\\') {
-				i++
+			for i < len(one) {
+				if n := escapeInIdent(one[i:]); n > 0 {
+					i += n
+				} else if isCSSIdent(one[i]) && one[i] < 0x80 {
+					i++
+				} else {
+					break
+				}
 			}
-			ident := string(one[start:i])
-			if ident == "" || ident[0] >= '0' && ident[0] <= '9' || ident[0] == '-' && len(ident) > 1 && ident[1] >= '0' && ident[1] <= '9' {
+			raw := one[start:i]
+			if len(raw) == 0 || raw[0] >= '0' && raw[0] <= '9' || raw[0] == '-' && len(raw) > 1 && raw[1] >= '0' && raw[1] <= '9' {
 				return nil
+			}
+			ident := string(raw)
+			if bytes.IndexByte(raw, '\\') >= 0 {
+				ident = string(cssUnescape(nil, raw))
 			}
 			switch kind {
 			case '.':
@@ -580,6 +591,28 @@ func exactSelectorList(sel []byte) []exactCompound {
 		out = append(out, c)
 	}
 	return out
+}
+
+// escapeInIdent returns the length of the escape at the start of s in an
+// identifier (a backslash and up to six hex digits and one white space,
+// or a backslash and an ASCII character other than a newline), or 0.
+func escapeInIdent(s []byte) int {
+	if len(s) < 2 || s[0] != '\\' || s[1] == '\n' || s[1] == '\r' || s[1] == '\f' || s[1] >= 0x80 {
+		return 0
+	}
+	if !isHex(s[1]) {
+		return 2
+	}
+	n := 1
+	for n < len(s) && n < 7 && isHex(s[n]) {
+		n++
+	}
+	if n < len(s) && isCSSSpace(s[n]) {
+		if n++; s[n-1] == '\r' && n < len(s) && s[n] == '\n' {
+			n++
+		}
+	}
+	return n
 }
 
 // exactElem is what of an element exactCompound matches: its name

@@ -526,6 +526,11 @@ var fadeEvasions = []evasion{
 	{"a var() with a fallback that runs long", `<style>.x{--a:f .5s forwards}.h{opacity:0;animation:var(--a, f 9s forwards)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 	{"a var() joined to a name", `<style>:root{--a:f}.h{opacity:0;animation:var(--a)in .5s forwards}@keyframes fin{to{opacity:1}}</style>` + gapLink},
 	{"a var() in capitals", `<style>:root{--a:f .5s forwards}.h{opacity:0;animation:VAR(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	// Escaped classes, decoded as CSS decodes them (row 1015).
+	{"an escaped capital", `<style>.h{opacity:0}.\41{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a">x</span>load</a>`},
+	{"an escaped space", `<style>.h{opacity:0}.a\ b{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a b">x</span>load</a>`},
+	{"an escaped newline", "<style>.h{opacity:0}.a\\\nb{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href=\"#\">Down<span class=\"h ab\">x</span>load</a>"},
+	{"an escaped zero", `<style>.h{opacity:0}.a\0{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a">x</span>load</a>`},
 	{"a var() with an escaped name", `<style>:root{--\61:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 }
 
@@ -567,6 +572,12 @@ func TestFadeInsKeepLabelsAllowed(t *testing.T) {
 		{`:root{--fade:fadeIn .6s ease-out forwards}.fade-in{opacity:0;animation:var(--fade)}@keyframes fadeIn{to{opacity:1}}`, "fade-in"},
 		{`.fade-in{opacity:0;animation:var(--fade, fadeIn .6s forwards)}@keyframes fadeIn{to{opacity:1}}`, "fade-in"},
 		{`html{--d:.6s}.fade-in{opacity:0;animation:fadeIn var(--d) ease-out forwards}@keyframes fadeIn{to{opacity:1}}`, "fade-in"},
+		// Escaped classes of the animation's rule: Tailwind's arbitrary
+		// values (row 1015).
+		{`.opacity-0{opacity:0}.animate-\[fade_\.5s_ease-out_forwards\]{animation:fade .5s ease-out forwards}@keyframes fade{to{opacity:1}}`, "opacity-0 animate-[fade_.5s_ease-out_forwards]"},
+		{`.opacity-0{opacity:0}.\61 nim{animation:fade .5s forwards}@keyframes fade{to{opacity:1}}`, "opacity-0 anim"},
+		{`.opacity-0{opacity:0}.\31 23{animation:fade .5s forwards}@keyframes fade{to{opacity:1}}`, "opacity-0 123"},
+		{`.opacity-0{opacity:0}.a\62{animation:fade .5s forwards}@keyframes fade{to{opacity:1}}`, "opacity-0 ab"},
 	} {
 		body := `<style>` + tt.css + `</style>` + strings.Replace(stat, "%s", tt.class, 1)
 		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {

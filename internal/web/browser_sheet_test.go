@@ -201,6 +201,9 @@ func TestBrowserFadeInsDrawnAsRead(t *testing.T) {
 		{`<style>.h{opacity:0;animation:var(--a, f .3s forwards)}` + fade + `</style>` + link("h"), false},
 		{`<style>.x{--a:f .3s forwards}.h{opacity:0;animation:var(--a)}` + fade + `</style>` + link("h"), true},
 		{`<style>:root{--a:f}.h{opacity:0;animation:var(--a)in .3s forwards}@keyframes fin{to{opacity:1}}</style>` + link("h"), true},
+		// Escaped classes (row 1015).
+		{`<style>.opacity-0{opacity:0}.animate-\[f_\.3s_forwards\]{animation:f .3s forwards}` + fade + `</style>` + link("opacity-0 animate-[f_.3s_forwards]"), false},
+		{`<style>.h{opacity:0}.\41{animation:f .3s forwards}` + fade + `</style>` + link("h a"), true},
 
 		// Hidden for good once the animation ends, or never run.
 		{`<style>.h{position:absolute;opacity:0;animation:f .3s forwards}@keyframes f{to{opacity:1!important}}</style>` + link("h"), true},
