@@ -517,8 +517,18 @@ func TestDownloadEvasionsDecoratedLabels(t *testing.T) {
 		{"after a filler", `<a href="#x">Click א Download א</a>`},
 		{"in aria-label", `<a href="#x" aria-label="ש Download ש"></a>`},
 		{"in CSS content", `<style>.b::after{content:"ש Download now ש"}</style><span class="b"></span>`},
+		// The 31st outside attack (rows 1016-): longer decoration.
+		{"a phonetic letter repeated", `<a href="#x">ʘʘʘ Download ʘʘʘ</a>`},
+		{"arrows of Latin extended-D", `<a href="#x">ꜜꜜꜜ Download ꜜꜜꜜ</a>`},
+		{"clicks", `<a href="#x">ǁǁǁ Download ǁǁǁ</a>`},
+		{"phonetic letters", `<a href="#x">ʌƛʌ Download ƛʌƛ</a>`},
+		{"a latin letter repeated", `<a href="#x">xxx Download vvv</a>`},
+		{"the same word on both sides", `<a href="#x">xyz Download xyz</a>`},
+		{"the same words on both sides", `<a href="#x">abc abc Download abc abc</a>`},
+		{"spaced letters joined", `<a href="#x">x x x Download x x x</a>`},
+		{"spaced letters around a phrase", `<a href="#x">x x x Get the file x x x</a>`},
 	})
-	for _, label := range []string{"Our download stats", "Read the download guide", "2 downloads today", "Over 2 million downloads", "2 مليون تنزيل", "Slow down, load less"} {
+	for _, label := range []string{"Our download stats", "Read the download guide", "2 downloads today", "Over 2 million downloads", "2 مليون تنزيل", "Slow down, load less", "דף download באתר", "Our download FAQ"} {
 		if r := Check([]byte(page(`<a href="#x">`+label+`</a>`)), testOptions); len(r.Errors) > 0 {
 			t.Errorf("%q: got errors %v, want none", label, ruleNames(r.Errors))
 		}

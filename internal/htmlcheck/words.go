@@ -591,8 +591,9 @@ func (l *lexicon) matchWords(form string, o labelOpts) bool {
 
 		// Words that a reader does not read with the verb around it, on
 		// both sides ("א Download א", "١ Download ١", "ab ab Download
-		// ab ab"), are decoration: the label is read without them.
-		if last-first < 2 || !decoration(words[first], words[first+1]) || !decoration(words[last], words[last-1]) {
+		// ab ab", "xyz Download xyz"), are decoration: the label is read
+		// without them.
+		if last-first < 2 || words[first] != words[last] && (!decoration(words[first]) || !decoration(words[last])) {
 			return false
 		}
 		words = words[first+1 : last]
@@ -601,40 +602,43 @@ func (l *lexicon) matchWords(form string, o labelOpts) bool {
 }
 
 // decoration reports whether the word w, at the start or the end of a
-// label and beside the word inner, reads as decoration rather than as a
-// word of the label: one or two characters, or letters of another script
-// than inner's.
-func decoration(w, inner string) bool {
-	if utf8.RuneCountInString(w) <= 2 {
+// label, reads as decoration rather than as a word of the label: one or
+// two characters, one character repeated ("xxx", "ʘʘʘ"), or letters that
+// read as symbols (phonetic letters: "ꜜꜜꜜ" looks like arrows). Words of
+// another script are words all the same ("PC 下载 FAQ" is a link to
+// questions, as "Our download stats" is to figures).
+func decoration(w string) bool {
+	if utf8.RuneCountInString(w) <= 2 || symbolLetters(w) {
 		return true
 	}
-	a, b := wordScript(w), wordScript(inner)
-	return a >= 0 && b >= 0 && a != b
+	r, n := utf8.DecodeRuneInString(w)
+	return strings.Count(w, string(r)) == len(w)/n
 }
 
-// wordScripts are the scripts that wordScript tells apart; Han, Hiragana
-// and Katakana, written together in one word, count as one.
-var wordScripts = [...][]*unicode.RangeTable{
-	{unicode.Latin}, {unicode.Cyrillic}, {unicode.Greek}, {unicode.Armenian},
-	{unicode.Georgian}, {unicode.Hebrew}, {unicode.Arabic}, {unicode.Devanagari},
-	{unicode.Bengali}, {unicode.Thai}, {unicode.Hangul}, {unicode.Ethiopic},
-	{unicode.Han, unicode.Hiragana, unicode.Katakana},
-}
+// symbolRanges are the blocks of letters that no language writes its
+// everyday words in alone: phonetic letters and their modifiers, and the
+// rarer Latin extensions (clicks such as ǁ, letters such as ʘ and ꜜ).
+var symbolRanges = &unicode.RangeTable{R16: []unicode.Range16{
+	{Lo: 0x0180, Hi: 0x01c3, Stride: 1}, // Latin extended-B up to the clicks ǀ ǁ ǂ ǃ (before Pinyin's and Romanian's letters)
+	{Lo: 0x0250, Hi: 0x02ff, Stride: 1}, // IPA extensions, spacing modifier letters
+	{Lo: 0x1d00, Hi: 0x1dbf, Stride: 1}, // phonetic extensions
+	{Lo: 0x2c60, Hi: 0x2c7f, Stride: 1}, // Latin extended-C
+	{Lo: 0xa720, Hi: 0xa7ff, Stride: 1}, // Latin extended-D
+	{Lo: 0xab30, Hi: 0xab6f, Stride: 1}, // Latin extended-E
+}}
 
-// wordScript returns the index in wordScripts of the script of w's first
-// letter, or -1 when it has none of them.
-func wordScript(w string) int {
-	i := strings.IndexFunc(w, unicode.IsLetter)
-	if i < 0 {
-		return -1
-	}
-	r, _ := utf8.DecodeRuneInString(w[i:])
-	for k, tabs := range wordScripts {
-		if unicode.In(r, tabs...) {
-			return k
+// symbolLetters reports whether every letter of w is in symbolRanges.
+func symbolLetters(w string) bool {
+	letters := false
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			if !unicode.Is(symbolRanges, r) {
+				return false
+			}
+			letters = true
 		}
 	}
-	return -1
+	return letters
 }
 
 // join joins letters spaced out one by one into words, and download words
