@@ -1343,10 +1343,34 @@ func (c *checker) hidesFromView() bool {
 	if _, ok := c.attr("hidden"); ok {
 		return true
 	}
-	if style, ok := c.attr("style"); ok && (hidingStyle(style) || c.pageVarsHide(style)) {
+	if style, ok := c.attr("style"); ok && (hidingStyle(style) || c.pageVarsHide(style)) && !c.inlineFadeShows(style) {
 		return true
 	}
 	return c.inForeign() && c.svgAttrsHide() || sheetHidesLetters(c.sheetHides())
+}
+
+// inlineFadeShows reports whether the style attribute style, which hides
+// the current start tag's letters, hides them only by fadeGroups, without
+// !important, and its own animation shows them again for good (a fade-in
+// written inline, style="opacity:0;animation:in .5s forwards"): run by
+// the page's @keyframes as fade.go reads a rule's, with no animation
+// longhand or shadow root on the page that may change it and no rule
+// that may match the element running another animation.
+func (c *checker) inlineFadeShows(style []byte) bool {
+	h := c.pageSheet()
+	if h == nil || len(h.restoring) == 0 || h.tweaked || h.fillTweaked || h.noRestores || !containsFold(style, "animation") {
+		return false
+	}
+	st := compactStyle(nil, style)
+	if c.pageVarsHide(withoutProps(st, fadeProps)) {
+		return false // the page's custom properties hide it otherwise
+	}
+	g := fadeHides(st)
+	if g == 0 || g&^animationRestores(style, h.restoring, h.animVars.variants) != 0 {
+		return false
+	}
+	k, _ := c.sheetMatches()
+	return fadeSet(k>>noRestoreShift)&g == 0
 }
 
 // colourProps are the properties that hide letters by a clear colour.
@@ -1393,7 +1417,7 @@ func (c *checker) hiddenDrawn() bool {
 			return true
 		}
 	}
-	if len(style) > 0 && (hidingStyle(style) || c.pageVarsHide(style)) {
+	if len(style) > 0 && (hidingStyle(style) || c.pageVarsHide(style)) && !c.inlineFadeShows(style) {
 		return true
 	}
 	// A style sheet's rule: laid out unless it says display: none, or

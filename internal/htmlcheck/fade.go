@@ -866,27 +866,55 @@ const (
 // have none (with no fallback, the declaration is invalid at computed
 // time and runs no animation).
 func (a *animVars) variants(v []byte) [][]byte {
-	if a.cut {
-		return nil
-	}
-	if out, ok := a.read[string(v)]; ok {
-		return out
-	}
-	out := a.expand(v)
-	if a.read == nil {
-		a.read = map[string][][]byte{}
-	}
-	a.read[string(v)] = out
+	out, _ := a.readExpand(v, true)
 	return out
 }
 
-// expand is variants without the results read before.
-func (a *animVars) expand(v []byte) [][]byte {
-	var out [][]byte
+// hidingVariants returns each value that the animation declaration's
+// value v may take with each var() in it replaced, for what an animation
+// may hide: a value the page gives its property, or its fallback where
+// the element may have none (with neither, the declaration sets no
+// animation, and that reading is left out); ok is false where a value is
+// not followed, or there are too many.
+func (a *animVars) hidingVariants(v []byte) (out [][]byte, ok bool) {
+	return a.readExpand(v, false)
+}
+
+// readExpand is expand, reading each value once.
+func (a *animVars) readExpand(v []byte, needed bool) ([][]byte, bool) {
+	if a.cut {
+		return nil, false
+	}
+	key := string(v)
+	if !needed {
+		key = "\x00" + key // not a value's first byte
+	}
+	if out, ok := a.read[key]; ok {
+		return out, out != nil
+	}
+	out, ok := a.expand(v, needed)
+	if !ok {
+		out = nil
+	} else if out == nil {
+		out = [][]byte{} // none, but read
+	}
+	if a.read == nil {
+		a.read = map[string][][]byte{}
+	}
+	a.read[key] = out
+	return out, ok
+}
+
+// expand returns the values v may take with each var() replaced (see
+// variants): where the element may have no value for a property, by its
+// fallback, and where it has none either, by nothing if needed (ok is
+// false) or else leaving that reading out; ok is false too where a value
+// is not followed or there are too many.
+func (a *animVars) expand(v []byte, needed bool) (out [][]byte, ok bool) {
 	todo := [][]byte{v}
 	for steps := 0; len(todo) > 0; steps++ {
 		if steps > 4*maxAnimVariants || len(todo)+len(out) > maxAnimVariants {
-			return nil
+			return nil, false
 		}
 		x := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
@@ -900,21 +928,23 @@ func (a *animVars) expand(v []byte) [][]byte {
 		name = cssTrim(name)
 		values := a.defs[string(name)]
 		if !a.onRoot[string(name)] {
-			if !hasFallback {
-				return nil
+			switch {
+			case hasFallback:
+				values = append(values[:len(values):len(values)], fallback)
+			case needed:
+				return nil, false
 			}
-			values = append(values[:len(values):len(values)], fallback)
 		}
 		if len(todo)+len(out)+len(values) > maxAnimVariants {
-			return nil
+			return nil, false
 		}
 		for _, d := range values {
 			if d == nil {
-				return nil
+				return nil, false
 			}
 			if a.written += len(x) + len(d); a.written > maxAnimWritten {
 				a.cut = true
-				return nil
+				return nil, false
 			}
 			// Spaced: a value replaces tokens, and does not join
 			// the letters beside var() (var(--n)in is two names).
@@ -923,7 +953,7 @@ func (a *animVars) expand(v []byte) [][]byte {
 			todo = append(todo, y)
 		}
 	}
-	return out
+	return out, true
 }
 
 // onRoot reports whether a declaration in blocks of these preludes

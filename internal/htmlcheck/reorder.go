@@ -465,14 +465,18 @@ func compactStyle(dst, style []byte) []byte {
 }
 
 // stripCSSComments returns css without its comments (font-size:/**/0).
-func stripCSSComments(css []byte) []byte {
+func stripCSSComments(css []byte) []byte { return replaceCSSComments(css, "") }
+
+// replaceCSSComments returns css with each comment replaced by with: a
+// space where a comment parts tokens (@keyframes/**/f names "f").
+func replaceCSSComments(css []byte, with string) []byte {
 	out := make([]byte, 0, len(css))
 	for {
 		i := bytes.Index(css, []byte("/*"))
 		if i < 0 {
 			return append(out, css...)
 		}
-		out = append(out, css[:i]...)
+		out = append(append(out, css[:i]...), with...)
 		j := bytes.Index(css[i+2:], []byte("*/"))
 		if j < 0 {
 			return out

@@ -102,10 +102,9 @@ func pageVars(sheets [][]byte, unsure []bool, defs map[string][][]byte, anim *an
 				return
 			}
 			name = bytes.TrimSpace(name)
-			prelude := preludes[len(preludes)-1]
-			property := bytes.HasPrefix(prelude, []byte("@property"))
+			pname, property := propertyRule(preludes[len(preludes)-1])
 			if property {
-				name = bytes.TrimSpace(prelude[len("@property"):])
+				name = pname
 			}
 			if !bytes.HasPrefix(name, []byte("--")) {
 				return
@@ -164,6 +163,29 @@ func pageVars(sheets [][]byte, unsure []bool, defs map[string][][]byte, anim *an
 		resolve(name, 0)
 	}
 	return px, clear
+}
+
+// propertyRule returns the name of the custom property that an
+// @property rule of this prelude registers (as written, escapes kept),
+// reading the rule as CSS does: its keyword in any case or escaped, a
+// comment parting tokens; ok is false for another prelude.
+func propertyRule(prelude []byte) (name []byte, ok bool) {
+	p := prelude
+	if bytes.Contains(p, []byte("/*")) {
+		p = replaceCSSComments(p, " ")
+	}
+	if p = cssTrim(p); len(p) == 0 || p[0] != '@' {
+		return nil, false
+	}
+	raw := p[1 : 1+identLen(p[1:])]
+	keyword := raw
+	if d, ok := cssDecodeIdent(raw); ok {
+		keyword = d
+	}
+	if !asciiEqualFold(keyword, "property") {
+		return nil, false
+	}
+	return cssTrim(p[1+len(raw):]), true
 }
 
 // eachDecl calls fn with each declaration of the style sheet s (the text
@@ -480,7 +502,7 @@ func readSheets(src []byte) *sheetHiding {
 		// An animation that runs a @keyframes rule that hides may stay
 		// on its last frame (animation-fill-mode: forwards).
 		if len(hidingFrames) > 0 {
-			if hides, gone := animationHides(a.decls, hidingFrames, h.tweaked); hides {
+			if hides, gone := animationHides(a.decls, hidingFrames, h.tweaked, h.animVars.hidingVariants); hides {
 				k := sheetDrawn
 				if !gone {
 					k |= sheetResettable
@@ -490,8 +512,8 @@ func readSheets(src []byte) *sheetHiding {
 			}
 		}
 		// And one whose last frame shows may show what a rule hides
-		// (see fade.go).
-		if h.fades {
+		// (see fade.go), or a style attribute (see inlineFadeShows).
+		if h.fades || len(h.restoring) > 0 {
 			var g fadeSet
 			if !h.tweaked && !h.fillTweaked && !h.noRestores {
 				g = animationRestores(a.decls, h.restoring, h.animVars.variants)
@@ -504,8 +526,8 @@ func readSheets(src []byte) *sheetHiding {
 			}
 		}
 	}
-	if !found && len(hidingFrames) == 0 && len(h.varDefs) == 0 {
-		return nil
+	if !found && len(hidingFrames) == 0 && len(h.varDefs) == 0 && len(h.restoring) == 0 {
+		return nil // (restoring: a style attribute's fade-in, see inlineFadeShows)
 	}
 	h.frames = hidingFrames
 	return h
@@ -635,53 +657,79 @@ const longAnimation = 2
 // does (a duration and delay under longAnimation, written plainly, once,
 // forwards, not paused, nor tweaked by a rule of its own anywhere on the
 // page: tweaked); and whether one of them hides for good, not only by
-// properties a child may set again.
-func animationHides(decls []byte, frames map[string]uint8, tweaked bool) (hides, gone bool) {
+// properties a child may set again. A value with var() is read as each
+// value that vars says it may take (see animVars.hidingVariants); where
+// vars cannot say, any of frames may run, and not as a fade-in.
+func animationHides(decls []byte, frames map[string]uint8, tweaked bool, vars func([]byte) ([][]byte, bool)) (hides, gone bool) {
 	var k uint8
 	long := tweaked
-	for decl := range bytes.SplitSeq(bytes.ToLower(decls), []byte(";")) {
+	for decl := range bytes.SplitSeq(decls, []byte(";")) {
 		prop, v, ok := bytes.Cut(decl, []byte(":"))
-		prop = bytes.TrimPrefix(bytes.TrimSpace(prop), []byte("-webkit-"))
+		prop = bytes.TrimPrefix(bytes.ToLower(bytes.TrimSpace(prop)), []byte("-webkit-"))
 		if !ok || !bytes.HasPrefix(prop, []byte("animation")) {
 			continue
 		}
 		if string(prop) != "animation" && string(prop) != "animation-name" && string(prop) != "animation-fill-mode" {
 			long = true // a duration, delay, direction, timing or state of its own
 		}
-		if v = withoutTimingFunctions(v); bytes.ContainsAny(v, "()") {
-			long = true // calc(), var(), steps(), cubic-bezier(): not followed
+		values := [][]byte{v}
+		if containsFold(v, "var(") || bytes.IndexByte(v, '\\') >= 0 && containsFold(cssUnescape(nil, v), "var(") {
+			var ok bool
+			if bytes.IndexByte(v, '\\') < 0 && bytes.Contains(v, []byte("var(")) {
+				values, ok = vars(v)
+			}
+			if !ok { // VAR(), v\61r(), or a value not followed
+				for _, f := range frames {
+					k |= f
+				}
+				long = true
+				continue
+			}
 		}
-		for i := 0; i < len(v); {
-			if n := numberEnd(v[i:]); n > 0 && (i == 0 || !isCSSIdent(v[i-1])) {
-				f, _ := strconv.ParseFloat(string(v[i:i+n]), 64)
-				rest := v[i+n:]
-				switch {
-				case bytes.HasPrefix(rest, []byte("ms")):
-					long = long || f >= longAnimation*1000
-				case len(rest) > 0 && rest[0] == 's':
-					long = long || f >= longAnimation
-				default:
-					long = long || f != 1 // an iteration count: stops mid-way, or runs back
-				}
-				i += n
-				continue
-			}
-			n := identLen(v[i:])
-			if n == 0 {
-				i++
-				continue
-			}
-			if name, ok := cssDecodeIdent(v[i : i+n]); ok {
-				k |= frames[string(name)]
-				switch string(name) {
-				case "infinite", "paused", "reverse", "alternate", "alternate-reverse":
-					long = true // drawn on a frame other than the last
-				}
-			}
-			i += n
+		for _, v := range values {
+			long = animationScan(bytes.ToLower(v), frames, &k) || long
 		}
 	}
 	return k&frameFinal != 0 || k&frameSome != 0 && long, k&frameGone != 0
+}
+
+// animationScan adds to k how the frames that the animation value v
+// (lower-cased) names hide, and reports whether it runs long or on a
+// frame other than the last (see animationHides).
+func animationScan(v []byte, frames map[string]uint8, k *uint8) (long bool) {
+	if v = withoutTimingFunctions(v); bytes.ContainsAny(v, "()") {
+		long = true // calc(), steps(), cubic-bezier(): not followed
+	}
+	for i := 0; i < len(v); {
+		if n := numberEnd(v[i:]); n > 0 && (i == 0 || !isCSSIdent(v[i-1])) {
+			f, _ := strconv.ParseFloat(string(v[i:i+n]), 64)
+			rest := v[i+n:]
+			switch {
+			case bytes.HasPrefix(rest, []byte("ms")):
+				long = long || f >= longAnimation*1000
+			case len(rest) > 0 && rest[0] == 's':
+				long = long || f >= longAnimation
+			default:
+				long = long || f != 1 // an iteration count: stops mid-way, or runs back
+			}
+			i += n
+			continue
+		}
+		n := identLen(v[i:])
+		if n == 0 {
+			i++
+			continue
+		}
+		if name, ok := cssDecodeIdent(v[i : i+n]); ok {
+			*k |= frames[string(name)]
+			switch string(name) {
+			case "infinite", "paused", "reverse", "alternate", "alternate-reverse":
+				long = true // drawn on a frame other than the last
+			}
+		}
+		i += n
+	}
+	return long
 }
 
 // finalFrame reports whether the keyframe selector list sel has the last
@@ -772,7 +820,11 @@ func (r *sheetReader) read(s []byte) {
 			b := sheetBlock{keyframes: parent.keyframes, skip: parent.skip, sure: parent.sure, starting: parent.starting}
 			prelude := cssTrim(s[start:i]) // CSS's white space: U+00A0 is a letter
 			if bytes.Contains(prelude, []byte("/*")) {
-				prelude = cssTrim(stripCSSComments(prelude)) // /**/to
+				// A comment parts an at-rule's tokens (@keyframes/**/f
+				// is f's), not a selector's (/**/to, .a/**/.b).
+				if prelude = cssTrim(stripCSSComments(prelude)); len(prelude) > 0 && prelude[0] == '@' {
+					prelude = cssTrim(replaceCSSComments(cssTrim(s[start:i]), " "))
+				}
 			}
 			top := len(r.blocks) == 1
 			switch {
@@ -1493,7 +1545,7 @@ func (h *sheetHiding) resolve(k sheetHideKind, style []byte, el func() exactElem
 	// anim\61tion is read as animation (see animationRestores).
 	if containsFold(style, "animation") || bytes.IndexByte(style, '\\') >= 0 {
 		if len(h.frames) > 0 {
-			if hides, gone := animationHides(style, h.frames, h.tweaked); hides {
+			if hides, gone := animationHides(style, h.frames, h.tweaked, h.animVars.hidingVariants); hides {
 				k |= sheetDrawn
 				if !gone {
 					k |= sheetResettable

@@ -531,6 +531,25 @@ var fadeEvasions = []evasion{
 	{"an escaped space", `<style>.h{opacity:0}.a\ b{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a b">x</span>load</a>`},
 	{"an escaped newline", "<style>.h{opacity:0}.a\\\nb{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href=\"#\">Down<span class=\"h ab\">x</span>load</a>"},
 	{"an escaped zero", `<style>.h{opacity:0}.a\0{animation:f .5s forwards}@keyframes f{to{opacity:1}}</style><a href="#">Down<span class="h a">x</span>load</a>`},
+	// The 31st outside attack (rows 1016-).
+	{"an @property in capitals", `<style>@PROPERTY --a{syntax:"*";inherits:false}.h{opacity:0;animation:var(--a)}:root{--a:f .5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"an @property after a comment", `<style>@property/**/--a{syntax:"*";inherits:false}.h{opacity:0;animation:var(--a)}:root{--a:f .5s forwards}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"an escaped @property in another sheet", `<style>.h{opacity:0;animation:var(--a)}:root{--a:f .5s forwards}@keyframes f{to{opacity:1}}</style><style>@\50 ROPERTY --a{syntax:"*";inherits:false}</style>` + gapLink},
+	{"a second @keyframes after a comment", `<style>.h{opacity:0;animation:f .5s forwards}@keyframes f{to{opacity:1}}@keyframes/**/f{to{opacity:0}}</style>` + gapLink},
+	{"an animation named by var() that hides", `<style>.h{animation:var(--a)}:root{--a:k 1s forwards}@keyframes k{to{font-size:0}}</style>` + gapLink},
+	{"an animation named by var() with a duration", `<style>.h{animation:var(--a) 1s forwards}:root{--a:k}@keyframes k{to{font-size:0}}</style>` + gapLink},
+	{"an animation named by VAR()", `<style>.h{animation:VAR(--a)}:root{--a:k 1s forwards}@keyframes k{to{font-size:0}}</style>` + gapLink},
+	{"an animation named by an escaped var()", `<style>.h{animation:v\61r(--a)}:root{--a:k 1s forwards}@keyframes k{to{font-size:0}}</style>` + gapLink},
+	{"an animation named by var() in a style attribute", `<style>:root{--a:k 1s forwards}@keyframes k{to{font-size:0}}</style><a href="#">Down<span style="animation:var(--a)">x</span>load</a>`},
+	// Fade-ins written in the style attribute (row 1017).
+	{"an inline fade-in that runs long", `<style>@keyframes f{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;animation:f 5s forwards">x</span>load</a>`},
+	{"an inline fade-in without keyframes", `<a href="#">Down<span style="opacity:0;animation:f .5s forwards">x</span>load</a>`},
+	{"an inline fade-in with !important", `<style>@keyframes f{to{opacity:1}}</style><a href="#">Down<span style="opacity:0!important;animation:f .5s forwards">x</span>load</a>`},
+	{"an inline fade-in a rule may stop", `<style>@keyframes f{to{opacity:1}}span{animation:none!important}</style><a href="#">Down<span style="opacity:0;animation:f .5s forwards">x</span>load</a>`},
+	{"an inline fade-in and another hiding", `<style>@keyframes f{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;font-size:0;animation:f .5s forwards">x</span>load</a>`},
+	{"an inline fade-in without a fill mode", `<style>@keyframes f{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;animation:f .5s">x</span>load</a>`},
+	{"an inline fade-in paused", `<style>@keyframes f{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;animation:f .5s forwards;animation-play-state:paused">x</span>load</a>`},
+	{"an inline fade-in to a faint frame", `<style>@keyframes f{to{opacity:.1}}</style><a href="#">Down<span style="opacity:0;animation:f .5s forwards">x</span>load</a>`},
 	{"a var() with an escaped name", `<style>:root{--\61:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 }
 
@@ -578,8 +597,30 @@ func TestFadeInsKeepLabelsAllowed(t *testing.T) {
 		{`.opacity-0{opacity:0}.\61 nim{animation:fade .5s forwards}@keyframes fade{to{opacity:1}}`, "opacity-0 anim"},
 		{`.opacity-0{opacity:0}.\31 23{animation:fade .5s forwards}@keyframes fade{to{opacity:1}}`, "opacity-0 123"},
 		{`.opacity-0{opacity:0}.a\62{animation:fade .5s forwards}@keyframes fade{to{opacity:1}}`, "opacity-0 ab"},
+		// The 31st attack's false positives: var() beside a first
+		// frame that hides (rows 1016-).
+		{`:root{--dur:.6s}.fade-in{opacity:0;animation:fade-in var(--dur) forwards}@keyframes fade-in{from{opacity:0}to{opacity:1}}`, "fade-in"},
+		{`:root{--ease:cubic-bezier(.2,.8,.2,1)}.fade-in{opacity:0;animation:fade-in .5s var(--ease) forwards}@keyframes fade-in{from{opacity:0}to{opacity:1}}`, "fade-in"},
+		{`.fade-in{opacity:0;animation:var(--x,fade-in .5s forwards)}@keyframes fade-in{from{opacity:0}to{opacity:1}}`, "fade-in"},
+		{`:root{--x:fade-in .5s forwards}.fade-in{opacity:0;animation:var(--x)}@keyframes fade-in{0%{opacity:0}100%{opacity:1}}`, "fade-in"},
 	} {
 		body := `<style>` + tt.css + `</style>` + strings.Replace(stat, "%s", tt.class, 1)
+		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {
+			t.Errorf("%s: got errors %v, want none", body, ruleNames(r.Errors))
+		}
+	}
+}
+
+// Fade-ins written in the style attribute show the letters again too
+// (row 1017): the style's own animation of the page's @keyframes, read
+// as a rule's is.
+func TestInlineFadeInsKeepLabelsAllowed(t *testing.T) {
+	for _, body := range []string{
+		`<style>@keyframes fadeIn{to{opacity:1}}</style><a href="#stats"><span style="opacity:0;animation:fadeIn .6s .2s forwards">1.2M</span> downloads</a>`,
+		`<style>@keyframes fadeIn{from{opacity:0}to{opacity:1}}</style><a href="#stats"><span style="opacity:0;animation:fadeIn .6s ease-out both">1.2M</span> downloads</a>`,
+		`<style>:root{--in:fadeIn .6s forwards}@keyframes fadeIn{to{opacity:1}}</style><a href="#stats"><span style="opacity:0;animation:var(--in)">1.2M</span> downloads</a>`,
+		`<style>@keyframes up{to{opacity:1;transform:none}}</style><a href="#stats"><span style="display:inline-block;opacity:0;transform:translateY(4000px);animation:up .5s forwards">1.2M</span> downloads</a>`,
+	} {
 		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {
 			t.Errorf("%s: got errors %v, want none", body, ruleNames(r.Errors))
 		}

@@ -201,6 +201,14 @@ func TestBrowserFadeInsDrawnAsRead(t *testing.T) {
 		{`<style>.h{opacity:0;animation:var(--a, f .3s forwards)}` + fade + `</style>` + link("h"), false},
 		{`<style>.x{--a:f .3s forwards}.h{opacity:0;animation:var(--a)}` + fade + `</style>` + link("h"), true},
 		{`<style>:root{--a:f}.h{opacity:0;animation:var(--a)in .3s forwards}@keyframes fin{to{opacity:1}}</style>` + link("h"), true},
+		// The 31st outside attack (rows 1016-), and fade-ins written
+		// in the style attribute (row 1017).
+		{`<style>@PROPERTY --a{syntax:"*";inherits:false}.h{opacity:0;animation:var(--a)}:root{--a:f .3s forwards}` + fade + `</style>` + link("h"), true},
+		{`<style>.h{opacity:0;animation:f .3s forwards}` + fade + `@keyframes/**/f{to{opacity:0}}</style>` + link("h"), true},
+		{`<style>.h{animation:var(--a)}:root{--a:k .3s forwards}@keyframes k{to{font-size:0}}</style>` + link("h"), true},
+		{`<style>:root{--d:.3s}.h{opacity:0;animation:f var(--d) forwards}@keyframes f{from{opacity:0}to{opacity:1}}</style>` + link("h"), false},
+		{`<style>` + fade + `</style><a href="#">Down<span style="opacity:0;animation:f .3s .1s forwards">xyz</span>load</a>`, false},
+		{`<style>` + fade + `span{animation:none!important}</style><a href="#">Down<span style="opacity:0;animation:f .3s forwards">xyz</span>load</a>`, true},
 		// Escaped classes (row 1015).
 		{`<style>.opacity-0{opacity:0}.animate-\[f_\.3s_forwards\]{animation:f .3s forwards}` + fade + `</style>` + link("opacity-0 animate-[f_.3s_forwards]"), false},
 		{`<style>.h{opacity:0}.\41{animation:f .3s forwards}` + fade + `</style>` + link("h a"), true},
