@@ -958,7 +958,8 @@ func (a *animVars) expand(v []byte, needed bool) (out [][]byte, ok bool) {
 
 // onRoot reports whether a declaration in blocks of these preludes
 // applies to the root element on every screen: in a rule whose selector
-// list has :root or html alone, in @layer blocks at most.
+// list has :root or html alone (or in :where() or :is(), as Open Props
+// writes it), in @layer blocks at most.
 func onRoot(preludes [][]byte) bool {
 	for _, p := range preludes[:len(preludes)-1] {
 		if !bytes.HasPrefix(p, []byte("@layer")) {
@@ -966,7 +967,14 @@ func onRoot(preludes [][]byte) bool {
 		}
 	}
 	for _, sel := range bytes.Split(preludes[len(preludes)-1], []byte(",")) {
-		if s := cssTrim(sel); asciiEqualFold(s, ":root") || asciiEqualFold(s, "html") {
+		s := cssTrim(sel)
+		for _, fn := range []string{":where(", ":is("} {
+			if len(s) > len(fn) && asciiEqualFold(s[:len(fn)], fn) && s[len(s)-1] == ')' {
+				s = cssTrim(s[len(fn) : len(s)-1])
+				break
+			}
+		}
+		if asciiEqualFold(s, ":root") || asciiEqualFold(s, "html") {
 			return true
 		}
 	}

@@ -522,6 +522,8 @@ var fadeEvasions = []evasion{
 	{"a var() given on the root for some screens", `<style>@media (min-width:1px){:root{--a:f .5s forwards}}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 	{"a var() of an @property", `<style>:root{--a:f .5s forwards}@property --a{syntax:'*';inherits:false;initial-value:x}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 	{"a var() given through another", `<style>:root{--a:var(--b)}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() given in :where() of another element", `<style>:where(.x){--a:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
+	{"a var() given on :root with another", `<style>:root .y{--a:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 	{"a var() of another case", `<style>:root{--a:f .5s forwards}.h{opacity:0;animation:var(--A)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 	{"a var() with a fallback that runs long", `<style>.x{--a:f .5s forwards}.h{opacity:0;animation:var(--a, f 9s forwards)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 	{"a var() joined to a name", `<style>:root{--a:f}.h{opacity:0;animation:var(--a)in .5s forwards}@keyframes fin{to{opacity:1}}</style>` + gapLink},
@@ -603,6 +605,8 @@ func TestFadeInsKeepLabelsAllowed(t *testing.T) {
 		{`:root{--ease:cubic-bezier(.2,.8,.2,1)}.fade-in{opacity:0;animation:fade-in .5s var(--ease) forwards}@keyframes fade-in{from{opacity:0}to{opacity:1}}`, "fade-in"},
 		{`.fade-in{opacity:0;animation:var(--x,fade-in .5s forwards)}@keyframes fade-in{from{opacity:0}to{opacity:1}}`, "fade-in"},
 		{`:root{--x:fade-in .5s forwards}.fade-in{opacity:0;animation:var(--x)}@keyframes fade-in{0%{opacity:0}100%{opacity:1}}`, "fade-in"},
+		{`:where(html){--ease-3:cubic-bezier(.25,0,.3,1);--animation-fade-in:fade-in .5s var(--ease-3)}.fade-in{opacity:0;animation:var(--animation-fade-in) forwards}@keyframes fade-in{from{opacity:0}to{opacity:1}}`, "fade-in"},
+		{`:root{--dur:.6s}@media (prefers-reduced-motion:reduce){:root{--dur:0s}}.fade-in{opacity:0;animation:fade-in var(--dur) forwards}@keyframes fade-in{from{opacity:0}to{opacity:1}}`, "fade-in"},
 	} {
 		body := `<style>` + tt.css + `</style>` + strings.Replace(stat, "%s", tt.class, 1)
 		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {
