@@ -1573,7 +1573,48 @@ func hidingStyle(style []byte) bool {
 			}
 		}
 	}
-	return farDecls(st) || fontShorthandHides(style, st)
+	return farDecls(st) || fontShorthandHides(style, st) || unreadValues(st)
+}
+
+// unreadValues reports whether the compacted declarations st give a
+// property a value that the checker does not compute: by a custom
+// function (--name(), CSS's @function) or by attr() (typed, it gives any
+// property any value), but for content and quotes, which draw attr()'s
+// text, and custom properties, read where var() uses them. Such a value
+// may hide letters or draw them in another order.
+func unreadValues(st []byte) bool {
+	for decl := range bytes.SplitSeq(st, []byte(";")) {
+		prop, v, ok := bytes.Cut(decl, []byte(":"))
+		if ok && !bytes.HasPrefix(prop, []byte("--")) && string(prop) != "content" && string(prop) != "quotes" && unreadValue(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// unreadValue reports whether the compacted value v calls attr() or a
+// custom function (see unreadValues).
+func unreadValue(v []byte) bool {
+	if bytes.Contains(v, []byte("attr(")) {
+		return true
+	}
+	for i := 0; ; {
+		j := bytes.Index(v[i:], []byte("--"))
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j == 0 || !isCSSIdent(v[j-1]) {
+			n := j + 2
+			for n < len(v) && isCSSIdent(v[n]) {
+				n++
+			}
+			if n < len(v) && v[n] == '(' {
+				return true
+			}
+		}
+		i = j + 2
+	}
 }
 
 // descendantLabel adds what an element inside a clickable one shows or

@@ -199,6 +199,46 @@ func cssStringEnd(s []byte, i int) int {
 	return len(s)
 }
 
+// cssSkip returns where the escape, string or comment that starts at
+// s[i] ends (the end of s for a comment left open), or i if none does.
+func cssSkip(s []byte, i int) int {
+	switch s[i] {
+	case '\\':
+		return i + escapeLen(s[i:])
+	case '"', '\'':
+		return cssStringEnd(s, i)
+	case '/':
+		if i+1 < len(s) && s[i+1] == '*' {
+			if e := bytes.Index(s[i+2:], []byte("*/")); e >= 0 {
+				return i + e + 4
+			}
+			return len(s)
+		}
+	}
+	return i
+}
+
+// cssBrackets are the closing brackets that the '(', '[' and '{' read so
+// far wait for, innermost last.
+type cssBrackets []byte
+
+// feed reads the character c: a bracket opens or, if it is the one
+// awaited, closes; CSS reads another closing bracket as a plain token.
+func (b *cssBrackets) feed(c byte) {
+	switch c {
+	case '(':
+		*b = append(*b, ')')
+	case '[':
+		*b = append(*b, ']')
+	case '{':
+		*b = append(*b, '}')
+	case ')', ']', '}':
+		if n := len(*b); n > 0 && (*b)[n-1] == c {
+			*b = (*b)[:n-1]
+		}
+	}
+}
+
 // cssUnquote returns the contents of the quoted string str.
 func cssUnquote(str []byte) []byte {
 	if len(str) >= 1 {

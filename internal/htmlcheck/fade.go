@@ -291,6 +291,9 @@ var reservedNames = map[string]bool{"none": true, "default": true, "initial": tr
 // says it may take gives (see animVars.variants), and nothing where vars
 // returns none.
 func animationRestores(decls []byte, restoring map[string]fadeSet, vars func([]byte) [][]byte) fadeSet {
+	if !cssBalanced(decls) {
+		return 0 // "--s:(" takes the declarations after it: no animation is set
+	}
 	var g fadeSet
 	seen, other := false, false
 	pending := false    // a shorthand not yet read
@@ -351,6 +354,25 @@ func animationRestores(decls []byte, restoring map[string]fadeSet, vars func([]b
 		return 0
 	}
 	return g
+}
+
+// cssBalanced reports whether every '(', '[' and '{' of the declarations
+// decls is closed, outside strings and comments, and every string: CSS
+// reads what follows one left open as part of its value.
+func cssBalanced(decls []byte) bool {
+	var closers cssBrackets
+	for i := 0; i < len(decls); {
+		if j := cssSkip(decls, i); j > i {
+			if q := decls[i]; (q == '"' || q == '\'') && (j < i+2 || decls[j-1] != q) {
+				return false // a string left open
+			}
+			i = j
+			continue
+		}
+		closers.feed(decls[i])
+		i++
+	}
+	return len(closers) == 0
 }
 
 // animationItem reads one animation of an animation shorthand's list:

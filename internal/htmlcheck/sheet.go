@@ -673,12 +673,16 @@ func animationHides(decls []byte, frames map[string]uint8, tweaked bool, vars fu
 			long = true // a duration, delay, direction, timing or state of its own
 		}
 		values := [][]byte{v}
-		if containsFold(v, "var(") || bytes.IndexByte(v, '\\') >= 0 && containsFold(cssUnescape(nil, v), "var(") {
+		if unread := unreadValue(compactStyle(nil, v)); unread || containsFold(v, "var(") ||
+			bytes.IndexByte(v, '\\') >= 0 && containsFold(cssUnescape(nil, v), "var(") {
 			var ok bool
-			if bytes.IndexByte(v, '\\') < 0 && bytes.Contains(v, []byte("var(")) {
+			if !unread && bytes.IndexByte(v, '\\') < 0 && bytes.Contains(v, []byte("var(")) {
 				values, ok = vars(v)
 			}
-			if !ok { // VAR(), v\61r(), or a value not followed
+			for _, x := range values {
+				ok = ok && !unreadValue(compactStyle(nil, x)) // --a:--n()
+			}
+			if !ok { // VAR(), v\61r(), a custom function, attr(), or a value not followed
 				for _, f := range frames {
 					k |= f
 				}
@@ -764,6 +768,9 @@ type sheetBlock struct {
 	// starting: in @starting-style, which hides only until a
 	// transition ends (sheetStarting).
 	starting bool
+	// inRule: in a style rule (or in an at-rule nested in one), where
+	// CSS takes no @keyframes.
+	inRule bool
 	// A @keyframes rule's block has its name as written (kfName) and
 	// what its last frames show (see frameShows).
 	kf                   bool
@@ -779,26 +786,26 @@ const maxAnimatedSubjects = 1 << 16
 // selectors (or at-rule) before it.
 func (r *sheetReader) read(s []byte) {
 	r.blocks = append(r.blocks[:0], sheetBlock{skip: true, sure: !r.unsure})
-	deeper := 0 // blocks open past maxSheetDepth
-	start := 0  // where the current declaration or prelude starts
+	deeper := 0    // blocks open past maxSheetDepth
+	start := 0     // where the current declaration or prelude starts
+	stray := false // a '}' at the top level: CSS reads it as the start of a rule's prelude, and drops that rule
+	// closers are the brackets that a '(' or '[' opens (and the '{'
+	// inside them): until they close, CSS reads ';', '{' and '}' as part
+	// of the value or prelude ("--s:(" takes the rest of the sheet).
+	var closers cssBrackets
 	for i := 0; i < len(s); {
-		switch s[i] {
-		case '\\':
-			i += escapeLen(s[i:])
-			continue
-		case '"', '\'':
-			i = cssStringEnd(s, i)
-			continue
-		case '/':
-			if i+1 < len(s) && s[i+1] == '*' {
-				e := bytes.Index(s[i+2:], []byte("*/"))
-				if e < 0 {
-					i = len(s)
-					continue
-				}
-				i += e + 4
+		if c := s[i]; c == '\\' || c == '"' || c == '\'' || c == '/' {
+			if j := cssSkip(s, i); j > i {
+				i = j // an escape, a string or a comment
 				continue
 			}
+		}
+		if len(closers) > 0 || s[i] == '(' || s[i] == '[' {
+			closers.feed(s[i])
+			i++
+			continue
+		}
+		switch s[i] {
 		case ';':
 			b := &r.blocks[len(r.blocks)-1]
 			if !b.skip {
@@ -817,7 +824,7 @@ func (r *sheetReader) read(s []byte) {
 				break
 			}
 			parent := r.blocks[len(r.blocks)-1]
-			b := sheetBlock{keyframes: parent.keyframes, skip: parent.skip, sure: parent.sure, starting: parent.starting}
+			b := sheetBlock{keyframes: parent.keyframes, skip: parent.skip, sure: parent.sure, starting: parent.starting, inRule: parent.inRule}
 			prelude := cssTrim(s[start:i]) // CSS's white space: U+00A0 is a letter
 			if bytes.Contains(prelude, []byte("/*")) {
 				// A comment parts an at-rule's tokens (@keyframes/**/f
@@ -828,6 +835,10 @@ func (r *sheetReader) read(s []byte) {
 			}
 			top := len(r.blocks) == 1
 			switch {
+			case top && stray:
+				// }@keyframes f{…} or }.a{…}: a rule of an invalid
+				// selector, dropped with all it holds.
+				stray, b.skip = false, true
 			case !top && (parent.keyframes != nil || parent.skip):
 				// A keyframe's selector (from, 50%), or a block in a
 				// descriptor list.
@@ -840,6 +851,8 @@ func (r *sheetReader) read(s []byte) {
 				}
 				b.skip = false
 				switch {
+				case (asciiEqualFold(name, "keyframes") || asciiEqualFold(name, "-webkit-keyframes")) && parent.inRule:
+					b.skip = true // dropped: CSS nests no @keyframes in a style rule
 				case asciiEqualFold(name, "keyframes") || asciiEqualFold(name, "-webkit-keyframes"):
 					b.keyframes, b.kf = []byte{}, true
 					b.sure = b.sure && !parent.parent && len(parent.own) == 0
@@ -870,7 +883,7 @@ func (r *sheetReader) read(s []byte) {
 					b.sure = b.sure && asciiEqualFold(name, "layer") && !parent.parent && len(parent.own) == 0
 				}
 			default:
-				b.skip = false
+				b.skip, b.inRule = false, true
 				b.own, b.parent = selectorSubjects(prelude, !top, r.doc)
 				b.sure = b.sure && !parent.parent && len(parent.own) == 0
 				if b.sure {
@@ -890,6 +903,8 @@ func (r *sheetReader) read(s []byte) {
 			} else if len(r.blocks) > 1 {
 				r.blocks[len(r.blocks)-1].decls = append(r.blocks[len(r.blocks)-1].decls, s[start:i]...)
 				r.close()
+			} else {
+				stray = true
 			}
 			start = i + 1
 		}
@@ -1097,6 +1112,23 @@ func layoutDecls(st []byte) []byte {
 		}
 		v = bytes.TrimSuffix(v, []byte("!important"))
 		keep := false
+		if unreadValue(v) && !bytes.HasPrefix(name, []byte("--")) {
+			// Any value (see unreadValues): read as the one that
+			// reorders, where the property can.
+			switch string(name) {
+			case "direction":
+				decl = []byte("direction:rtl")
+			case "flex-direction", "flex-flow":
+				decl = []byte("flex-direction:row-reverse")
+			case "writing-mode":
+				decl = []byte("writing-mode:vertical-rl")
+			case "order", "float", "display", "transform", "scale", "rotate", "grid-area", "grid-row", "grid-row-start", "grid-column", "grid-column-start":
+			default:
+				continue
+			}
+			out = append(append(out, decl...), ';')
+			continue
+		}
 		switch string(name) {
 		case "float":
 			keep = string(v) != "none"

@@ -552,6 +552,23 @@ var fadeEvasions = []evasion{
 	{"an inline fade-in without a fill mode", `<style>@keyframes f{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;animation:f .5s">x</span>load</a>`},
 	{"an inline fade-in paused", `<style>@keyframes f{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;animation:f .5s forwards;animation-play-state:paused">x</span>load</a>`},
 	{"an inline fade-in to a faint frame", `<style>@keyframes f{to{opacity:.1}}</style><a href="#">Down<span style="opacity:0;animation:f .5s forwards">x</span>load</a>`},
+	// The 32nd outside attack (rows 1022-): values the checker does not
+	// compute, and CSS the browser drops.
+	{"an animation named by a custom function", `<style>@keyframes k{to{opacity:0}}@function --n(){result:k}.h{animation:--n() .1s forwards}</style>` + gapLink},
+	{"an animation named by a typed attr()", `<style>@keyframes k{to{opacity:0}}.h{animation:attr(data-a type(<custom-ident>)) .1s forwards}</style><a href="#">Down<span class="h" data-a="k">x</span>load</a>`},
+	{"an animation named through var() by a custom function", `<style>@keyframes k{to{opacity:0}}@function --n(){result:k}:root{--a:--n()}.h{animation:var(--a) .1s forwards}</style>` + gapLink},
+	{"an opacity by a custom function", `<style>@function --z(){result:0}.h{opacity:--z()}</style>` + gapLink},
+	{"a size by a custom function", `<style>@function --z(){result:0px}.h{font-size:--z()}</style>` + gapLink},
+	{"an opacity by a custom function in a style attribute", `<a href="#">Down<span style="opacity:--z()">x</span>load</a>`},
+	{"a display by a typed attr()", `<style>.h{display:attr(data-d type(<custom-ident>))}</style><a href="#">Down<span class="h" data-d="none">x</span>load</a>`},
+	{"a direction by a custom function", `<style>@function --d(){result:rtl}.r{direction:--d();unicode-bidi:bidi-override}</style><a href="#"><span class="r">daolnwoD</span></a>`},
+	{"keyframes nested in a style rule", `<style>.zz{@keyframes in{to{opacity:1}}}</style><a href="#">Down<span style="opacity:0;animation:in .5s forwards">x</span>load</a>`},
+	{"keyframes after a stray brace", `<style>.x{color:red}}@keyframes in{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;animation:in .5s forwards">x</span>load</a>`},
+	{"keyframes after a stray brace, by a rule", `<style>.h{opacity:0;animation:in .5s forwards}.x{color:red}}@keyframes in{to{opacity:1}}</style>` + gapLink},
+	{"an animation after an open bracket in a style attribute", `<style>@keyframes in{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;--s:(;animation:in .5s forwards">x</span>load</a>`},
+	{"an animation after an open string in a style attribute", `<style>@keyframes in{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;--s:'\';animation:in .5s forwards">x</span>load</a>`},
+	{"an animation after an open bracket in a rule", `<style>.h{opacity:0;--s:[;animation:in .5s forwards}@keyframes in{to{opacity:1}}</style>` + gapLink},
+	{"keyframes after an open bracket", `<style>.h{opacity:0;animation:in .5s forwards}.q{--s:(}@keyframes in{to{opacity:1}}</style>` + gapLink},
 	{"a var() with an escaped name", `<style>:root{--\61:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 }
 
@@ -624,6 +641,20 @@ func TestInlineFadeInsKeepLabelsAllowed(t *testing.T) {
 		`<style>@keyframes fadeIn{from{opacity:0}to{opacity:1}}</style><a href="#stats"><span style="opacity:0;animation:fadeIn .6s ease-out both">1.2M</span> downloads</a>`,
 		`<style>:root{--in:fadeIn .6s forwards}@keyframes fadeIn{to{opacity:1}}</style><a href="#stats"><span style="opacity:0;animation:var(--in)">1.2M</span> downloads</a>`,
 		`<style>@keyframes up{to{opacity:1;transform:none}}</style><a href="#stats"><span style="display:inline-block;opacity:0;transform:translateY(4000px);animation:up .5s forwards">1.2M</span> downloads</a>`,
+	} {
+		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {
+			t.Errorf("%s: got errors %v, want none", body, ruleNames(r.Errors))
+		}
+	}
+}
+
+// attr() that draws text, and brackets closed in a custom property, are
+// read as before (rows 1022-).
+func TestUnreadValuesKeepPagesAllowed(t *testing.T) {
+	for _, body := range []string{
+		`<style>[data-tip]::after{content:attr(data-tip)}</style><a href="#stats" data-tip="Figures">See the stats</a>`,
+		`<style>@keyframes in{to{opacity:1}}</style><a href="#stats"><span style="opacity:0;--s:(a);animation:in .5s forwards">2M</span> downloads</a>`,
+		`<style>.x{--grid:[a] 1fr [b]}.h{opacity:0;animation:in .5s forwards}@keyframes in{to{opacity:1}}</style><a href="#stats"><span class="h">2M</span> downloads</a>`,
 	} {
 		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {
 			t.Errorf("%s: got errors %v, want none", body, ruleNames(r.Errors))

@@ -209,6 +209,11 @@ func TestBrowserFadeInsDrawnAsRead(t *testing.T) {
 		{`<style>:root{--d:.3s}.h{opacity:0;animation:f var(--d) forwards}@keyframes f{from{opacity:0}to{opacity:1}}</style>` + link("h"), false},
 		{`<style>` + fade + `</style><a href="#">Down<span style="opacity:0;animation:f .3s .1s forwards">xyz</span>load</a>`, false},
 		{`<style>` + fade + `span{animation:none!important}</style><a href="#">Down<span style="opacity:0;animation:f .3s forwards">xyz</span>load</a>`, true},
+		// CSS the browser drops (the 32nd attack, rows 1022-).
+		{`<style>.zz{@keyframes f{to{opacity:1}}}</style><a href="#">Down<span style="opacity:0;animation:f .3s forwards">xyz</span>load</a>`, true},
+		{`<style>.x{color:red}}` + fade + `</style><a href="#">Down<span style="opacity:0;animation:f .3s forwards">xyz</span>load</a>`, true},
+		{`<style>` + fade + `</style><a href="#">Down<span style="opacity:0;--s:(;animation:f .3s forwards">xyz</span>load</a>`, true},
+		{`<style>` + fade + `</style><a href="#">Down<span style="opacity:0;--s:(a);animation:f .3s forwards">xyz</span>load</a>`, false},
 		// Escaped classes (row 1015).
 		{`<style>.opacity-0{opacity:0}.animate-\[f_\.3s_forwards\]{animation:f .3s forwards}` + fade + `</style>` + link("opacity-0 animate-[f_.3s_forwards]"), false},
 		{`<style>.h{opacity:0}.\41{animation:f .3s forwards}` + fade + `</style>` + link("h a"), true},
