@@ -1562,8 +1562,10 @@ func hidingStyle(style []byte) bool {
 			if i < 0 {
 				break
 			}
-			if i > 0 && rest[i-1] != ';' && p != "font-size:0" && p != "opacity:0" {
-				// min-width:0, border-width:0: not the box's size.
+			if i > 0 && rest[i-1] != ';' && (p != "font-size:0" && p != "opacity:0" || customPropertyAt(st, len(st)-len(rest)+i)) {
+				// min-width:0, border-width:0: not the box's size;
+				// --tw-enter-opacity:0, a custom property, read where
+				// var() uses it.
 				rest = rest[i+len(p):]
 				continue
 			}
@@ -1574,6 +1576,13 @@ func hidingStyle(style []byte) bool {
 		}
 	}
 	return farDecls(st) || fontShorthandHides(style, st) || unreadValues(st)
+}
+
+// customPropertyAt reports whether st[i] is in the name of a custom
+// property of the compacted declarations st.
+func customPropertyAt(st []byte, i int) bool {
+	start := bytes.LastIndexByte(st[:i], ';') + 1
+	return bytes.HasPrefix(st[start:], []byte("--")) && bytes.IndexByte(st[start:i], ':') < 0
 }
 
 // unreadValues reports whether the compacted declarations st give a

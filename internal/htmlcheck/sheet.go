@@ -956,6 +956,13 @@ func (r *sheetReader) close() {
 	}
 	if b.keyframes != nil {
 		hides := len(b.keyframes) > 0 && hidingStyle(b.decls)
+		if rawVar && !hides && len(b.keyframes) > 0 && r.h.expanded <= maxExpandedAll {
+			// And by each value the page gives (visibility:var(--v)
+			// with --v:hidden).
+			for _, v := range r.h.expandVars(compactStyle(nil, raw)) {
+				hides = hides || hidingStyle(v)
+			}
+		}
 		if j > 1 && r.blocks[j-1].kf && (containsFold(raw, "animation") || bytes.IndexByte(raw, '\\') >= 0 || bytes.IndexByte(b.frame, '\\') >= 0) {
 			// A timing function in a keyframe (linear(0, 0) never
 			// leaves its frame): not followed.

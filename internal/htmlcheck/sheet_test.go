@@ -569,6 +569,8 @@ var fadeEvasions = []evasion{
 	{"an animation after an open string in a style attribute", `<style>@keyframes in{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;--s:'\';animation:in .5s forwards">x</span>load</a>`},
 	{"an animation after an open bracket in a rule", `<style>.h{opacity:0;--s:[;animation:in .5s forwards}@keyframes in{to{opacity:1}}</style>` + gapLink},
 	{"keyframes after an open bracket", `<style>.h{opacity:0;animation:in .5s forwards}.q{--s:(}@keyframes in{to{opacity:1}}</style>` + gapLink},
+	{"keyframes that hide by a visibility from var()", `<style>@keyframes k{to{visibility:var(--v)}}:root{--v:hidden}.h{animation:k .5s forwards}</style>` + gapLink},
+	{"keyframes that hide by a display from var()", `<style>@keyframes k{to{display:var(--v)}}.x{--v:none}.h{animation:k .5s forwards}</style>` + gapLink},
 	{"a var() with an escaped name", `<style>:root{--\61:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 }
 
@@ -624,6 +626,9 @@ func TestFadeInsKeepLabelsAllowed(t *testing.T) {
 		{`:root{--x:fade-in .5s forwards}.fade-in{opacity:0;animation:var(--x)}@keyframes fade-in{0%{opacity:0}100%{opacity:1}}`, "fade-in"},
 		{`:where(html){--ease-3:cubic-bezier(.25,0,.3,1);--animation-fade-in:fade-in .5s var(--ease-3)}.fade-in{opacity:0;animation:var(--animation-fade-in) forwards}@keyframes fade-in{from{opacity:0}to{opacity:1}}`, "fade-in"},
 		{`:root{--dur:.6s}@media (prefers-reduced-motion:reduce){:root{--dur:0s}}.fade-in{opacity:0;animation:fade-in var(--dur) forwards}@keyframes fade-in{from{opacity:0}to{opacity:1}}`, "fade-in"},
+		// tailwindcss-animate (shadcn/ui): a custom property whose name
+		// ends in "opacity" is not an opacity (the 32nd attack).
+		{`@keyframes enter{from{opacity:var(--tw-enter-opacity,1)}}.animate-in{animation:enter .15s;--tw-enter-opacity:initial}.fade-in-0{--tw-enter-opacity:0}`, "animate-in fade-in-0"},
 	} {
 		body := `<style>` + tt.css + `</style>` + strings.Replace(stat, "%s", tt.class, 1)
 		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {
