@@ -92,6 +92,7 @@ type socialMeta struct {
 type cards struct {
 	renderer *card.Renderer
 	slots    chan struct{}
+	wait     time.Duration // for a slot, before 503 (cardWait)
 	flight   singleflight.Group
 	// drawing is how many cards are being drawn; peak the most at once
 	// (for tests and metrics).
@@ -130,6 +131,7 @@ func newCards() (*cards, error) {
 	return &cards{
 		renderer: r,
 		slots:    make(chan struct{}, max(1, runtime.GOMAXPROCS(0))),
+		wait:     cardWait,
 		lru:      list.New(),
 		byKey:    make(map[string]*list.Element),
 		max:      cardCacheMax,
@@ -528,7 +530,7 @@ func (s *Server) drawCard(ctx context.Context, key string, spec cardSpec) ([]byt
 	}
 	ch := c.flight.DoChan(key, func() (any, error) {
 		// Not the first caller's context: the others wait on this drawing.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cardWait)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.wait)
 		defer cancel()
 		select {
 		case c.slots <- struct{}{}:

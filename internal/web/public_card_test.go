@@ -343,6 +343,10 @@ func TestLinkPreviewCardBounded(t *testing.T) {
 	e := newTestEnv(t)
 	e.srv.cards.slots = make(chan struct{}, 2)
 	e.srv.cards.max = 200 << 10 // a few cards, so that some are evicted
+	// 72 requests for 24 cards drawn two at a time wait longer than
+	// cardWait under the race detector on a busy machine (CI, 28
+	// November: three 503s after 12 s); this test is about the bound.
+	e.srv.cards.wait = 5 * time.Minute
 	a := e.account(fileframe.PlanFree)
 	var files []fileframe.File
 	for i := range 24 {
@@ -491,5 +495,32 @@ func TestLinkPreviewEnded(t *testing.T) {
 	resp, body := e.getCard(expired)
 	if resp.StatusCode != http.StatusGone || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
 		t.Errorf("expired: got %d %q, want 410 text/plain: %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+}
+
+// TestLinkPreviewCardBusy: a request that cannot get a drawing slot
+// within the wait is answered 503 with Retry-After, not held; once a
+// slot is free the card is drawn.
+func TestLinkPreviewCardBusy(t *testing.T) {
+	e := newTestEnv(t)
+	e.srv.cards.slots = make(chan struct{}, 1)
+	e.srv.cards.wait = 100 * time.Millisecond
+	a := e.account(fileframe.PlanFree)
+	f := e.file(a, "report.pdf", []byte("x"))
+	e.srv.cards.slots <- struct{}{} // every slot taken
+	get := func() *http.Response {
+		resp, err := http.DefaultTransport.RoundTrip(publicRequest(t, http.MethodGet, e.app.URL+"/f/"+f.Slug+"/card.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if resp := get(); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("with every slot taken: status %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	<-e.srv.cards.slots
+	if resp := get(); resp.StatusCode != http.StatusOK {
+		t.Fatalf("with a slot free: status %d, want 200", resp.StatusCode)
 	}
 }
