@@ -1586,25 +1586,50 @@ func customPropertyAt(st []byte, i int) bool {
 }
 
 // unreadValues reports whether the compacted declarations st give a
-// property a value that the checker does not compute: by a custom
-// function (--name(), CSS's @function) or by attr() (typed, it gives any
-// property any value), but for content and quotes, which draw attr()'s
-// text, and custom properties, read where var() uses them. Such a value
-// may hide letters or draw them in another order.
+// property that may hide or move letters a value that the checker does
+// not compute (see unreadValue). Left out: content and quotes, which draw
+// attr()'s text; custom properties, read where var() uses them; and the
+// properties that draw around the letters (padding, border, background,
+// shadows, outline, cursor, transitions, fonts' faces).
 func unreadValues(st []byte) bool {
 	for decl := range bytes.SplitSeq(st, []byte(";")) {
 		prop, v, ok := bytes.Cut(decl, []byte(":"))
-		if ok && !bytes.HasPrefix(prop, []byte("--")) && string(prop) != "content" && string(prop) != "quotes" && unreadValue(v) {
+		if ok && !bytes.HasPrefix(prop, []byte("--")) && !drawsAround(prop) && unreadValue(v) {
 			return true
 		}
 	}
 	return false
 }
 
-// unreadValue reports whether the compacted value v calls attr() or a
-// custom function (see unreadValues).
+// drawsAround reports whether the property prop (compacted) draws only
+// around an element's letters, or draws text of its own (see
+// unreadValues).
+func drawsAround(prop []byte) bool {
+	p := string(bytes.TrimPrefix(prop, []byte("-webkit-")))
+	for _, prefix := range []string{"padding", "border", "background", "outline", "box-shadow", "text-shadow", "transition", "font-family", "font-weight", "font-style", "text-decoration", "cursor"} {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return p == "content" || p == "quotes"
+}
+
+// unreadFunctions are the CSS functions whose value the checker does not
+// compute: conditions, the environment, sizes of other boxes, rounding
+// and progress, random values, an element's place among its siblings.
+var unreadFunctions = []string{"attr(", "if(", "env(", "calc-size(", "anchor(", "anchor-size(", "round(", "mod(", "rem(",
+	"progress(", "random(", "sibling-index(", "sibling-count(", "inherit(", "first-valid(", "media-progress(", "container-progress("}
+
+// unreadValue reports whether the compacted value v calls one of
+// unreadFunctions or a custom function (--name(), CSS's @function, which
+// may give any property any value), or is infinite (calc(-infinity)).
 func unreadValue(v []byte) bool {
-	if bytes.Contains(v, []byte("attr(")) {
+	for _, fn := range unreadFunctions {
+		if i := bytes.Index(v, []byte(fn)); i >= 0 && (i == 0 || !isCSSIdent(v[i-1])) {
+			return true
+		}
+	}
+	if bytes.Contains(v, []byte("infinity")) {
 		return true
 	}
 	for i := 0; ; {

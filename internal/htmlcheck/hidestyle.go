@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Inline styles hide letters without a zero as well: a font size or
@@ -251,7 +252,7 @@ func farDecls(st []byte) bool {
 		if i <= 0 {
 			continue
 		}
-		prop := string(decl[:i])
+		prop := strings.TrimPrefix(string(decl[:i]), "-webkit-") // -webkit-filter is filter
 		v := bytes.TrimSuffix(decl[i+1:], []byte("!important"))
 		switch {
 		case prop == "font-size":

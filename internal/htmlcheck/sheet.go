@@ -165,6 +165,53 @@ func pageVars(sheets [][]byte, unsure []bool, defs map[string][][]byte, anim *an
 	return px, clear
 }
 
+// hasNamespace reports whether the style sheet s has a @namespace rule,
+// however spelt.
+func hasNamespace(s []byte) bool {
+	for i := bytes.IndexByte(s, '@'); i >= 0; {
+		raw := s[i+1 : i+1+identLen(s[i+1:])]
+		if name, ok := cssDecodeIdent(raw); ok && asciiEqualFold(name, "namespace") {
+			return true
+		}
+		j := bytes.IndexByte(s[i+1:], '@')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// withoutCDO returns the prelude p trimmed, without the <!-- and -->
+// before it, which CSS reads past at the top level of a sheet.
+func withoutCDO(p []byte) []byte {
+	for {
+		p = cssTrim(p)
+		switch {
+		case bytes.HasPrefix(p, []byte("<!--")):
+			p = p[len("<!--"):]
+		case bytes.HasPrefix(p, []byte("-->")):
+			p = p[len("-->"):]
+		default:
+			return p
+		}
+	}
+}
+
+// layerName reports whether s is what a @layer block may name: nothing,
+// or one name of identifiers joined by dots (a.b).
+func layerName(s []byte) bool {
+	if len(s) == 0 {
+		return true
+	}
+	for part := range bytes.SplitSeq(s, []byte(".")) {
+		if len(part) == 0 || part[0] >= '0' && part[0] <= '9' || identLen(part) != len(part) {
+			return false
+		}
+	}
+	return true
+}
+
 // propertyRule returns the name of the custom property that an
 // @property rule of this prelude registers (as written, escapes kept),
 // reading the rule as CSS does: its keyword in any case or escaped, a
@@ -490,7 +537,9 @@ func readSheets(src []byte) *sheetHiding {
 	h.varDefs = inlineDefs
 	h.varPx, h.varClear = pageVars(sheets, unsure, h.varDefs, &h.animVars)
 	for i, sheet := range sheets {
-		s := sheetReader{h: h, doc: doc, unsure: unsure[i]}
+		// A default @namespace takes the sheet's selectors out of HTML's
+		// elements: what it may show again is not followed.
+		s := sheetReader{h: h, doc: doc, unsure: unsure[i] || hasNamespace(sheet)}
 		s.read(sheet)
 		found = found || s.found
 		animated = append(animated, s.animated...)
@@ -807,6 +856,15 @@ func (r *sheetReader) read(s []byte) {
 		}
 		switch s[i] {
 		case ';':
+			if len(r.blocks) == 1 && deeper == 0 {
+				// At the top level, ';' ends an at-rule without a block
+				// (@layer a, b;); before anything else it is part of a
+				// rule's prelude, and CSS drops that rule (.a{};@keyframes).
+				if p := withoutCDO(s[start:i]); len(p) > 0 && p[0] == '@' {
+					start = i + 1
+				}
+				break
+			}
 			b := &r.blocks[len(r.blocks)-1]
 			if !b.skip {
 				b.decls = append(append(b.decls, s[start:i]...), ';')
@@ -834,10 +892,13 @@ func (r *sheetReader) read(s []byte) {
 				}
 			}
 			top := len(r.blocks) == 1
+			if top {
+				prelude = withoutCDO(prelude) // <!--.h{…}: CSS reads past <!-- and --> between rules
+			}
 			switch {
-			case top && stray:
-				// }@keyframes f{…} or }.a{…}: a rule of an invalid
-				// selector, dropped with all it holds.
+			case top && (stray || bytes.IndexByte(prelude, ';') >= 0):
+				// }@keyframes f{…}, ;@keyframes f{…} or x;.a{…}: a rule
+				// of an invalid selector, dropped with all it holds.
 				stray, b.skip = false, true
 			case !top && (parent.keyframes != nil || parent.skip):
 				// A keyframe's selector (from, 50%), or a block in a
@@ -874,6 +935,8 @@ func (r *sheetReader) read(s []byte) {
 					asciiEqualFold(name, "font-palette-values"), asciiEqualFold(name, "view-transition"),
 					asciiEqualFold(name, "position-try"):
 					b.skip = true
+				case asciiEqualFold(name, "layer") && !layerName(cssTrim(prelude[1+len(rawName):])):
+					b.skip = true // @layer a b{…}, @layer a, b{…}: dropped
 				default:
 					// @media, @supports, @layer, @container, @scope,
 					// @starting-style, …: their rules apply as if

@@ -571,6 +571,22 @@ var fadeEvasions = []evasion{
 	{"keyframes after an open bracket", `<style>.h{opacity:0;animation:in .5s forwards}.q{--s:(}@keyframes in{to{opacity:1}}</style>` + gapLink},
 	{"keyframes that hide by a visibility from var()", `<style>@keyframes k{to{visibility:var(--v)}}:root{--v:hidden}.h{animation:k .5s forwards}</style>` + gapLink},
 	{"keyframes that hide by a display from var()", `<style>@keyframes k{to{display:var(--v)}}.x{--v:none}.h{animation:k .5s forwards}</style>` + gapLink},
+	// The 33rd outside attack (rows 1028-): more values not computed,
+	// and more of CSS's error recovery.
+	{"an opacity by if()", `<style>.h{opacity:if(media(width>0):0;else:1)}</style>` + gapLink},
+	{"a display by if()", `<style>.h{display:if(else:none)}</style>` + gapLink},
+	{"an opacity by env()", `<style>.h{opacity:env(nope,0)}</style>` + gapLink},
+	{"a size by env()", `<style>.h{font-size:env(safe-area-inset-top)}</style>` + gapLink},
+	{"a width by calc-size()", `<style>.h{display:inline-block;overflow:hidden;vertical-align:top;width:calc-size(auto,0px)}</style>` + gapLink},
+	{"a width by anchor-size()", `<style>.h{display:inline-block;overflow:hidden;vertical-align:top;width:anchor-size(--nope width,0px)}</style>` + gapLink},
+	{"an opacity by round()", `<style>.h{opacity:round(down,0.9,1)}</style>` + gapLink},
+	{"an opacity of minus infinity", `<style>.h{opacity:calc(-infinity)}</style>` + gapLink},
+	{"a prefixed filter", `<style>.h{-webkit-filter:opacity(0)}</style>` + gapLink},
+	{"a rule between <!-- and -->", `<style><!--.h{opacity:0}--></style>` + gapLink},
+	{"a fade-in in a sheet of another namespace", `<style>.h{opacity:0}</style><style>@namespace url(http://www.w3.org/2000/svg);@keyframes f{to{opacity:1}}.h{animation:f .5s forwards}</style>` + gapLink},
+	{"a fade-in after a ';' in the selector", `<style>.h{opacity:0}@keyframes f{to{opacity:1}}x;.h{animation:f .5s forwards}</style>` + gapLink},
+	{"a fade-in in a @layer of two names", `<style>.h{opacity:0}@keyframes f{to{opacity:1}}@layer a b{.h{animation:f .5s forwards}}</style>` + gapLink},
+	{"keyframes after a stray ';'", `<style>.x{};@keyframes f{to{opacity:1}}</style><a href="#">Down<span style="opacity:0;animation:f .5s forwards">x</span>load</a>`},
 	{"a var() with an escaped name", `<style>:root{--\61:f .5s forwards}.h{opacity:0;animation:var(--a)}@keyframes f{to{opacity:1}}</style>` + gapLink},
 }
 
@@ -660,6 +676,10 @@ func TestUnreadValuesKeepPagesAllowed(t *testing.T) {
 		`<style>[data-tip]::after{content:attr(data-tip)}</style><a href="#stats" data-tip="Figures">See the stats</a>`,
 		`<style>@keyframes in{to{opacity:1}}</style><a href="#stats"><span style="opacity:0;--s:(a);animation:in .5s forwards">2M</span> downloads</a>`,
 		`<style>.x{--grid:[a] 1fr [b]}.h{opacity:0;animation:in .5s forwards}@keyframes in{to{opacity:1}}</style><a href="#stats"><span class="h">2M</span> downloads</a>`,
+		`<style>.c{padding-inline:attr(data-p type(<length>),4px)}</style><a href="/stats"><span class="c" data-p="6px">Our</span> download stats</a>`,
+		`<style>@layer theme, base, utilities;@layer utilities{.o{opacity:0}.a{animation:in .5s forwards}}@keyframes in{to{opacity:1}}</style><a href="/stats"><span class="o a">2M</span> downloads</a>`,
+		`<style>@layer a.b{.o{opacity:0}.a{animation:in .5s forwards}}@keyframes in{to{opacity:1}}</style><a href="/stats"><span class="o a">2M</span> downloads</a>`,
+		`<style>@charset "utf-8";.o{opacity:0}.a{animation:in .5s forwards}@keyframes in{to{opacity:1}}</style><a href="/stats"><span class="o a">2M</span> downloads</a>`,
 	} {
 		if r := Check([]byte(page(body)), testOptions); len(r.Errors) > 0 {
 			t.Errorf("%s: got errors %v, want none", body, ruleNames(r.Errors))

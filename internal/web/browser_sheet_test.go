@@ -216,6 +216,12 @@ func TestBrowserFadeInsDrawnAsRead(t *testing.T) {
 		{`<style>` + fade + `</style><a href="#">Down<span style="opacity:0;--s:(a);animation:f .3s forwards">xyz</span>load</a>`, false},
 
 		{`<style>@keyframes enter{from{opacity:var(--tw-enter-opacity,1)}}.animate-in{animation:enter .15s;--tw-enter-opacity:initial}.fade-in-0{--tw-enter-opacity:0}</style>` + link("animate-in fade-in-0"), false},
+		// CSS's error recovery (the 33rd attack, rows 1028-).
+		{`<style><!--.h{opacity:0}--></style>` + link("h"), true},
+		{`<style>.h{opacity:0}` + fade + `x;.h{animation:f .3s forwards}</style>` + link("h"), true},
+		{`<style>.h{opacity:0}` + fade + `@layer a b{.h{animation:f .3s forwards}}</style>` + link("h"), true},
+		{`<style>.x{};` + fade + `</style><a href="#">Down<span style="opacity:0;animation:f .3s forwards">xyz</span>load</a>`, true},
+		{`<style>@layer base, utilities;@layer utilities{.h{opacity:0;animation:f .3s forwards}}` + fade + `</style>` + link("h"), false},
 		// Escaped classes (row 1015).
 		{`<style>.opacity-0{opacity:0}.animate-\[f_\.3s_forwards\]{animation:f .3s forwards}` + fade + `</style>` + link("opacity-0 animate-[f_.3s_forwards]"), false},
 		{`<style>.h{opacity:0}.\41{animation:f .3s forwards}` + fade + `</style>` + link("h a"), true},
