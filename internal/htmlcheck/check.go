@@ -1592,6 +1592,9 @@ func customPropertyAt(st []byte, i int) bool {
 // properties that draw around the letters (padding, border, background,
 // shadows, outline, cursor, transitions, fonts' faces).
 func unreadValues(st []byte) bool {
+	if bytes.IndexByte(st, '(') < 0 && !bytes.Contains(st, []byte("infinity")) {
+		return false
+	}
 	for decl := range bytes.SplitSeq(st, []byte(";")) {
 		prop, v, ok := bytes.Cut(decl, []byte(":"))
 		if ok && !bytes.HasPrefix(prop, []byte("--")) && !drawsAround(prop) && unreadValue(v) {
@@ -1617,38 +1620,27 @@ func drawsAround(prop []byte) bool {
 // unreadFunctions are the CSS functions whose value the checker does not
 // compute: conditions, the environment, sizes of other boxes, rounding
 // and progress, random values, an element's place among its siblings.
-var unreadFunctions = []string{"attr(", "if(", "env(", "calc-size(", "anchor(", "anchor-size(", "round(", "mod(", "rem(",
-	"progress(", "random(", "sibling-index(", "sibling-count(", "inherit(", "first-valid(", "media-progress(", "container-progress("}
+var unreadFunctions = wordSet(`attr if env calc-size anchor anchor-size round mod rem progress random
+	sibling-index sibling-count inherit first-valid media-progress container-progress`)
 
 // unreadValue reports whether the compacted value v calls one of
 // unreadFunctions or a custom function (--name(), CSS's @function, which
 // may give any property any value), or is infinite (calc(-infinity)).
 func unreadValue(v []byte) bool {
-	for _, fn := range unreadFunctions {
-		if i := bytes.Index(v, []byte(fn)); i >= 0 && (i == 0 || !isCSSIdent(v[i-1])) {
-			return true
-		}
-	}
 	if bytes.Contains(v, []byte("infinity")) {
 		return true
 	}
-	for i := 0; ; {
-		j := bytes.Index(v[i:], []byte("--"))
+	for i := bytes.IndexByte(v, '('); i >= 0; {
+		if name := cssIdentBefore(v, i); bytes.HasPrefix(name, []byte("--")) || unreadFunctions[string(name)] {
+			return true
+		}
+		j := bytes.IndexByte(v[i+1:], '(')
 		if j < 0 {
 			return false
 		}
-		j += i
-		if j == 0 || !isCSSIdent(v[j-1]) {
-			n := j + 2
-			for n < len(v) && isCSSIdent(v[n]) {
-				n++
-			}
-			if n < len(v) && v[n] == '(' {
-				return true
-			}
-		}
-		i = j + 2
+		i += 1 + j
 	}
+	return false
 }
 
 // descendantLabel adds what an element inside a clickable one shows or
